@@ -1,0 +1,42 @@
+#pragma once
+/// \file bond_list.hpp
+/// Binder bonds between particle pairs (MODEL.md section 4), stored as a
+/// structure of arrays indexed by bond.
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "engine/particle_store.hpp"
+#include "engine/types.hpp"
+
+namespace dem {
+
+/// Stiffnesses of one bond, all with units of energy.
+struct BondStiffness {
+  double bending = 0.0;  ///< K^m: U^m = K^m |theta_ij|^2 / 2
+  double axial = 0.0;    ///< K^a: U^a = K^a (r/r0 - 1)^2 / 2
+  double shear = 0.0;    ///< K^s: U^s = K^s (s_i^2 + s_j^2) / 4
+};
+
+class BondList {
+ public:
+  /// Bonds particles i and j (slots of `particles`) in their reference
+  /// configuration: r0 = |x_i0 - x_j0|, d0 = (x_i0 - x_j0)/r0. Throws
+  /// std::invalid_argument if i == j, an index is out of range, r0 is zero or
+  /// a stiffness is negative or not finite.
+  std::size_t add(const ParticleStore& particles, std::uint32_t i, std::uint32_t j,
+                  const BondStiffness& stiffness);
+
+  std::size_t size() const { return first.size(); }
+
+  std::vector<std::uint32_t> first;   ///< particle i of each bond
+  std::vector<std::uint32_t> second;  ///< particle j of each bond
+  std::vector<double> rest_length;    ///< r0 (length)
+  std::vector<Vec3> rest_direction;   ///< d0, unit vector from j to i in the reference state
+  std::vector<double> k_bending;      ///< K^m (energy)
+  std::vector<double> k_axial;        ///< K^a (energy)
+  std::vector<double> k_shear;        ///< K^s (energy)
+};
+
+}  // namespace dem

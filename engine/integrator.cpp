@@ -1,0 +1,115 @@
+#include "engine/integrator.hpp"
+
+#include <atomic>
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+#include "engine/parallel.hpp"
+#include "engine/rotation.hpp"
+
+namespace dem {
+
+IntegratorMap parse_integrator_map(const std::string& name) {
+  if (name == "23") return IntegratorMap::rrp23;
+  if (name == "25") return IntegratorMap::rrp25;
+  if (name == "27") return IntegratorMap::rrp27;
+  throw std::invalid_argument("unknown integrator '" + name +
+                              "': expected 23, 25 or 27 (the maps of Baker & Gonzalez)");
+}
+
+std::string integrator_map_name(IntegratorMap map) {
+  switch (map) {
+    case IntegratorMap::rrp23: return "23";
+    case IntegratorMap::rrp25: return "25";
+    case IntegratorMap::rrp27: return "27";
+  }
+  return "?";
+}
+
+namespace {
+std::string stability_message(std::size_t particle, double largest, double step) {
+  std::ostringstream os;
+  os.precision(6);
+  os << "map (23) is unstable at particle " << particle << ": h |w| >= 1 with h = " << step
+     << " (the incremental rotation would reach 90 degrees); the largest stable step for this "
+        "particle is about "
+     << largest << ", use a smaller time step or map (25)";
+  return os.str();
+}
+}  // namespace
+
+StabilityError::StabilityError(std::size_t p, double largest, double step)
+    : std::runtime_error(stability_message(p, largest, step)),
+      particle(p),
+      largest_stable_step(largest) {}
+
+double largest_stable_step_rrp23(const Vec3& omega, const Vec3& moment, double inertia,
+                                 double h_hint) {
+  auto f = [&](double h) { return h * (omega + (0.5 * h / inertia) * moment).norm(); };
+  double hi = h_hint > 0.0 ? h_hint : 1.0;
+  for (int k = 0; k < 200 && f(hi) < 1.0; ++k) hi *= 2.0;
+  if (f(hi) < 1.0) return std::numeric_limits<double>::infinity();
+  double lo = 0.0;
+  for (int k = 0; k < 200; ++k) {
+    const double mid = 0.5 * (lo + hi);
+    if (mid <= lo || mid >= hi) break;
+    (f(mid) < 1.0 ? lo : hi) = mid;
+  }
+  return lo;
+}
+
+void advance_configuration(ParticleStore& s, IntegratorMap map, double h) {
+  const std::size_t n = s.size();
+  constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
+  std::atomic<std::size_t> failed{kNone};
+  parallel_for_ranges(n, [&](std::size_t b, std::size_t e) {
+    for (std::size_t i = b; i < e; ++i) {
+      const double inv_m = 1.0 / s.mass[i];
+      const double inv_j = 1.0 / s.inertia[i];
+      Vec3 delta_alpha;
+      if (map == IntegratorMap::rrp27) {
+        s.velocity[i] += (h * inv_m) * s.force[i];
+        s.angular_velocity[i] += (h * inv_j) * s.moment[i];
+        delta_alpha = h * s.angular_velocity[i];
+      } else {
+        s.velocity[i] += (0.5 * h * inv_m) * s.force[i];
+        // w_k = Omega_k + h/(2J) tau_k, kept in angular_velocity until the second half kick.
+        s.angular_velocity[i] += (0.5 * h * inv_j) * s.moment[i];
+        const Vec3& w = s.angular_velocity[i];
+        if (map == IntegratorMap::rrp25) {
+          delta_alpha = h * w;
+        } else {
+          const double hw2 = h * h * w.squaredNorm();
+          if (!(hw2 < 1.0)) {
+            std::size_t prev = failed.load();
+            while (i < prev && !failed.compare_exchange_weak(prev, i)) {
+            }
+            continue;
+          }
+          delta_alpha = (2.0 * h / (1.0 + std::sqrt(1.0 - hw2))) * w;
+        }
+      }
+      s.position[i] += h * s.velocity[i];
+      s.attitude[i] = compose_spatial(s.attitude[i], delta_alpha);
+    }
+  });
+  const std::size_t p = failed.load();
+  if (p != kNone) {
+    const double inv_j = 1.0 / s.inertia[p];
+    const Vec3 omega = s.angular_velocity[p] - (0.5 * h * inv_j) * s.moment[p];
+    throw StabilityError(p, largest_stable_step_rrp23(omega, s.moment[p], s.inertia[p], h), h);
+  }
+}
+
+void complete_step(ParticleStore& s, IntegratorMap map, double h) {
+  if (map == IntegratorMap::rrp27) return;
+  parallel_for_ranges(s.size(), [&](std::size_t b, std::size_t e) {
+    for (std::size_t i = b; i < e; ++i) {
+      s.velocity[i] += (0.5 * h / s.mass[i]) * s.force[i];
+      s.angular_velocity[i] += (0.5 * h / s.inertia[i]) * s.moment[i];
+    }
+  });
+}
+
+}  // namespace dem

@@ -1,0 +1,60 @@
+#pragma once
+/// \file integrator.hpp
+/// Explicit variational integrators in rescaled Rodrigues parameters,
+/// MODEL.md section 3 (Baker & Gonzalez 2021, maps (23), (25) and (27)).
+///
+/// One time step of size h is split around the single force evaluation:
+///
+///     advance_configuration(store, map, h);   // x_k, R_k -> x_{k+1}, R_{k+1}
+///     (caller computes F_{k+1}, tau_{k+1} into store.force / store.moment)
+///     complete_step(store, map, h);           // v, Omega -> v_{k+1}, Omega_{k+1}
+///
+/// On entry to advance_configuration the store holds F_k and tau_k at x_k, R_k
+/// (kept from the previous step). For maps (23) and (25) the first call also
+/// applies the half kick v + h/(2m) F_k, Omega + h/(2J) tau_k (so that
+/// x_{k+1} = x_k + h v_k + h^2/(2m) F_k and w_k = Omega_k + h/(2J) tau_k), and
+/// complete_step applies the second half kick with F_{k+1}. For map (27) the
+/// first call applies the whole kick, then the drift with the new velocities,
+/// and complete_step does nothing.
+
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+
+#include "engine/particle_store.hpp"
+
+namespace dem {
+
+enum class IntegratorMap {
+  rrp23,  ///< map (23): explicit, second order, closed-form increment (needs h|w| < 1)
+  rrp25,  ///< map (25): explicit, second order, Newmark / velocity-Verlet form
+  rrp27,  ///< map (27): first order, symplectic Euler form
+};
+
+/// Parses "23", "25" or "27"; throws std::invalid_argument otherwise.
+IntegratorMap parse_integrator_map(const std::string& name);
+/// "23", "25" or "27".
+std::string integrator_map_name(IntegratorMap map);
+
+/// Thrown by map (23) when h |w_k| >= 1 for some particle (the incremental
+/// rotation would reach 90 degrees). The store is then partly advanced.
+class StabilityError : public std::runtime_error {
+ public:
+  StabilityError(std::size_t particle, double largest_stable_step, double step);
+  std::size_t particle;        ///< slot of the first particle that failed
+  double largest_stable_step;  ///< largest h with h |Omega + h tau/(2J)| < 1 for it
+};
+
+/// First part of a step; see the file comment. Throws StabilityError (map 23)
+/// naming the lowest failing slot.
+void advance_configuration(ParticleStore& store, IntegratorMap map, double h);
+
+/// Second half kick with the forces at the new configuration (maps 23, 25).
+void complete_step(ParticleStore& store, IntegratorMap map, double h);
+
+/// Largest h' with h' |Omega + h' tau/(2J)| < 1 (map 23's condition), found by
+/// bisection on [0, h_hint] (or beyond it if the condition holds there).
+double largest_stable_step_rrp23(const Vec3& omega, const Vec3& moment, double inertia,
+                                 double h_hint);
+
+}  // namespace dem

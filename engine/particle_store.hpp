@@ -1,0 +1,63 @@
+#pragma once
+/// \file particle_store.hpp
+/// Structure-of-arrays store of rigid spherical particles (MODEL.md section 1).
+///
+/// Every per-particle quantity is a contiguous array indexed by the particle's
+/// slot 0..size()-1, so hot loops stream through what they read. The original
+/// creation index of each particle is kept in `id` (output keeps it when slots
+/// are reordered).
+///
+/// Units are those of the scene (the ring torus is dimensionless, the solid
+/// torus SI).
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "engine/types.hpp"
+
+namespace dem {
+
+/// Initial state of one particle, for ParticleStore::add().
+struct ParticleSpec {
+  Vec3 position = Vec3::Zero();          ///< centre x (length)
+  Vec3 velocity = Vec3::Zero();          ///< v (length/time)
+  Quat attitude = Quat::Identity();      ///< R, body to inertial frame
+  Vec3 angular_velocity = Vec3::Zero();  ///< spatial Omega (1/time)
+  double mass = 1.0;                     ///< m (mass), > 0
+  double inertia = 1.0;                  ///< scalar J (mass length^2), > 0
+  double diameter = 1.0;                 ///< D (length), > 0
+};
+
+class ParticleStore {
+ public:
+  /// Appends a particle; its reference (stress-free) configuration is its
+  /// initial position and attitude. Throws std::invalid_argument naming the
+  /// particle and the value if mass, inertia or diameter is not a finite
+  /// positive number, or any vector is not finite.
+  std::size_t add(const ParticleSpec& spec);
+
+  std::size_t size() const { return position.size(); }
+  void reserve(std::size_t n);
+
+  // Dynamic state, one entry per particle.
+  std::vector<Vec3> position;          ///< x_i (length)
+  std::vector<Vec3> velocity;          ///< v_i (length/time)
+  std::vector<Quat> attitude;          ///< R_i as a unit quaternion
+  std::vector<Vec3> angular_velocity;  ///< spatial Omega_i (1/time)
+  std::vector<Vec3> force;             ///< F_i at the current configuration (force)
+  std::vector<Vec3> moment;            ///< spatial moment tau_i (force length)
+
+  // Constant properties.
+  std::vector<double> mass;     ///< m_i (mass)
+  std::vector<double> inertia;  ///< J_i (mass length^2)
+  std::vector<double> radius;   ///< r_i = D_i/2 (length)
+
+  // Reference (stress-free) configuration of the bonds.
+  std::vector<Vec3> reference_position;  ///< x_i0 (length)
+  std::vector<Quat> reference_attitude;  ///< R_i0
+
+  std::vector<std::uint32_t> id;  ///< creation index of the particle in each slot
+};
+
+}  // namespace dem
