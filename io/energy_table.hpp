@@ -1,0 +1,40 @@
+#pragma once
+/// \file energy_table.hpp
+/// The energy table `energy.csv` (MODEL.md section 5): one row per output
+/// time with exactly the columns
+/// t,E_kin_trans,E_kin_rot,U_bend,U_axial,U_shear,U_contact,U_wall,E_total,P_x,P_y,P_z,L_x,L_y,L_z
+/// every value written with 17 significant digits (%.16e).
+
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include "engine/diagnostics.hpp"
+
+namespace dem {
+
+/// The header line, without the newline.
+std::string energy_table_header();
+/// One row (without the newline) for a report.
+std::string energy_table_row(const EnergyReport& report);
+
+/// Appends rows to a CSV file. The file is created (truncated) with its
+/// header on construction; every row is flushed, so a run that stops keeps
+/// the rows it wrote. Throws std::runtime_error naming the path if the file
+/// cannot be opened or written.
+class EnergyTable {
+ public:
+  explicit EnergyTable(const std::filesystem::path& path);
+  ~EnergyTable();
+  EnergyTable(const EnergyTable&) = delete;
+  EnergyTable& operator=(const EnergyTable&) = delete;
+
+  void write(const EnergyReport& report);
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+  std::FILE* file_ = nullptr;
+};
+
+}  // namespace dem
