@@ -1,1 +1,180 @@
-// placeholder, being written
+#include "engine/force_field.hpp"
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "bonds/bond_potential.hpp"
+#include "engine/parallel.hpp"
+
+namespace dem {
+
+namespace {
+
+void require_nonnegative(double v, const std::string& what) {
+  if (!(std::isfinite(v) && v >= 0.0))
+    throw std::invalid_argument(what + " must be finite and >= 0, got " + std::to_string(v));
+}
+
+/// Q = R R0^T, the rotation of a particle since its reference attitude.
+inline Quat relative_attitude(const ParticleStore& s, std::size_t i) {
+  return s.attitude[i] * s.reference_attitude[i].conjugate();
+}
+
+}  // namespace
+
+ForceField::ForceField(const ParticleStore& particles, BondList bonds, ContactSettings contact,
+                       std::vector<Wall> walls)
+    : bonds_(std::move(bonds)),
+      contact_(contact),
+      walls_(std::move(walls)),
+      search_((require_nonnegative(contact.skin, "contact skin"), contact.skin)) {
+  require_nonnegative(contact_.stiffness, "contact stiffness K^pp");
+  for (std::size_t w = 0; w < walls_.size(); ++w) {
+    const std::string name = "wall " + std::to_string(w);
+    require_nonnegative(walls_[w].stiffness, name + " stiffness K^pw");
+    if (!walls_[w].point.allFinite()) throw std::invalid_argument(name + ": point is not finite");
+    if (!(std::abs(walls_[w].normal.norm() - 1.0) < 1e-12))
+      throw std::invalid_argument(name + ": normal must be a unit vector");
+  }
+  const std::size_t n = particles.size();
+  for (std::size_t b = 0; b < bonds_.size(); ++b)
+    if (bonds_.first[b] >= n || bonds_.second[b] >= n)
+      throw std::invalid_argument("bond " + std::to_string(b) + " refers to a particle outside the " +
+                                  std::to_string(n) + " particles");
+  // Compressed rows of bonds per particle, ascending bond index.
+  bond_offsets_.assign(n + 1, 0);
+  for (std::size_t b = 0; b < bonds_.size(); ++b) {
+    ++bond_offsets_[bonds_.first[b] + 1];
+    ++bond_offsets_[bonds_.second[b] + 1];
+  }
+  for (std::size_t i = 0; i < n; ++i) bond_offsets_[i + 1] += bond_offsets_[i];
+  bond_entries_.resize(bond_offsets_[n]);
+  std::vector<std::uint32_t> fill(bond_offsets_.begin(), bond_offsets_.end() - 1);
+  for (std::size_t b = 0; b < bonds_.size(); ++b) {
+    bond_entries_[fill[bonds_.first[b]]++] = static_cast<std::uint32_t>(2 * b);
+    bond_entries_[fill[bonds_.second[b]]++] = static_cast<std::uint32_t>(2 * b + 1);
+  }
+  bond_force_.resize(bonds_.size());
+  bond_moment_i_.resize(bonds_.size());
+  bond_moment_j_.resize(bonds_.size());
+}
+
+void ForceField::compute(ParticleStore& s) {
+  const std::size_t n = s.size();
+  search_.update(s.position, s.radius);
+  const NeighbourList& list = search_.list();
+
+  parallel_for_ranges(bonds_.size(), [&](std::size_t begin, std::size_t end) {
+    for (std::size_t b = begin; b < end; ++b) {
+      const std::uint32_t i = bonds_.first[b], j = bonds_.second[b];
+      const BondTerms t = bond_all(s.position[i], s.position[j], relative_attitude(s, i),
+                                   relative_attitude(s, j), bonds_.rest_length[b],
+                                   bonds_.rest_direction[b], bonds_.k_bending[b],
+                                   bonds_.k_axial[b], bonds_.k_shear[b]);
+      bond_force_[b] = t.force_i;
+      bond_moment_i_[b] = t.moment_i;
+      bond_moment_j_[b] = t.moment_j;
+    }
+  });
+
+  const std::size_t pairs = list.pair_count();
+  pair_force_.resize(pairs);
+  const double kpp = contact_.stiffness;
+  parallel_for_ranges(pairs, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t k = begin; k < end; ++k) {
+      const std::uint32_t i = list.owner[k], j = list.partner[k];
+      pair_force_[k] =
+          particle_contact(s.position[i], s.position[j], s.radius[i], s.radius[j], kpp).force_i;
+    }
+  });
+
+  parallel_for_ranges(n, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      Vec3 f = Vec3::Zero();
+      Vec3 tau = Vec3::Zero();
+      for (std::uint32_t e = bond_offsets_[i]; e < bond_offsets_[i + 1]; ++e) {
+        const std::uint32_t entry = bond_entries_[e];
+        const std::uint32_t b = entry >> 1;
+        if ((entry & 1u) == 0) {
+          f += bond_force_[b];
+          tau += bond_moment_i_[b];
+        } else {
+          f -= bond_force_[b];
+          tau += bond_moment_j_[b];
+        }
+      }
+      for (std::uint32_t k = list.offsets[i]; k < list.offsets[i + 1]; ++k) f += pair_force_[k];
+      for (std::uint32_t e = list.incoming_offsets[i]; e < list.incoming_offsets[i + 1]; ++e)
+        f -= pair_force_[list.incoming_pairs[e]];
+      for (const Wall& w : walls_) f += wall_contact(s.position[i], s.radius[i], w).force_i;
+      s.force[i] = f;
+      s.moment[i] = tau;
+    }
+  });
+}
+
+EnergyReport ForceField::potential_energies(const ParticleStore& s) const {
+  EnergyReport r;
+  const BondEnergies be = deterministic_sum(bonds_.size(), BondEnergies{}, [&](std::size_t b) {
+    const std::uint32_t i = bonds_.first[b], j = bonds_.second[b];
+    const Quat qi = relative_attitude(s, i), qj = relative_attitude(s, j);
+    BondEnergies e;
+    e.bending = bond_bending(qi, qj, bonds_.k_bending[b]).energy;
+    e.axial = bond_axial(s.position[i], s.position[j], bonds_.rest_length[b], bonds_.k_axial[b]).energy;
+    e.shear = bond_shear(s.position[i], s.position[j], qi, qj, bonds_.rest_direction[b],
+                         bonds_.k_shear[b])
+                  .energy;
+    return e;
+  });
+  r.bending = be.bending;
+  r.axial = be.axial;
+  r.shear = be.shear;
+  const NeighbourList& list = search_.list();
+  r.contact = deterministic_sum(list.pair_count(), 0.0, [&](std::size_t k) {
+    const std::uint32_t i = list.owner[k], j = list.partner[k];
+    return particle_contact(s.position[i], s.position[j], s.radius[i], s.radius[j],
+                            contact_.stiffness)
+        .energy;
+  });
+  r.wall = deterministic_sum(s.size(), 0.0, [&](std::size_t i) {
+    double u = 0.0;
+    for (const Wall& w : walls_) u += wall_contact(s.position[i], s.radius[i], w).energy;
+    return u;
+  });
+  return r;
+}
+
+namespace {
+struct KineticSums {
+  double translation = 0.0, rotation = 0.0;
+  Vec3 p = Vec3::Zero(), l = Vec3::Zero();
+  KineticSums& operator+=(const KineticSums& o) {
+    translation += o.translation;
+    rotation += o.rotation;
+    p += o.p;
+    l += o.l;
+    return *this;
+  }
+};
+}  // namespace
+
+EnergyReport kinetic_energies_and_momenta(const ParticleStore& s) {
+  const KineticSums k = deterministic_sum(s.size(), KineticSums{}, [&](std::size_t i) {
+    KineticSums t;
+    const Vec3 mv = s.mass[i] * s.velocity[i];
+    t.translation = 0.5 * s.mass[i] * s.velocity[i].squaredNorm();
+    t.rotation = 0.5 * s.inertia[i] * s.angular_velocity[i].squaredNorm();
+    t.p = mv;
+    t.l = s.position[i].cross(mv) + s.inertia[i] * s.angular_velocity[i];
+    return t;
+  });
+  EnergyReport r;
+  r.kinetic_translation = k.translation;
+  r.kinetic_rotation = k.rotation;
+  r.linear_momentum = k.p;
+  r.angular_momentum = k.l;
+  return r;
+}
+
+}  // namespace dem

@@ -1,1 +1,70 @@
-// placeholder, being written
+#include "io/energy_table.hpp"
+
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+namespace dem {
+
+namespace {
+
+/// Appends one value with 17 significant digits (%.16e), enough for strtod
+/// to give back the same double bit for bit.
+void append_value(std::string& out, double value) {
+  char buffer[32];
+  const int n = std::snprintf(buffer, sizeof buffer, "%.16e", value);
+  if (!out.empty()) out += ',';
+  out.append(buffer, static_cast<std::size_t>(n));
+}
+
+[[noreturn]] void fail(const std::filesystem::path& path, const char* what, int error) {
+  throw std::runtime_error("energy table '" + path.string() + "': " + what + ": " +
+                           std::strerror(error));
+}
+
+}  // namespace
+
+std::string energy_table_header() {
+  return "t,E_kin_trans,E_kin_rot,U_bend,U_axial,U_shear,U_contact,U_wall,E_total,"
+         "P_x,P_y,P_z,L_x,L_y,L_z";
+}
+
+std::string energy_table_row(const EnergyReport& r) {
+  const std::array<double, 15> values = {
+      r.time,                 r.kinetic_translation,  r.kinetic_rotation,
+      r.bending,              r.axial,                r.shear,
+      r.contact,              r.wall,                 r.total(),
+      r.linear_momentum.x(),  r.linear_momentum.y(),  r.linear_momentum.z(),
+      r.angular_momentum.x(), r.angular_momentum.y(), r.angular_momentum.z()};
+  std::string row;
+  row.reserve(values.size() * 24);
+  for (double v : values) append_value(row, v);
+  return row;
+}
+
+EnergyTable::EnergyTable(const std::filesystem::path& path) : path_(path) {
+  errno = 0;
+  file_ = std::fopen(path_.c_str(), "w");
+  if (file_ == nullptr) fail(path_, "cannot open for writing", errno);
+  const std::string header = energy_table_header() + '\n';
+  if (std::fputs(header.c_str(), file_) == EOF || std::fflush(file_) == EOF) {
+    const int error = errno;
+    std::fclose(file_);
+    file_ = nullptr;
+    fail(path_, "cannot write the header", error);
+  }
+}
+
+EnergyTable::~EnergyTable() {
+  if (file_ != nullptr) std::fclose(file_);
+}
+
+void EnergyTable::write(const EnergyReport& report) {
+  const std::string row = energy_table_row(report) + '\n';
+  errno = 0;
+  if (std::fputs(row.c_str(), file_) == EOF || std::fflush(file_) == EOF)
+    fail(path_, "cannot write a row", errno);
+}
+
+}  // namespace dem

@@ -1,0 +1,129 @@
+// The apps as a user runs them: bad input gives a clear error and a non-zero
+// exit; a short torus run writes its files; energy.csv does not depend on the
+// thread count.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Result {
+  int status = -1;
+  std::string output;
+};
+
+/// Runs a command through the shell, capturing stdout and stderr.
+Result run(const std::string& command) {
+  Result r;
+  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+  if (!pipe) return r;
+  char buf[4096];
+  while (std::fgets(buf, sizeof buf, pipe)) r.output += buf;
+  const int raw = pclose(pipe);
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  return r;
+}
+
+std::string torus() { return std::string(DEM_BINARY_DIR) + "/apps/dem_torus"; }
+
+fs::path scratch(const std::string& name) {
+  const fs::path p = fs::temp_directory_path() / ("dem_test_apps_" + name);
+  fs::remove_all(p);
+  return p;
+}
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+TEST(DemTorus, RejectsBadInputWithClearErrors) {
+  const fs::path out = scratch("bad");
+  const std::string base = torus() + " --quiet --steps 5 --output-dir " + out.string();
+  struct Case {
+    std::string args, expect;
+  };
+  for (const Case& c : {Case{"--dt -1", "--dt"}, Case{"--dt 0", "--dt"},
+                        Case{"--integrator 24", "unknown integrator '24'"},
+                        Case{"--particles 2", "at least 3 particles"},
+                        Case{"--kpp -5", "K^pp"}, Case{"--energy-every 0", "--energy-every"},
+                        Case{"--spin 1,2", "spin"}, Case{"--no-such-option", "no-such-option"}}) {
+    const Result r = run(base + " " + c.args);
+    EXPECT_NE(r.status, 0) << c.args;
+    EXPECT_NE(r.status, -1) << c.args << ": crashed";
+    EXPECT_NE(r.output.find(c.expect), std::string::npos) << c.args << "\n" << r.output;
+  }
+}
+
+TEST(DemTorus, OutputFolderThatCannotBeCreatedIsAnError) {
+  const fs::path file = scratch("file");
+  std::ofstream(file) << "a regular file";
+  const Result r = run(torus() + " --quiet --steps 5 --output-dir " + (file / "sub").string());
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.output.find((file / "sub").string()), std::string::npos) << r.output;
+  fs::remove(file);
+}
+
+TEST(DemTorus, ShortRunWritesParaViewFilesAndEnergyTable) {
+  const fs::path out = scratch("short");
+  const Result r = run(torus() + " --quiet --steps 200 --vtk-every 50 --output-dir " + out.string());
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_TRUE(fs::exists(out / "particles.pvd"));
+  EXPECT_TRUE(fs::exists(out / "bonds.pvd"));
+  EXPECT_TRUE(fs::exists(out / "particles_000004.vtp"));
+  const std::string csv = read_file(out / "energy.csv");
+  EXPECT_EQ(csv.substr(0, csv.find('\n')),
+            "t,E_kin_trans,E_kin_rot,U_bend,U_axial,U_shear,U_contact,U_wall,E_total,P_x,P_y,P_z,"
+            "L_x,L_y,L_z");
+  EXPECT_NE(r.output.find("particle-steps/s"), std::string::npos);
+  EXPECT_NE(r.output.find("neighbour-list builds"), std::string::npos);
+  fs::remove_all(out);
+}
+
+TEST(DemTorus, EnergyTableIsIdenticalOnOneAndTwoThreads) {
+  std::string tables[2];
+  for (int t = 1; t <= 2; ++t) {
+    const fs::path out = scratch("threads" + std::to_string(t));
+    const Result r = run(torus() + " --quiet --t-end 3 --vtk-every 0 --threads " +
+                         std::to_string(t) + " --output-dir " + out.string());
+    ASSERT_EQ(r.status, 0) << r.output;
+    tables[t - 1] = read_file(out / "energy.csv");
+    fs::remove_all(out);
+  }
+  EXPECT_GT(tables[0].size(), 1000u);
+  EXPECT_EQ(tables[0], tables[1]);
+}
+
+TEST(DemTorus, UnstableStepStopsWithErrorAndKeepsFiles) {
+  const fs::path out = scratch("unstable");
+  const Result r = run(torus() + " --quiet --dt 4e-3 --t-end 35 --output-dir " + out.string());
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("failed at step"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("smaller --dt"), std::string::npos) << r.output;
+  EXPECT_TRUE(fs::exists(out / "energy.csv"));
+  EXPECT_TRUE(fs::exists(out / "particles.pvd"));
+  fs::remove_all(out);
+}
+
+TEST(DemPendulum, BadOutputFolderIsAnError) {
+  const fs::path file = scratch("pfile");
+  std::ofstream(file) << "a regular file";
+  const Result r = run(std::string(DEM_BINARY_DIR) + "/apps/dem_pendulum --output-dir " +
+                       (file / "sub").string());
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.status, -1);
+  fs::remove(file);
+}

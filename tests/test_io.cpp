@@ -1,0 +1,347 @@
+/// \file test_io.cpp
+/// The io module: energy table format and round trip, VTK series files read
+/// back through VTK's own reader, atomic writes and error messages.
+
+#include <gtest/gtest.h>
+
+#include <vtkCellArray.h>
+#include <vtkCellData.h>
+#include <vtkDataArray.h>
+#include <vtkIdList.h>
+#include <vtkPointData.h>
+#include <vtkPolyData.h>
+#include <vtkSmartPointer.h>
+#include <vtkXMLPolyDataReader.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+#include "bonds/bond_list.hpp"
+#include "engine/particle_store.hpp"
+#include "io/energy_table.hpp"
+#include "io/vtk_writer.hpp"
+
+namespace fs = std::filesystem;
+using namespace dem;
+
+namespace {
+
+/// A fresh, empty folder under the system temporary folder.
+fs::path fresh_folder(const std::string& name) {
+  const fs::path p = fs::temp_directory_path() / ("dem_test_io_" + name + "_" +
+                                                  std::to_string(::getpid()));
+  fs::remove_all(p);
+  fs::create_directories(p);
+  return p;
+}
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  std::string field;
+  while (std::getline(in, field, sep)) out.push_back(field);
+  return out;
+}
+
+bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+EnergyReport sample_report() {
+  EnergyReport r;
+  r.time = 0.1;
+  r.kinetic_translation = 1.0 / 3.0;
+  r.kinetic_rotation = 2.718281828459045e-7;
+  r.bending = 3.141592653589793e5;
+  r.axial = 1e-300;
+  r.shear = -0.0;
+  r.contact = 5e-324;  // smallest subnormal
+  r.wall = 123456789.123456789;
+  r.linear_momentum = Vec3(-1.0 / 7.0, 2.0 / 9.0, -1e20);
+  r.angular_momentum = Vec3(std::sqrt(2.0), -std::sqrt(3.0), 1.0e-17);
+  return r;
+}
+
+}  // namespace
+
+TEST(EnergyTable, HeaderIsExactColumnList) {
+  EXPECT_EQ(energy_table_header(),
+            "t,E_kin_trans,E_kin_rot,U_bend,U_axial,U_shear,U_contact,U_wall,E_total,"
+            "P_x,P_y,P_z,L_x,L_y,L_z");
+}
+
+TEST(EnergyTable, RowParsesBackBitwise) {
+  const EnergyReport r = sample_report();
+  const std::string row = energy_table_row(r);
+  EXPECT_EQ(row.find('\n'), std::string::npos);
+  const std::vector<std::string> fields = split(row, ',');
+  ASSERT_EQ(fields.size(), 15u);
+  const double expected[15] = {r.time,
+                               r.kinetic_translation,
+                               r.kinetic_rotation,
+                               r.bending,
+                               r.axial,
+                               r.shear,
+                               r.contact,
+                               r.wall,
+                               r.total(),
+                               r.linear_momentum.x(),
+                               r.linear_momentum.y(),
+                               r.linear_momentum.z(),
+                               r.angular_momentum.x(),
+                               r.angular_momentum.y(),
+                               r.angular_momentum.z()};
+  for (int k = 0; k < 15; ++k) {
+    char* end = nullptr;
+    const double v = std::strtod(fields[k].c_str(), &end);
+    EXPECT_EQ(*end, '\0') << fields[k];
+    EXPECT_TRUE(same_bits(v, expected[k])) << "column " << k << ": " << fields[k];
+  }
+  const double sum = r.kinetic_translation + r.kinetic_rotation + r.bending + r.axial + r.shear +
+                     r.contact + r.wall;
+  EXPECT_TRUE(same_bits(std::strtod(fields[8].c_str(), nullptr), sum));
+}
+
+TEST(EnergyTable, WritesHeaderAndRows) {
+  const fs::path dir = fresh_folder("energy");
+  const fs::path file = dir / "energy.csv";
+  EnergyReport a = sample_report();
+  EnergyReport b = sample_report();
+  b.time = 0.2;
+  {
+    EnergyTable table(file);
+    EXPECT_EQ(table.path(), file);
+    table.write(a);
+    // Flushed per row: readable before the table is closed.
+    EXPECT_EQ(read_text(file), energy_table_header() + "\n" + energy_table_row(a) + "\n");
+    table.write(b);
+  }
+  EXPECT_EQ(read_text(file), energy_table_header() + "\n" + energy_table_row(a) + "\n" +
+                                 energy_table_row(b) + "\n");
+  fs::remove_all(dir);
+}
+
+TEST(EnergyTable, UnopenableFileThrowsNamingPath) {
+  const fs::path dir = fresh_folder("energy_bad");
+  const fs::path file = dir / "no_such_folder" / "energy.csv";
+  try {
+    EnergyTable table(file);
+    FAIL() << "expected std::runtime_error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find(file.string()), std::string::npos) << e.what();
+  }
+  fs::remove_all(dir);
+}
+
+namespace {
+
+/// Five particles moved, spun and rotated away from their reference state,
+/// and three bonds.
+struct Scene {
+  ParticleStore store;
+  BondList bonds;
+
+  Scene() {
+    for (int k = 0; k < 5; ++k) {
+      ParticleSpec s;
+      s.position = Vec3(1.0 * k, 0.5 * (k % 2), -0.25 * k);
+      s.attitude = Quat(Eigen::AngleAxisd(0.3 * k, Vec3(1.0, 2.0, 3.0).normalized()));
+      s.diameter = 0.9 + 0.05 * k;
+      store.add(s);
+    }
+    for (std::size_t k = 0; k < store.size(); ++k) {
+      const double a = 0.1 * static_cast<double>(k + 1);
+      store.velocity[k] = Vec3(a, -2.0 * a, 1.0 / (3.0 + a));
+      store.angular_velocity[k] = Vec3(std::sin(a), std::cos(a), -a * a);
+      store.position[k] += Vec3(0.01 * a, -0.02 * a * a, 0.003);
+      store.attitude[k] =
+          Quat(Eigen::AngleAxisd(0.2 + a, Vec3(-1.0, a, 0.5).normalized())) * store.attitude[k];
+    }
+    bonds.add(store, 0, 1, BondStiffness{1.0, 2.0, 3.0});
+    bonds.add(store, 1, 2, BondStiffness{1.0, 2.0, 3.0});
+    bonds.add(store, 3, 4, BondStiffness{1.0, 2.0, 3.0});
+  }
+
+  /// Moves everything a little, for a second frame.
+  void advance() {
+    for (std::size_t k = 0; k < store.size(); ++k) {
+      store.position[k] += 0.05 * store.velocity[k];
+      store.velocity[k] *= 1.5;
+      store.attitude[k] = Quat(Eigen::AngleAxisd(0.07, Vec3::UnitZ())) * store.attitude[k];
+    }
+  }
+};
+
+vtkSmartPointer<vtkPolyData> read_vtp(const fs::path& p) {
+  auto reader = vtkSmartPointer<vtkXMLPolyDataReader>::New();
+  reader->SetFileName(p.c_str());
+  reader->Update();
+  EXPECT_EQ(reader->GetErrorCode(), 0u) << p;
+  return reader->GetOutput();
+}
+
+/// Compares a 3-component array with one vector per particle, exactly.
+void expect_vectors(vtkDataArray* a, const std::vector<Vec3>& v, const char* name) {
+  ASSERT_NE(a, nullptr) << name;
+  ASSERT_EQ(a->GetNumberOfComponents(), 3) << name;
+  ASSERT_EQ(a->GetNumberOfTuples(), static_cast<vtkIdType>(v.size())) << name;
+  for (std::size_t i = 0; i < v.size(); ++i)
+    for (int c = 0; c < 3; ++c)
+      EXPECT_EQ(a->GetComponent(static_cast<vtkIdType>(i), c), v[i][c])
+          << name << "[" << i << "][" << c << "]";
+}
+
+/// Checks one frame's two files against the scene.
+void check_frame(const fs::path& dir, int frame, const Scene& scene) {
+  char index[16];
+  std::snprintf(index, sizeof index, "%06d", frame);
+  const fs::path pfile = dir / ("particles_" + std::string(index) + ".vtp");
+  const fs::path bfile = dir / ("bonds_" + std::string(index) + ".vtp");
+  ASSERT_TRUE(fs::exists(pfile)) << pfile;
+  ASSERT_TRUE(fs::exists(bfile)) << bfile;
+  for (const fs::path& f : {pfile, bfile}) {
+    const std::string text = read_text(f);
+    EXPECT_NE(text.find("format=\"appended\""), std::string::npos) << f;
+    EXPECT_NE(text.find("compressor=\"vtkZLibDataCompressor\""), std::string::npos) << f;
+    EXPECT_NE(text.find("encoding=\"raw\""), std::string::npos) << f;
+  }
+  const ParticleStore& s = scene.store;
+  const std::size_t n = s.size();
+
+  // Independent expectations.
+  std::vector<Vec3> rotation(n), displacement(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const Quat q = s.attitude[i] * s.reference_attitude[i].conjugate();
+    const Eigen::AngleAxisd aa(q);  // Eigen: angle in [0, pi]
+    rotation[i] = aa.angle() * aa.axis();
+    displacement[i] = s.position[i] - s.reference_position[i];
+  }
+
+  const auto particles = read_vtp(pfile);
+  ASSERT_EQ(particles->GetNumberOfPoints(), static_cast<vtkIdType>(n));
+  ASSERT_EQ(particles->GetNumberOfVerts(), static_cast<vtkIdType>(n));
+  EXPECT_EQ(particles->GetNumberOfLines(), 0);
+  expect_vectors(particles->GetPoints()->GetData(), s.position, "points");
+  vtkPointData* pd = particles->GetPointData();
+  vtkDataArray* id = pd->GetArray("id");
+  ASSERT_NE(id, nullptr);
+  EXPECT_EQ(id->GetDataType(), VTK_INT);
+  vtkDataArray* diameter = pd->GetArray("diameter");
+  ASSERT_NE(diameter, nullptr);
+  EXPECT_EQ(diameter->GetDataType(), VTK_DOUBLE);
+  for (std::size_t i = 0; i < n; ++i) {
+    EXPECT_EQ(id->GetComponent(static_cast<vtkIdType>(i), 0), static_cast<double>(s.id[i]));
+    EXPECT_EQ(diameter->GetComponent(static_cast<vtkIdType>(i), 0), 2.0 * s.radius[i]);
+  }
+  expect_vectors(pd->GetArray("velocity"), s.velocity, "velocity");
+  expect_vectors(pd->GetArray("angular_velocity"), s.angular_velocity, "angular_velocity");
+  expect_vectors(pd->GetArray("displacement"), displacement, "displacement");
+  // The rotation vector is recomputed by another formula: equal to rounding.
+  vtkDataArray* rv = pd->GetArray("rotation_vector");
+  ASSERT_NE(rv, nullptr);
+  ASSERT_EQ(rv->GetNumberOfComponents(), 3);
+  for (std::size_t i = 0; i < n; ++i) {
+    EXPECT_GT(rotation[i].norm(), 0.1);  // the attitudes really differ from the reference
+    for (int c = 0; c < 3; ++c)
+      EXPECT_NEAR(rv->GetComponent(static_cast<vtkIdType>(i), c), rotation[i][c], 1e-13);
+  }
+
+  const BondList& b = scene.bonds;
+  const auto network = read_vtp(bfile);
+  ASSERT_EQ(network->GetNumberOfPoints(), static_cast<vtkIdType>(n));
+  ASSERT_EQ(network->GetNumberOfLines(), static_cast<vtkIdType>(b.size()));
+  EXPECT_EQ(network->GetNumberOfVerts(), 0);
+  expect_vectors(network->GetPoints()->GetData(), s.position, "bond points");
+  vtkDataArray* strain = network->GetCellData()->GetArray("axial_strain");
+  vtkDataArray* bend = network->GetCellData()->GetArray("bend_angle");
+  ASSERT_NE(strain, nullptr);
+  ASSERT_NE(bend, nullptr);
+  vtkCellArray* lines = network->GetLines();
+  vtkNew<vtkIdList> ends;
+  for (std::size_t k = 0; k < b.size(); ++k) {
+    lines->GetCellAtId(static_cast<vtkIdType>(k), ends);
+    ASSERT_EQ(ends->GetNumberOfIds(), 2);
+    const std::uint32_t i = b.first[k], j = b.second[k];
+    EXPECT_EQ(ends->GetId(0), static_cast<vtkIdType>(i));
+    EXPECT_EQ(ends->GetId(1), static_cast<vtkIdType>(j));
+    const double r0 = (s.reference_position[i] - s.reference_position[j]).norm();
+    const double r = (s.position[i] - s.position[j]).norm();
+    EXPECT_NEAR(strain->GetComponent(static_cast<vtkIdType>(k), 0), r / r0 - 1.0, 1e-14);
+    // |theta_ij| is the angle of Q_i Q_j^T = R_i R_i0^T R_j0 R_j^T.
+    const Mat3 qi = (s.attitude[i] * s.reference_attitude[i].conjugate()).toRotationMatrix();
+    const Mat3 qj = (s.attitude[j] * s.reference_attitude[j].conjugate()).toRotationMatrix();
+    const Mat3 rel = qi * qj.transpose();
+    const double angle = Eigen::AngleAxisd(rel).angle();
+    EXPECT_GT(angle, 1e-3);
+    EXPECT_NEAR(bend->GetComponent(static_cast<vtkIdType>(k), 0), angle, 1e-12);
+  }
+}
+
+}  // namespace
+
+TEST(VtkSeriesWriter, FramesReadBackExactly) {
+  const fs::path dir = fresh_folder("vtk") / "nested" / "out";
+  Scene scene;
+  VtkSeriesWriter writer(dir);
+  EXPECT_TRUE(fs::is_directory(dir));
+  EXPECT_EQ(writer.folder(), dir);
+  EXPECT_EQ(writer.frame_count(), 0u);
+  const double t0 = 0.0, t1 = 1.0 / 3.0;
+
+  writer.write_frame(t0, scene.store, scene.bonds);
+  EXPECT_EQ(writer.frame_count(), 1u);
+  check_frame(dir, 0, scene);
+
+  scene.advance();
+  writer.write_frame(t1, scene.store, scene.bonds);
+  EXPECT_EQ(writer.frame_count(), 2u);
+  check_frame(dir, 1, scene);
+
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    EXPECT_EQ(name.find(".tmp"), std::string::npos) << name;
+    EXPECT_EQ(name.find("probe"), std::string::npos) << name;
+  }
+  for (const char* stem : {"particles", "bonds"}) {
+    const std::string pvd = read_text(dir / (std::string(stem) + ".pvd"));
+    EXPECT_NE(pvd.find("<VTKFile type=\"Collection\""), std::string::npos) << pvd;
+    char line[256];
+    for (int k = 0; k < 2; ++k) {
+      std::snprintf(line, sizeof line, "<DataSet timestep=\"%.16e\" part=\"0\" file=\"%s_%06d.vtp\"/>",
+                    k == 0 ? t0 : t1, stem, k);
+      EXPECT_NE(pvd.find(line), std::string::npos) << line << "\n" << pvd;
+    }
+    // The time parses back exactly.
+    const std::size_t at = pvd.rfind("timestep=\"") + 10;
+    EXPECT_TRUE(same_bits(std::strtod(pvd.c_str() + at, nullptr), t1));
+  }
+  fs::remove_all(dir.parent_path().parent_path());
+}
+
+TEST(VtkSeriesWriter, ImpossibleFolderThrowsNamingIt) {
+  const fs::path dir = fresh_folder("vtk_bad");
+  const fs::path blocker = dir / "a_regular_file";
+  std::ofstream(blocker) << "not a folder\n";
+  const fs::path target = blocker / "frames";
+  try {
+    VtkSeriesWriter writer(target);
+    FAIL() << "expected std::runtime_error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find(target.string()), std::string::npos) << e.what();
+  }
+  fs::remove_all(dir);
+}
