@@ -10,6 +10,8 @@
 #include <vtkPolyData.h>
 #include <vtkXMLPolyDataWriter.h>
 
+#include <malloc.h>
+
 #include <cstdio>
 #include <fstream>
 #include <stdexcept>
@@ -132,6 +134,11 @@ VtkSeriesWriter::VtkSeriesWriter(fs::path folder) : folder_(std::move(folder)) {
   }
   const bool removed = fs::remove(probe, ec) && !ec;
   if (!writable || !removed) throw std::runtime_error(name + ": not writable");
+  // VTK's zlib compressor allocates and frees large buffers for every file;
+  // with glibc's defaults each one is a fresh mmap and its page faults cost
+  // more than the stepping of a small scene. Keep such blocks in the heap.
+  mallopt(M_MMAP_THRESHOLD, 64 << 20);
+  mallopt(M_TRIM_THRESHOLD, 256 << 20);
 }
 
 void VtkSeriesWriter::write_frame(double t, const ParticleStore& particles,

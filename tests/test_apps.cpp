@@ -97,7 +97,9 @@ TEST(DemTorus, EnergyTableIsIdenticalOnOneAndTwoThreads) {
   std::string tables[2];
   for (int t = 1; t <= 2; ++t) {
     const fs::path out = scratch("threads" + std::to_string(t));
-    const Result r = run(torus() + " --quiet --t-end 3 --vtk-every 0 --threads " +
+    // 4,000 particles so that every parallel loop and block sum is split.
+    const Result r = run(torus() + " --quiet --particles 4000 --dt 1e-5 --steps 400 "
+                         "--energy-every 10 --vtk-every 0 --threads " +
                          std::to_string(t) + " --output-dir " + out.string());
     ASSERT_EQ(r.status, 0) << r.output;
     tables[t - 1] = read_file(out / "energy.csv");

@@ -96,8 +96,7 @@ TEST(RingTorus, BitwiseIdenticalForAnyThreadCount) {
   RingTorusParameters p;
   p.particles = 6000;
   p.torus_diameter = 200.0;  // D_p ~ 0.105
-  p.gap = 0.0;
-  p.tilt_deg = 10.0;
+  p.gap = 0.0;  // the leftmost particle touches the wall at t = 0
   p.spin = Vec3(0.01, 0.02, 0.03);
   std::vector<std::vector<std::string>> rows(3);
   std::vector<std::vector<Vec3>> positions(3);
