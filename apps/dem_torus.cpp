@@ -187,6 +187,8 @@ int main(int argc, char** argv) {
     return app.exit(e) == 0 ? 0 : 1;
   }
   try {
+    if (app.count("--kpw") > 0 && !(p.k_wall >= 0.0))
+      throw std::invalid_argument("--kpw (wall stiffness K^pw) must be >= 0");
     return run(o, p);
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";

@@ -59,7 +59,7 @@ TEST(DemTorus, RejectsBadInputWithClearErrors) {
   for (const Case& c : {Case{"--dt -1", "--dt"}, Case{"--dt 0", "--dt"},
                         Case{"--integrator 24", "unknown integrator '24'"},
                         Case{"--particles 2", "at least 3 particles"},
-                        Case{"--kpp -5", "K^pp"}, Case{"--energy-every 0", "--energy-every"},
+                        Case{"--kpp -5", "K^pp"}, Case{"--kpw -1", "K^pw"}, Case{"--energy-every 0", "--energy-every"},
                         Case{"--spin 1,2", "spin"}, Case{"--no-such-option", "no-such-option"}}) {
     const Result r = run(base + " " + c.args);
     EXPECT_NE(r.status, 0) << c.args;
