@@ -1,1 +1,285 @@
-// placeholder, being written
+/// \file neighbour_search.cpp
+/// Verlet neighbour list built with a nanoflann kd-tree.
+///
+/// A build runs in four stages, each deterministic for any thread count:
+///
+///   positions ──kd-tree──▶ per-block rows ──prefix sum──▶ offsets
+///                               │                           │
+///                               └──copy in block order──────┴──▶ partner, owner
+///                                                                   │
+///                                                 counting sort by j┘──▶ incoming_*
+///
+/// 1. The particles are cut into fixed blocks of kQueryBlock (independent of
+///    the thread count). Each block queries the tree for its particles with
+///    radius r_i + r_max + skin, keeps the partners j > i that pass the exact
+///    test |x_i - x_j| < r_i + r_j + skin, sorts each row ascending, and
+///    writes the rows into its own buffer and the row lengths into offsets.
+/// 2. A serial prefix sum turns the row lengths into offsets.
+/// 3. The blocks copy their buffers into partner/owner at their offsets.
+/// 4. A serial counting sort over k builds the transpose, so each incoming
+///    row is in ascending k.
+///
+/// Sorting each row makes the result independent of the tree's traversal
+/// order. All buffers keep their capacity between builds.
+
+#include "contact/neighbour_search.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+#include <nanoflann.hpp>
+
+#include "engine/parallel.hpp"
+
+namespace dem {
+namespace {
+
+/// Particles per query block (fixed, so the work split never depends on the
+/// thread count).
+constexpr std::size_t kQueryBlock = 256;
+/// Largest number of points in a kd-tree leaf.
+constexpr std::size_t kLeafSize = 10;
+
+/// |a - b|^2 (length^2), summed in the order x, y, z. The tree search and the
+/// brute-force reference both call it, so they decide every pair alike.
+inline double squared_distance(const Vec3& a, const Vec3& b) {
+  const double dx = a[0] - b[0];
+  const double dy = a[1] - b[1];
+  const double dz = a[2] - b[2];
+  return dx * dx + dy * dy + dz * dz;
+}
+
+/// The candidate test |x_i - x_j| < r_i + r_j + skin, on squares.
+inline bool is_candidate(double d2, double r_i, double r_j, double skin) {
+  const double cutoff = r_i + r_j + skin;
+  return d2 < cutoff * cutoff;
+}
+
+/// nanoflann dataset adaptor over the particle centres.
+struct CentreCloud {
+  std::span<const Vec3> centres;
+
+  std::size_t kdtree_get_point_count() const { return centres.size(); }
+  double kdtree_get_pt(std::size_t i, std::size_t dim) const { return centres[i][dim]; }
+  template <class Box>
+  bool kdtree_get_bbox(Box&) const {
+    return false;  // let the tree compute it
+  }
+};
+
+using KdTree = nanoflann::KDTreeSingleIndexAdaptor<
+    nanoflann::L2_Simple_Adaptor<double, CentreCloud>, CentreCloud, 3, std::uint32_t>;
+
+/// nanoflann result set for one query particle i: appends every partner
+/// j > i that passes the exact candidate test to `out`, unsorted.
+class PartnerCollector {
+ public:
+  PartnerCollector(std::uint32_t i, double query_radius, std::span<const Vec3> x,
+                   std::span<const double> r, double skin, std::vector<std::uint32_t>& out)
+      : i_(i), radius2_(query_radius * query_radius), x_(x), r_(r), skin_(skin), out_(out) {}
+
+  bool full() const { return true; }
+  double worstDist() const { return radius2_; }
+  bool addPoint(double /*tree_d2*/, std::uint32_t j) {
+    if (j > i_ && is_candidate(squared_distance(x_[i_], x_[j]), r_[i_], r_[j], skin_))
+      out_.push_back(j);
+    return true;  // keep searching
+  }
+
+ private:
+  std::uint32_t i_;
+  double radius2_;
+  std::span<const Vec3> x_;
+  std::span<const double> r_;
+  double skin_;
+  std::vector<std::uint32_t>& out_;
+};
+
+std::string to_text(double value) {
+  std::ostringstream s;
+  s.precision(17);
+  s << value;
+  return s.str();
+}
+
+void check_sizes(std::span<const Vec3> positions, std::span<const double> radii) {
+  if (positions.size() != radii.size())
+    throw std::invalid_argument("NeighbourSearch: " + std::to_string(positions.size()) +
+                                " positions but " + std::to_string(radii.size()) + " radii");
+  if (positions.size() > std::numeric_limits<std::uint32_t>::max())
+    throw std::length_error("NeighbourSearch: more than 2^32 - 1 particles");
+}
+
+}  // namespace
+
+/// The kd-tree and the buffers reused from one build or update to the next.
+/// Kept on the heap so that the tree's reference to `cloud` survives moves.
+struct NeighbourSearch::Scratch {
+  CentreCloud cloud;
+  KdTree tree{3, cloud,
+              nanoflann::KDTreeSingleIndexAdaptorParams(
+                  kLeafSize, nanoflann::KDTreeSingleIndexAdaptorFlags::SkipInitialBuildIndex)};
+  /// Partners of each query block, its rows one after another.
+  std::vector<std::vector<std::uint32_t>> block_partners;
+  std::vector<double> block_drift;        ///< per scan block: largest squared displacement
+  std::vector<std::size_t> block_bad;     ///< per scan block: lowest non-finite slot, or n
+  std::vector<std::uint32_t> incoming_cursor;  ///< next free slot of each incoming row
+};
+
+NeighbourSearch::NeighbourSearch(double skin)
+    : skin_(skin), scratch_(std::make_unique<Scratch>()) {
+  if (!std::isfinite(skin) || skin < 0.0)
+    throw std::invalid_argument("NeighbourSearch: skin must be finite and >= 0, got " +
+                                to_text(skin));
+}
+
+NeighbourSearch::~NeighbourSearch() = default;
+NeighbourSearch::NeighbourSearch(NeighbourSearch&&) noexcept = default;
+NeighbourSearch& NeighbourSearch::operator=(NeighbourSearch&&) noexcept = default;
+
+void NeighbourSearch::rebuild(std::span<const Vec3> positions, std::span<const double> radii) {
+  check_sizes(positions, radii);
+  scan_positions(positions, false);
+  build(positions, radii);
+}
+
+bool NeighbourSearch::update(std::span<const Vec3> positions, std::span<const double> radii) {
+  check_sizes(positions, radii);
+  const bool stale = rebuilds_ == 0 || positions.size() != build_positions_.size();
+  const double drift2 = scan_positions(positions, !stale);
+  const double half_skin = 0.5 * skin_;
+  if (!stale && !(drift2 > half_skin * half_skin)) return false;
+  build(positions, radii);
+  return true;
+}
+
+double NeighbourSearch::scan_positions(std::span<const Vec3> positions, bool drift) {
+  if (!scratch_) scratch_ = std::make_unique<Scratch>();  // after a move
+  Scratch& s = *scratch_;
+  const std::size_t n = positions.size();
+  const std::size_t blocks = (n + kReductionBlock - 1) / kReductionBlock;
+  s.block_drift.resize(blocks);
+  s.block_bad.resize(blocks);
+  parallel_for_ranges(
+      blocks,
+      [&](std::size_t b0, std::size_t b1) {
+        for (std::size_t b = b0; b < b1; ++b) {
+          double worst = 0.0;
+          std::size_t bad = n;
+          const std::size_t end = std::min(n, (b + 1) * kReductionBlock);
+          for (std::size_t i = b * kReductionBlock; i < end; ++i) {
+            const Vec3& x = positions[i];
+            if (!(std::isfinite(x[0]) && std::isfinite(x[1]) && std::isfinite(x[2]))) {
+              bad = i;
+              break;
+            }
+            if (drift) worst = std::max(worst, squared_distance(x, build_positions_[i]));
+          }
+          s.block_drift[b] = worst;
+          s.block_bad[b] = bad;
+        }
+      },
+      1);
+  // Max and min are exact and order-free; block order keeps it plain.
+  double worst = 0.0;
+  std::size_t bad = n;
+  for (std::size_t b = 0; b < blocks; ++b) {
+    worst = std::max(worst, s.block_drift[b]);
+    bad = std::min(bad, s.block_bad[b]);
+  }
+  if (bad < n)
+    throw std::runtime_error("NeighbourSearch: position of particle " + std::to_string(bad) +
+                             " is not finite");
+  return worst;
+}
+
+void NeighbourSearch::build(std::span<const Vec3> positions, std::span<const double> radii) {
+  if (!scratch_) scratch_ = std::make_unique<Scratch>();
+  Scratch& s = *scratch_;
+  const std::size_t n = positions.size();
+  build_positions_.assign(positions.begin(), positions.end());
+  const std::span<const Vec3> x(build_positions_);
+  s.cloud.centres = x;
+  s.tree.buildIndex();
+  const double r_max = n == 0 ? 0.0 : *std::max_element(radii.begin(), radii.end());
+
+  // Stage 1: rows per block; row lengths into offsets[i + 1].
+  NeighbourList& l = list_;
+  l.offsets.assign(n + 1, 0);
+  const std::size_t blocks = (n + kQueryBlock - 1) / kQueryBlock;
+  if (s.block_partners.size() < blocks) s.block_partners.resize(blocks);
+  const nanoflann::SearchParams params(32, 0.0f, false);
+  parallel_for_ranges(
+      blocks,
+      [&](std::size_t b0, std::size_t b1) {
+        for (std::size_t b = b0; b < b1; ++b) {
+          std::vector<std::uint32_t>& out = s.block_partners[b];
+          out.clear();
+          const std::size_t end = std::min(n, (b + 1) * kQueryBlock);
+          for (std::size_t i = b * kQueryBlock; i < end; ++i) {
+            const std::size_t start = out.size();
+            PartnerCollector collect(static_cast<std::uint32_t>(i), radii[i] + r_max + skin_, x,
+                                     radii, skin_, out);
+            s.tree.findNeighbors(collect, x[i].data(), params);
+            std::sort(out.begin() + static_cast<std::ptrdiff_t>(start), out.end());
+            l.offsets[i + 1] = static_cast<std::uint32_t>(out.size() - start);
+          }
+        }
+      },
+      1);
+
+  // Stage 2: prefix sum.
+  std::uint64_t total = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    total += l.offsets[i + 1];
+    if (total > std::numeric_limits<std::uint32_t>::max())
+      throw std::length_error("NeighbourSearch: more than 2^32 - 1 candidate pairs");
+    l.offsets[i + 1] = static_cast<std::uint32_t>(total);
+  }
+
+  // Stage 3: copy the blocks in place.
+  l.partner.resize(total);
+  l.owner.resize(total);
+  parallel_for_ranges(
+      blocks,
+      [&](std::size_t b0, std::size_t b1) {
+        for (std::size_t b = b0; b < b1; ++b) {
+          const std::vector<std::uint32_t>& in = s.block_partners[b];
+          const std::size_t first = b * kQueryBlock;
+          std::copy(in.begin(), in.end(), l.partner.begin() + l.offsets[first]);
+          const std::size_t end = std::min(n, first + kQueryBlock);
+          for (std::size_t i = first; i < end; ++i)
+            std::fill(l.owner.begin() + l.offsets[i], l.owner.begin() + l.offsets[i + 1],
+                      static_cast<std::uint32_t>(i));
+        }
+      },
+      1);
+
+  // Stage 4: transpose by counting sort over k (ascending k in every row).
+  l.incoming_offsets.assign(n + 1, 0);
+  for (const std::uint32_t j : l.partner) ++l.incoming_offsets[j + 1];
+  for (std::size_t j = 0; j < n; ++j) l.incoming_offsets[j + 1] += l.incoming_offsets[j];
+  s.incoming_cursor.assign(l.incoming_offsets.begin(), l.incoming_offsets.end() - 1);
+  l.incoming_pairs.resize(total);
+  for (std::uint32_t k = 0; k < total; ++k) l.incoming_pairs[s.incoming_cursor[l.partner[k]]++] = k;
+
+  ++rebuilds_;
+}
+
+std::vector<std::pair<std::uint32_t, std::uint32_t>> brute_force_pairs(
+    std::span<const Vec3> positions, std::span<const double> radii, double skin) {
+  check_sizes(positions, radii);
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
+  const auto n = static_cast<std::uint32_t>(positions.size());
+  for (std::uint32_t i = 0; i < n; ++i)
+    for (std::uint32_t j = i + 1; j < n; ++j)
+      if (is_candidate(squared_distance(positions[i], positions[j]), radii[i], radii[j], skin))
+        pairs.emplace_back(i, j);
+  return pairs;
+}
+
+}  // namespace dem

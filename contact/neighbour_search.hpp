@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <utility>
 #include <vector>
@@ -43,12 +44,16 @@ class NeighbourSearch {
   NeighbourSearch(NeighbourSearch&&) noexcept;
   NeighbourSearch& operator=(NeighbourSearch&&) noexcept;
 
-  /// Rebuilds the list from scratch at these positions and radii (same size).
+  /// Rebuilds the list from scratch at these positions (length) and radii
+  /// (length), one per particle. Throws std::invalid_argument if the sizes
+  /// differ, std::runtime_error naming the lowest particle whose position is
+  /// not finite, std::length_error beyond 2^32 - 1 particles or pairs.
   void rebuild(std::span<const Vec3> positions, std::span<const double> radii);
 
   /// Rebuilds if some particle has moved more than skin/2 since the last
-  /// build (or none was made); returns true if it rebuilt. Throws
-  /// std::runtime_error naming the particle if a position is not finite.
+  /// build, none was made or the particle count changed; returns true if it
+  /// rebuilt. Throws as rebuild() does (the positions are checked every call).
+  /// A change of radii alone does not trigger a rebuild.
   bool update(std::span<const Vec3> positions, std::span<const double> radii);
 
   const NeighbourList& list() const { return list_; }
@@ -57,12 +62,20 @@ class NeighbourSearch {
   std::size_t rebuild_count() const { return rebuilds_; }
 
  private:
+  struct Scratch;  ///< kd-tree and reused per-block buffers (defined in the .cpp)
+
+  /// One parallel pass over the positions: throws std::runtime_error naming
+  /// the lowest slot whose position is not finite, and returns the largest
+  /// squared displacement since the last build (length^2) if `drift`, else 0.
+  double scan_positions(std::span<const Vec3> positions, bool drift);
+  /// Builds the list from checked inputs.
+  void build(std::span<const Vec3> positions, std::span<const double> radii);
+
   double skin_;
   std::size_t rebuilds_ = 0;
   NeighbourList list_;
   std::vector<Vec3> build_positions_;  ///< positions at the last build
-  struct Scratch;                      ///< reused per-block buffers
-  std::vector<std::vector<std::uint32_t>> block_partners_;
+  std::unique_ptr<Scratch> scratch_;
 };
 
 /// Reference O(n^2) search: every pair i < j with |x_i - x_j| < r_i + r_j + skin,

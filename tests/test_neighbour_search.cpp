@@ -1,0 +1,264 @@
+/// \file test_neighbour_search.cpp
+/// Verlet neighbour list: the kd-tree search against the O(n^2) reference,
+/// the structure of the compressed rows and their transpose, the skin/2
+/// rebuild rule, determinism across thread counts, and input checks.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "contact/neighbour_search.hpp"
+#include "engine/parallel.hpp"
+
+namespace dem {
+namespace {
+
+using Pairs = std::vector<std::pair<std::uint32_t, std::uint32_t>>;
+
+/// n spheres at uniform random centres in a cube of side `box`, radii uniform
+/// in [0.25, 0.75] with a few (2%) large ones of radius 1.5.
+struct Scene {
+  std::vector<Vec3> x;
+  std::vector<double> r;
+};
+
+Scene random_scene(std::uint64_t seed, std::size_t n = 2000, double box = 14.0) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> pos(0.0, box);
+  std::uniform_real_distribution<double> rad(0.25, 0.75);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  Scene s;
+  for (std::size_t i = 0; i < n; ++i) {
+    s.x.emplace_back(pos(rng), pos(rng), pos(rng));
+    s.r.push_back(unit(rng) < 0.02 ? 1.5 : rad(rng));
+  }
+  return s;
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+/// The list's pairs (owner, partner) in pair order.
+Pairs pairs_of(const NeighbourList& l) {
+  Pairs p;
+  for (std::size_t k = 0; k < l.pair_count(); ++k) p.emplace_back(l.owner[k], l.partner[k]);
+  return p;
+}
+
+/// Offsets, owners, row order and the transpose agree with each other.
+void expect_consistent(const NeighbourList& l, std::size_t n) {
+  const std::size_t m = l.pair_count();
+  ASSERT_EQ(l.offsets.size(), n + 1);
+  ASSERT_EQ(l.owner.size(), m);
+  ASSERT_EQ(l.offsets.front(), 0u);
+  ASSERT_EQ(l.offsets.back(), m);
+  for (std::size_t i = 0; i < n; ++i) {
+    ASSERT_LE(l.offsets[i], l.offsets[i + 1]);
+    for (std::uint32_t k = l.offsets[i]; k < l.offsets[i + 1]; ++k) {
+      EXPECT_EQ(l.owner[k], i);
+      EXPECT_GT(l.partner[k], i);
+      EXPECT_LT(l.partner[k], n);
+      if (k > l.offsets[i]) {
+        EXPECT_LT(l.partner[k - 1], l.partner[k]);
+      }
+    }
+  }
+  ASSERT_EQ(l.incoming_offsets.size(), n + 1);
+  ASSERT_EQ(l.incoming_pairs.size(), m);
+  ASSERT_EQ(l.incoming_offsets.front(), 0u);
+  ASSERT_EQ(l.incoming_offsets.back(), m);
+  std::vector<int> seen(m, 0);
+  for (std::size_t j = 0; j < n; ++j) {
+    ASSERT_LE(l.incoming_offsets[j], l.incoming_offsets[j + 1]);
+    for (std::uint32_t q = l.incoming_offsets[j]; q < l.incoming_offsets[j + 1]; ++q) {
+      const std::uint32_t k = l.incoming_pairs[q];
+      ASSERT_LT(k, m);
+      EXPECT_EQ(l.partner[k], j);
+      if (q > l.incoming_offsets[j]) {
+        EXPECT_LT(l.incoming_pairs[q - 1], k);
+      }
+      ++seen[k];
+    }
+  }
+  for (std::size_t k = 0; k < m; ++k) EXPECT_EQ(seen[k], 1) << "pair " << k;
+}
+
+TEST(NeighbourSearch, MatchesBruteForceOnRandomScenes) {
+  const double skins[] = {0.0, 0.1, 0.3};
+  for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+    const Scene s = random_scene(seed);
+    const double skin = skins[seed % 3];
+    NeighbourSearch search(skin);
+    search.rebuild(s.x, s.r);
+    SCOPED_TRACE(::testing::Message() << "seed " << seed << " skin " << skin);
+    const Pairs expected = brute_force_pairs(s.x, s.r, skin);
+    EXPECT_GT(expected.size(), s.x.size());  // a dense enough scene
+    EXPECT_EQ(pairs_of(search.list()), expected);
+    expect_consistent(search.list(), s.x.size());
+    EXPECT_EQ(search.rebuild_count(), 1u);
+  }
+}
+
+TEST(NeighbourSearch, CutoffIsStrict) {
+  // Exactly representable: 0.5 + 0.5 + 0.25 = 1.25.
+  const std::vector<Vec3> x = {Vec3(0, 0, 0), Vec3(1.25, 0, 0), Vec3(0, 1.2499, 0)};
+  const std::vector<double> r = {0.5, 0.5, 0.5};
+  NeighbourSearch search(0.25);
+  search.rebuild(x, r);
+  const Pairs expected = {{0, 2}};
+  EXPECT_EQ(brute_force_pairs(x, r, 0.25), expected);
+  EXPECT_EQ(pairs_of(search.list()), expected);
+}
+
+TEST(NeighbourSearch, SmallMovesKeepListAndOverlaps) {
+  const double skin = 0.2;
+  Scene s = random_scene(7);
+  NeighbourSearch search(skin);
+  EXPECT_TRUE(search.update(s.x, s.r));
+  const Pairs before = pairs_of(search.list());
+  std::mt19937_64 rng(70);
+  std::normal_distribution<double> gauss(0.0, 1.0);
+  std::uniform_real_distribution<double> length(0.0, 0.49 * skin);
+  for (Vec3& x : s.x) {
+    const Vec3 dir(gauss(rng), gauss(rng), gauss(rng));
+    x += length(rng) * dir.normalized();
+  }
+  EXPECT_FALSE(search.update(s.x, s.r));
+  EXPECT_EQ(search.rebuild_count(), 1u);
+  EXPECT_EQ(pairs_of(search.list()), before);
+  const Pairs listed = pairs_of(search.list());
+  const Pairs overlapping = brute_force_pairs(s.x, s.r, 0.0);
+  EXPECT_FALSE(overlapping.empty());
+  for (const auto& p : overlapping)
+    EXPECT_TRUE(std::binary_search(listed.begin(), listed.end(), p))
+        << p.first << "-" << p.second << " overlaps but is not listed";
+}
+
+TEST(NeighbourSearch, LargeMoveRebuilds) {
+  const double skin = 0.2;
+  Scene s = random_scene(8);
+  NeighbourSearch search(skin);
+  search.update(s.x, s.r);
+  s.x[123] += Vec3(0.6 * skin, 0.0, 0.0);
+  EXPECT_TRUE(search.update(s.x, s.r));
+  EXPECT_EQ(search.rebuild_count(), 2u);
+  EXPECT_EQ(pairs_of(search.list()), brute_force_pairs(s.x, s.r, skin));
+  expect_consistent(search.list(), s.x.size());
+  EXPECT_FALSE(search.update(s.x, s.r));
+  // A change of particle count always rebuilds.
+  s.x.pop_back();
+  s.r.pop_back();
+  EXPECT_TRUE(search.update(s.x, s.r));
+  EXPECT_EQ(search.rebuild_count(), 3u);
+  EXPECT_EQ(pairs_of(search.list()), brute_force_pairs(s.x, s.r, skin));
+}
+
+TEST(NeighbourSearch, SameListForOneTwoAndThreeThreads) {
+  const Scene s = random_scene(9, 5000, 19.0);
+  auto build = [&](std::size_t threads) {
+    const ThreadLimit limit(threads);
+    NeighbourSearch search(0.15);
+    search.rebuild(s.x, s.r);
+    return search.list();
+  };
+  const NeighbourList one = build(1);
+  for (const std::size_t threads : {2, 3}) {
+    const NeighbourList many = build(threads);
+    SCOPED_TRACE(::testing::Message() << threads << " threads");
+    EXPECT_EQ(one.offsets, many.offsets);
+    EXPECT_EQ(one.partner, many.partner);
+    EXPECT_EQ(one.owner, many.owner);
+    EXPECT_EQ(one.incoming_offsets, many.incoming_offsets);
+    EXPECT_EQ(one.incoming_pairs, many.incoming_pairs);
+  }
+}
+
+TEST(NeighbourSearch, RebuildReusesBuffers) {
+  const Scene s = random_scene(10);
+  NeighbourSearch search(0.1);
+  search.rebuild(s.x, s.r);
+  const std::uint32_t* partner = search.list().partner.data();
+  const std::uint32_t* incoming = search.list().incoming_pairs.data();
+  search.rebuild(s.x, s.r);
+  EXPECT_EQ(search.list().partner.data(), partner);
+  EXPECT_EQ(search.list().incoming_pairs.data(), incoming);
+}
+
+TEST(NeighbourSearch, NonFinitePositionNamesLowestSlot) {
+  Scene s = random_scene(11);
+  s.x[1500].y() = std::numeric_limits<double>::infinity();
+  s.x[17].x() = std::numeric_limits<double>::quiet_NaN();
+  NeighbourSearch search(0.1);
+  try {
+    search.update(s.x, s.r);
+    FAIL() << "no exception";
+  } catch (const std::runtime_error& e) {
+    EXPECT_TRUE(contains(e.what(), "particle 17 ")) << e.what();
+  }
+  EXPECT_THROW(search.rebuild(s.x, s.r), std::runtime_error);
+  // Also caught by an update that would not otherwise rebuild.
+  s.x[17].x() = 1.0;
+  s.x[1500].y() = 1.0;
+  search.rebuild(s.x, s.r);
+  s.x[1500].z() = -std::numeric_limits<double>::infinity();
+  try {
+    search.update(s.x, s.r);
+    FAIL() << "no exception";
+  } catch (const std::runtime_error& e) {
+    EXPECT_TRUE(contains(e.what(), "particle 1500 ")) << e.what();
+  }
+}
+
+TEST(NeighbourSearch, RejectsBadInput) {
+  EXPECT_THROW(NeighbourSearch(-0.5), std::invalid_argument);
+  EXPECT_THROW(NeighbourSearch(std::numeric_limits<double>::quiet_NaN()), std::invalid_argument);
+  EXPECT_THROW(NeighbourSearch(std::numeric_limits<double>::infinity()), std::invalid_argument);
+  try {
+    NeighbourSearch bad(-0.5);
+  } catch (const std::invalid_argument& e) {
+    EXPECT_TRUE(contains(e.what(), "-0.5")) << e.what();
+  }
+  NeighbourSearch search(0.1);
+  const std::vector<Vec3> x = {Vec3(0, 0, 0), Vec3(1, 0, 0)};
+  const std::vector<double> r = {0.5};
+  EXPECT_THROW(search.rebuild(x, r), std::invalid_argument);
+  EXPECT_THROW(search.update(x, r), std::invalid_argument);
+  EXPECT_THROW(brute_force_pairs(x, r, 0.1), std::invalid_argument);
+}
+
+TEST(NeighbourSearch, EmptyAndSingleParticle) {
+  NeighbourSearch search(0.1);
+  EXPECT_TRUE(search.update({}, {}));
+  EXPECT_FALSE(search.update({}, {}));
+  EXPECT_EQ(search.list().pair_count(), 0u);
+  expect_consistent(search.list(), 0);
+
+  const std::vector<Vec3> x = {Vec3(1, 2, 3)};
+  const std::vector<double> r = {0.5};
+  EXPECT_TRUE(search.update(x, r));
+  EXPECT_EQ(search.list().pair_count(), 0u);
+  expect_consistent(search.list(), 1);
+  EXPECT_TRUE(brute_force_pairs(x, r, 0.1).empty());
+}
+
+TEST(NeighbourSearch, MoveKeepsWorking) {
+  const Scene s = random_scene(12, 500, 9.0);
+  NeighbourSearch a(0.1);
+  a.rebuild(s.x, s.r);
+  NeighbourSearch b(std::move(a));
+  EXPECT_FALSE(b.update(s.x, s.r));
+  b.rebuild(s.x, s.r);
+  EXPECT_EQ(pairs_of(b.list()), brute_force_pairs(s.x, s.r, 0.1));
+}
+
+}  // namespace
+}  // namespace dem
