@@ -1,6 +1,8 @@
-// dem_torus: the particle-binder ring torus thrown at a rigid wall
-// (Baker & Gonzalez 2021, section 4.1; MODEL.md section 6), written as a
-// ParaView time series and an energy table.
+// dem_torus: a bonded torus thrown at a rigid wall, written as a ParaView
+// time series and an energy table. Two scenes: the particle-binder ring of
+// Baker & Gonzalez 2021, section 4.1 (MODEL.md section 6; the default), and
+// with --solid the solid torus of bonded spheres on an FCC lattice (MODEL.md
+// section 7).
 //
 // Exit status: 0 on success, 1 for bad input (options, output folder),
 // 2 when the run fails (instability, non-finite values, energy blow-up);
@@ -13,13 +15,20 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <limits>
+#include <utility>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include <sys/resource.h>
+
 #include "engine/parallel.hpp"
+#include "engine/reorder.hpp"
 #include "engine/ring_torus.hpp"
 #include "engine/simulation.hpp"
+#include "engine/solid_torus.hpp"
+#include "engine/time_step.hpp"
 #include "io/energy_table.hpp"
 #include "io/vtk_writer.hpp"
 
@@ -27,12 +36,18 @@ namespace {
 
 struct Options {
   std::string integrator = "25";
-  double dt = 1e-3;
-  double t_end = 35.0;
+  double dt = -1.0;  // ring: 1e-3; solid: dt_fraction * critical step
+  double dt_fraction = dem::kDefaultTimeStepFraction;
+  double t_end = -1.0;  // ring: 35; solid: see kSolidEndTime
   long long steps = -1;
   std::string output_dir = "torus_output";
-  long long vtk_every = 100;
-  long long energy_every = 10;
+  long long vtk_every = -1;     // ring: 100; solid: 1000
+  long long energy_every = -1;  // ring: 10; solid: 100
+  bool solid = false;
+  bool dt_given = false, t_end_given = false, vtk_given = false, energy_given = false;
+  long long target_particles = 0;
+  // Stiffness overrides for the solid scene (negative: from the moduli).
+  double km = -1.0, ka = -1.0, ks = -1.0, kpp = -1.0, kpw = -1.0;
   std::size_t threads = 0;
   bool no_wall = false;
   std::vector<double> spin;
@@ -50,24 +65,100 @@ std::string format_g(double v, int digits = 6) {
   return buf;
 }
 
-int run(const Options& o, dem::RingTorusParameters p) {
-  if (!(std::isfinite(o.dt) && o.dt > 0.0))
+/// Default end time of the solid scene (s): the torus crosses the 1 mm gap
+/// at 10 m/s in 1e-4 s, then presses into the wall.
+constexpr double kSolidEndTime = 1.5e-4;
+
+long long peak_rss_bytes() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<long long>(u.ru_maxrss) * 1024;
+}
+
+/// Builds the scene the options ask for and describes it in `what`.
+dem::Scene build_scene(const Options& o, dem::RingTorusParameters ring,
+                       dem::SolidTorusParameters solid, bool has_diameter, std::string& what) {
+  dem::Vec3 spin = dem::Vec3::Zero();
+  if (!o.spin.empty()) {
+    if (o.spin.size() != 3) throw std::invalid_argument("--spin takes three numbers wx,wy,wz");
+    spin = dem::Vec3(o.spin[0], o.spin[1], o.spin[2]);
+  }
+  if (!o.solid) {
+    ring.spin = spin;
+    ring.wall = !o.no_wall;
+    what = "ring of " + std::to_string(ring.particles) + " particles";
+    return dem::make_ring_torus(ring);
+  }
+  solid.spin = spin;
+  solid.wall = !o.no_wall;
+  dem::validate(solid);
+  if (o.target_particles != 0) {
+    if (has_diameter)
+      throw std::invalid_argument("give --particle-diameter or --target-particles, not both");
+    if (o.target_particles < 1)
+      throw std::invalid_argument("--target-particles must be >= 1, got " +
+                                  std::to_string(o.target_particles));
+    solid.particle_diameter =
+        dem::solid_torus_diameter_for(solid, static_cast<std::size_t>(o.target_particles));
+  }
+  dem::Scene scene = dem::make_solid_torus(solid);
+  // Stiffness overrides (the solid torus has one bond type).
+  for (auto& k : scene.bonds.stiffness_types) {
+    if (o.km >= 0.0) k.bending = o.km;
+    if (o.ka >= 0.0) k.axial = o.ka;
+    if (o.ks >= 0.0) k.shear = o.ks;
+  }
+  if (o.kpp >= 0.0) scene.contact.stiffness = o.kpp;
+  for (auto& w : scene.walls)
+    if (o.kpw >= 0.0) w.stiffness = o.kpw;
+  const dem::SolidTorusConstants c = dem::solid_torus_constants(solid);
+  what = "solid torus of " + std::to_string(scene.particles.size()) + " particles (d = " +
+         format_g(solid.particle_diameter) + " m, m = " + format_g(c.mass) +
+         " kg, K^a = " + format_g(scene.bonds.stiffness_types.at(0).axial) +
+         " J, K^m = " + format_g(scene.bonds.stiffness_types.at(0).bending) +
+         " J, K^pp = " + format_g(scene.contact.stiffness) + " J)";
+  return scene;
+}
+
+int run(Options o, const dem::RingTorusParameters& ring_params,
+        const dem::SolidTorusParameters& solid_params, bool has_diameter) {
+  const bool dt_given = o.dt_given;
+  if (dt_given && !(std::isfinite(o.dt) && o.dt > 0.0))
     throw std::invalid_argument("--dt must be a finite positive time step, got " + format_g(o.dt));
+  if (!(std::isfinite(o.dt_fraction) && o.dt_fraction > 0.0 && o.dt_fraction <= 1.0))
+    throw std::invalid_argument("--dt-fraction must be in (0, 1], got " + format_g(o.dt_fraction));
+  if (!o.t_end_given) o.t_end = o.solid ? kSolidEndTime : 35.0;
   if (o.steps < 0 && !(std::isfinite(o.t_end) && o.t_end > 0.0))
     throw std::invalid_argument("--t-end must be positive, got " + format_g(o.t_end));
+  if (!o.vtk_given) o.vtk_every = o.solid ? 1000 : 100;
+  if (!o.energy_given) o.energy_every = o.solid ? 100 : 10;
   if (o.vtk_every < 0) throw std::invalid_argument("--vtk-every must be >= 0 (0: no VTK output)");
   if (o.energy_every < 1) throw std::invalid_argument("--energy-every must be >= 1");
   const dem::IntegratorMap map = dem::parse_integrator_map(o.integrator);
-  if (!o.spin.empty()) {
-    if (o.spin.size() != 3) throw std::invalid_argument("--spin takes three numbers wx,wy,wz");
-    p.spin = dem::Vec3(o.spin[0], o.spin[1], o.spin[2]);
-  }
-  p.wall = !o.no_wall;
-  const long long steps =
-      o.steps >= 0 ? o.steps : static_cast<long long>(std::llround(o.t_end / o.dt));
+  if (!o.solid && (o.km >= 0 || o.ka >= 0 || o.ks >= 0 || o.kpp >= 0 || o.kpw >= 0))
+    throw std::logic_error("stiffness overrides are applied to the ring parameters directly");
 
   dem::ThreadLimit thread_limit(o.threads);
-  dem::Scene scene = dem::make_ring_torus(p);
+  std::string what;
+  dem::Scene scene = build_scene(o, ring_params, solid_params, has_diameter, what);
+  const double h_crit = dem::critical_time_step(scene.particles, scene.bonds, scene.contact);
+  std::string dt_note;
+  if (!dt_given) {
+    if (o.solid) {
+      o.dt = o.dt_fraction * h_crit;
+      dt_note = " (" + format_g(o.dt_fraction) + " of the critical step " + format_g(h_crit) + ")";
+    } else {
+      o.dt = 1e-3;  // the paper's
+    }
+  }
+  if (!(o.dt < h_crit))
+    std::cerr << "warning: the time step " << format_g(o.dt)
+              << " is not below the critical step estimate " << format_g(h_crit)
+              << " (MODEL.md section 7); the run may blow up\n";
+  const long long steps =
+      o.steps >= 0 ? o.steps : static_cast<long long>(std::llround(o.t_end / o.dt));
+  const bool wall = !scene.walls.empty();
+  dem::sort_for_locality(scene);
   dem::ForceField field(scene.particles, std::move(scene.bonds), scene.contact,
                         std::move(scene.walls));
   dem::Simulation sim(std::move(scene.particles), std::move(field), map, o.dt);
@@ -77,10 +168,10 @@ int run(const Options& o, dem::RingTorusParameters p) {
   dem::EnergyTable table(out / "energy.csv");
 
   const std::size_t n = sim.particles().size();
-  std::cout << "dem_torus: ring of " << n << " particles, " << sim.forces().bonds().size()
-            << " bonds, map (" << o.integrator << "), h = " << format_g(o.dt) << ", "
+  std::cout << "dem_torus: " << what << ", " << sim.forces().bonds().size()
+            << " bonds, map (" << o.integrator << "), h = " << format_g(o.dt) << dt_note << ", "
             << steps << " steps to t = " << format_g(steps * o.dt) << ", "
-            << dem::active_threads() << " threads, wall " << (p.wall ? "on" : "off") << "\n"
+            << dem::active_threads() << " threads, wall " << (wall ? "on" : "off") << "\n"
             << "output: " << std::filesystem::absolute(out).string() << "\n";
 
   const dem::EnergyReport first = sim.energy_report();
@@ -138,6 +229,9 @@ int run(const Options& o, dem::RingTorusParameters p) {
             << format_g(steps / secs, 4) << " steps/s, " << format_g(n * steps / secs, 4)
             << " particle-steps/s\n"
             << "  neighbour-list builds: " << sim.forces().neighbours().rebuild_count() << "\n"
+            << "  peak memory: " << format_g(peak_rss_bytes() / 1048576.0, 4) << " MiB ("
+            << format_g(static_cast<double>(peak_rss_bytes()) / static_cast<double>(n), 4)
+            << " bytes per particle)\n"
             << "  largest |E_total - E_0|/E_0: " << format_g(max_dev, 4) << " (E_0 = "
             << format_g(e0, 10) << ")\n"
             << "  output: " << std::filesystem::absolute(out).string()
@@ -153,32 +247,67 @@ int main(int argc, char** argv) {
       "(Baker & Gonzalez 2021, section 4.1). Defaults are the paper's parameters."};
   Options o;
   dem::RingTorusParameters p;
+  dem::SolidTorusParameters sp;
   app.add_option("--integrator", o.integrator, "Map of Baker & Gonzalez: 23, 25 or 27")
       ->capture_default_str();
-  app.add_option("--dt", o.dt, "Time step h")->capture_default_str();
-  app.add_option("--t-end", o.t_end, "End time t_N")->capture_default_str();
-  app.add_option("--steps", o.steps, "Run exactly this many steps (overrides --t-end)");
-  app.add_option("--particles", p.particles, "Number of particles N_p in the ring")
+  app.add_option("--dt", o.dt,
+                 "Time step h (ring default 1e-3; solid default: --dt-fraction of the critical "
+                 "step estimate, MODEL.md section 7)");
+  app.add_option("--dt-fraction", o.dt_fraction,
+                 "Solid scene: fraction of the critical time step used when --dt is not given")
       ->capture_default_str();
-  app.add_option("--tilt-deg", p.tilt_deg, "Tilt of the ring plane about the y axis (degrees)")
+  app.add_option("--t-end", o.t_end, "End time t_N (ring default 35; solid default 1.5e-4 s)");
+  app.add_option("--steps", o.steps, "Run exactly this many steps (overrides --t-end)");
+  app.add_option("--particles", p.particles, "Ring scene: number of particles N_p in the ring")
+      ->capture_default_str();
+  double tilt = std::numeric_limits<double>::quiet_NaN();
+  app.add_option("--tilt-deg", tilt,
+                 "Tilt about the y axis (degrees) of the ring plane (default 0) or of the solid "
+                 "torus axis (default 30)");
+  app.add_flag("--solid", o.solid, "Solid torus of bonded spheres (MODEL.md section 7)");
+  app.add_option("--major-diameter", sp.major_diameter, "Solid: centre-line diameter D_t (m)")
+      ->capture_default_str();
+  app.add_option("--tube-diameter", sp.tube_diameter, "Solid: tube diameter D_tube (m)")
+      ->capture_default_str();
+  app.add_option("--particle-diameter", sp.particle_diameter, "Solid: sphere diameter d (m)")
+      ->capture_default_str();
+  app.add_option("--target-particles", o.target_particles,
+                 "Solid: choose d to give about this many particles (instead of "
+                 "--particle-diameter)");
+  app.add_option("--density", sp.density, "Solid: particle density rho (kg/m^3)")
+      ->capture_default_str();
+  app.add_option("--particle-modulus", sp.particle_modulus, "Solid: Young's modulus E_p (Pa)")
+      ->capture_default_str();
+  app.add_option("--particle-poisson", sp.particle_poisson, "Solid: Poisson's ratio nu")
+      ->capture_default_str();
+  app.add_option("--binder-modulus", sp.binder_modulus, "Solid: binder modulus E_b (Pa)")
+      ->capture_default_str();
+  app.add_option("--bond-radius-ratio", sp.bond_radius_ratio,
+                 "Solid: bond radius ratio beta (r_b = beta d/2)")
+      ->capture_default_str();
+  app.add_option("--gap", sp.gap, "Solid: gap between the wall and the nearest sphere (m)")
       ->capture_default_str();
   app.add_option("--spin", o.spin, "Rigid spin wx,wy,wz of the ring about its centre")
       ->delimiter(',')
       ->expected(3);
   app.add_flag("--no-wall", o.no_wall, "Leave out the wall (free flight)");
-  app.add_option("--speed", p.speed, "Initial speed v_0 towards the wall")->capture_default_str();
-  app.add_option("--km", p.k_bending, "Bending/torsion stiffness K^m")->capture_default_str();
-  app.add_option("--ka", p.k_axial, "Axial stiffness K^a")->capture_default_str();
-  app.add_option("--ks", p.k_shear, "Shear stiffness K^s")->capture_default_str();
-  app.add_option("--kpp", p.k_contact, "Particle-particle contact stiffness K^pp")
-      ->capture_default_str();
-  app.add_option("--kpw", p.k_wall, "Particle-wall contact stiffness K^pw (default: K^pp)");
+  double speed = std::numeric_limits<double>::quiet_NaN();
+  app.add_option("--speed", speed, "Initial speed towards the wall (ring default 1; solid 10 m/s)");
+  double km = -1, ka = -1, ks = -1, kpp = -1;
+  app.add_option("--km", km, "Bending/torsion stiffness K^m (ring default 10; solid: from E_b)");
+  app.add_option("--ka", ka, "Axial stiffness K^a (ring default 200; solid: from E_b)");
+  app.add_option("--ks", ks, "Shear stiffness K^s (ring default 200; solid: = K^a)");
+  app.add_option("--kpp", kpp,
+                 "Particle-particle contact stiffness K^pp (ring default 2100; solid: Hertz from "
+                 "E_p, nu)");
+  app.add_option("--kpw", p.k_wall,
+                 "Particle-wall contact stiffness K^pw (ring default K^pp; solid: Hertz)");
   app.add_option("--output-dir", o.output_dir, "Folder for VTK frames and energy.csv")
       ->capture_default_str();
-  app.add_option("--vtk-every", o.vtk_every, "Steps between VTK frames (0: none)")
-      ->capture_default_str();
-  app.add_option("--energy-every", o.energy_every, "Steps between energy.csv rows")
-      ->capture_default_str();
+  app.add_option("--vtk-every", o.vtk_every,
+                 "Steps between VTK frames (0: none; ring default 100, solid 1000)");
+  app.add_option("--energy-every", o.energy_every,
+                 "Steps between energy.csv rows (ring default 10, solid 100)");
   app.add_option("--threads", o.threads, "Worker threads (0: all cores)")->capture_default_str();
   app.add_flag("--quiet", o.quiet, "No progress lines");
   try {
@@ -189,7 +318,45 @@ int main(int argc, char** argv) {
   try {
     if (app.count("--kpw") > 0 && !(p.k_wall >= 0.0))
       throw std::invalid_argument("--kpw (wall stiffness K^pw) must be >= 0");
-    return run(o, p);
+    for (const auto& [name, v] :
+         {std::pair{"--km (bending stiffness K^m)", km}, std::pair{"--ka (axial stiffness K^a)", ka},
+          std::pair{"--ks (shear stiffness K^s)", ks},
+          std::pair{"--kpp (contact stiffness K^pp)", kpp}})
+      if (app.count(std::string(name).substr(0, std::string(name).find(' '))) > 0 &&
+          !(std::isfinite(v) && v >= 0.0))
+        throw std::invalid_argument(std::string(name) + " must be a finite number >= 0, got " +
+                                    format_g(v));
+    const bool has_diameter = app.count("--particle-diameter") > 0;
+    o.dt_given = app.count("--dt") > 0;
+    o.t_end_given = app.count("--t-end") > 0;
+    o.vtk_given = app.count("--vtk-every") > 0;
+    o.energy_given = app.count("--energy-every") > 0;
+    if (!o.solid) {
+      for (const char* name : {"--major-diameter", "--tube-diameter", "--particle-diameter",
+                               "--target-particles", "--density", "--particle-modulus",
+                               "--particle-poisson", "--binder-modulus", "--bond-radius-ratio",
+                               "--gap", "--dt-fraction"})
+        if (app.count(name) > 0)
+          throw std::invalid_argument(std::string(name) + " applies to the solid torus: add --solid");
+      if (app.count("--km")) p.k_bending = km;
+      if (app.count("--ka")) p.k_axial = ka;
+      if (app.count("--ks")) p.k_shear = ks;
+      if (app.count("--kpp")) p.k_contact = kpp;
+      if (!std::isnan(tilt)) p.tilt_deg = tilt;
+      if (!std::isnan(speed)) p.speed = speed;
+    } else {
+      if (app.count("--particles") > 0)
+        throw std::invalid_argument(
+            "--particles is the ring size; for the solid torus use --target-particles");
+      if (app.count("--km")) o.km = km;
+      if (app.count("--ka")) o.ka = ka;
+      if (app.count("--ks")) o.ks = ks;
+      if (app.count("--kpp")) o.kpp = kpp;
+      if (app.count("--kpw")) o.kpw = p.k_wall;
+      if (!std::isnan(tilt)) sp.tilt_deg = tilt;
+      if (!std::isnan(speed)) sp.speed = speed;
+    }
+    return run(o, p, sp, has_diameter);
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 1;

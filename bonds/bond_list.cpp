@@ -6,32 +6,69 @@
 
 namespace dem {
 
+namespace {
+std::string bond_name(std::size_t b, std::uint32_t i, std::uint32_t j) {
+  return "bond " + std::to_string(b) + " (" + std::to_string(i) + ", " + std::to_string(j) + ")";
+}
+}  // namespace
+
 std::size_t BondList::add(const ParticleStore& particles, std::uint32_t i, std::uint32_t j,
                           const BondStiffness& stiffness) {
-  const std::string name = "bond " + std::to_string(size()) + " (" + std::to_string(i) + ", " +
-                           std::to_string(j) + ")";
-  if (i == j) throw std::invalid_argument(name + ": a particle cannot be bonded to itself");
+  if (i == j)
+    throw std::invalid_argument(bond_name(size(), i, j) +
+                                ": a particle cannot be bonded to itself");
   if (i >= particles.size() || j >= particles.size())
-    throw std::invalid_argument(name + ": particle index out of range (" +
+    throw std::invalid_argument(bond_name(size(), i, j) + ": particle index out of range (" +
                                 std::to_string(particles.size()) + " particles)");
   for (const auto& [k, what] : {std::pair{stiffness.bending, "bending stiffness K^m"},
                                 std::pair{stiffness.axial, "axial stiffness K^a"},
                                 std::pair{stiffness.shear, "shear stiffness K^s"}})
     if (!(std::isfinite(k) && k >= 0.0))
-      throw std::invalid_argument(name + ": " + what + " must be finite and >= 0, got " +
-                                  std::to_string(k));
+      throw std::invalid_argument(bond_name(size(), i, j) + ": " + what +
+                                  " must be finite and >= 0, got " + std::to_string(k));
   const Vec3 delta = particles.reference_position[i] - particles.reference_position[j];
   const double r0 = delta.norm();
   if (!(r0 > 0.0))
-    throw std::invalid_argument(name + ": the two particles share a reference position");
+    throw std::invalid_argument(bond_name(size(), i, j) +
+                                ": the two particles share a reference position");
+  const std::array<double, 3> key{stiffness.bending, stiffness.axial, stiffness.shear};
+  auto [it, inserted] = type_of_.try_emplace(key, static_cast<std::uint32_t>(stiffness_types.size()));
+  if (inserted) stiffness_types.push_back(stiffness);
   first.push_back(i);
   second.push_back(j);
   rest_length.push_back(r0);
   rest_direction.push_back(delta / r0);
-  k_bending.push_back(stiffness.bending);
-  k_axial.push_back(stiffness.axial);
-  k_shear.push_back(stiffness.shear);
+  type.push_back(it->second);
   return size() - 1;
+}
+
+void BondList::reserve(std::size_t n) {
+  first.reserve(n);
+  second.reserve(n);
+  rest_length.reserve(n);
+  rest_direction.reserve(n);
+  type.reserve(n);
+}
+
+namespace {
+template <class T>
+void apply(std::vector<T>& v, std::span<const std::uint32_t> order) {
+  std::vector<T> out(order.size());
+  for (std::size_t k = 0; k < order.size(); ++k) out[k] = v[order[k]];
+  v.swap(out);
+}
+}  // namespace
+
+void BondList::permute(std::span<const std::uint32_t> order) {
+  if (order.size() != size())
+    throw std::invalid_argument("BondList::permute: the order has " +
+                                std::to_string(order.size()) + " entries for " +
+                                std::to_string(size()) + " bonds");
+  apply(first, order);
+  apply(second, order);
+  apply(rest_length, order);
+  apply(rest_direction, order);
+  apply(type, order);
 }
 
 }  // namespace dem

@@ -1,10 +1,15 @@
 #pragma once
 /// \file bond_list.hpp
 /// Binder bonds between particle pairs (MODEL.md section 4), stored as a
-/// structure of arrays indexed by bond.
+/// structure of arrays indexed by bond. Stiffnesses are stored once per
+/// distinct (K^m, K^a, K^s) triple (a bond "type", as in LAMMPS), so a scene
+/// of one binder costs 4 bytes a bond for them.
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
+#include <map>
+#include <span>
 #include <vector>
 
 #include "engine/particle_store.hpp"
@@ -29,14 +34,24 @@ class BondList {
                   const BondStiffness& stiffness);
 
   std::size_t size() const { return first.size(); }
+  void reserve(std::size_t n);
+
+  /// Stiffnesses of bond b.
+  const BondStiffness& stiffness(std::size_t b) const { return stiffness_types[type[b]]; }
+
+  /// Moves bond order[k] to slot k in every array (order is a permutation
+  /// of 0..size()-1; throws std::invalid_argument if its size differs).
+  void permute(std::span<const std::uint32_t> order);
 
   std::vector<std::uint32_t> first;   ///< particle i of each bond
   std::vector<std::uint32_t> second;  ///< particle j of each bond
   std::vector<double> rest_length;    ///< r0 (length)
   std::vector<Vec3> rest_direction;   ///< d0, unit vector from j to i in the reference state
-  std::vector<double> k_bending;      ///< K^m (energy)
-  std::vector<double> k_axial;        ///< K^a (energy)
-  std::vector<double> k_shear;        ///< K^s (energy)
+  std::vector<std::uint32_t> type;    ///< index of each bond's stiffnesses in stiffness_types
+  std::vector<BondStiffness> stiffness_types;  ///< the distinct stiffness triples
+
+ private:
+  std::map<std::array<double, 3>, std::uint32_t> type_of_;
 };
 
 }  // namespace dem

@@ -13,11 +13,8 @@ ContactTerms particle_contact(const Vec3& x_i, const Vec3& x_j, double r_i, doub
   if (r2 >= sum * sum) return t;
   const double r = std::sqrt(r2);
   const double overlap = 1.0 - r / sum;  // in (0, 1]
-  const double root = std::sqrt(overlap);
-  const double p32 = overlap * root;
-  // At r = 0 the direction is undefined and the force vanishes by symmetry
-  // of the limit; keep it zero rather than NaN.
-  if (r > 0.0) t.force_i = (k_contact / sum * p32 / r) * delta;
+  const double p32 = overlap * std::sqrt(overlap);
+  t.force_i = contact_force(x_i, x_j, r_i, r_j, k_contact);
   t.energy = 0.4 * k_contact * overlap * p32;
   return t;
 }

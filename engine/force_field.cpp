@@ -16,9 +16,18 @@ void require_nonnegative(double v, const std::string& what) {
     throw std::invalid_argument(what + " must be finite and >= 0, got " + std::to_string(v));
 }
 
-/// Q = R R0^T, the rotation of a particle since its reference attitude.
-inline Quat relative_attitude(const ParticleStore& s, std::size_t i) {
+/// Q = R R0^T, the rotation of a particle since its reference attitude
+/// (R itself when every reference attitude is the identity, as in the
+/// generated scenes: the product would only multiply by 1).
+inline Quat relative_attitude(const ParticleStore& s, std::size_t i, bool identity_reference) {
+  if (identity_reference) return s.attitude[i];
   return s.attitude[i] * s.reference_attitude[i].conjugate();
+}
+
+bool all_identity(const std::vector<Quat>& q) {
+  for (const Quat& a : q)
+    if (!(a.w() == 1.0 && a.x() == 0.0 && a.y() == 0.0 && a.z() == 0.0)) return false;
+  return true;
 }
 
 }  // namespace
@@ -56,8 +65,8 @@ ForceField::ForceField(const ParticleStore& particles, BondList bonds, ContactSe
     bond_entries_[fill[bonds_.second[b]]++] = static_cast<std::uint32_t>(2 * b + 1);
   }
   bond_force_.resize(bonds_.size());
-  bond_moment_i_.resize(bonds_.size());
-  bond_moment_j_.resize(bonds_.size());
+  bond_moment_.resize(bonds_.size());
+  identity_reference_ = all_identity(particles.reference_attitude);
 }
 
 void ForceField::compute(ParticleStore& s) {
@@ -68,29 +77,20 @@ void ForceField::compute(ParticleStore& s) {
   parallel_for_ranges(bonds_.size(), [&](std::size_t begin, std::size_t end) {
     for (std::size_t b = begin; b < end; ++b) {
       const std::uint32_t i = bonds_.first[b], j = bonds_.second[b];
-      const BondTerms t = bond_all(s.position[i], s.position[j], relative_attitude(s, i),
-                                   relative_attitude(s, j), bonds_.rest_length[b],
-                                   bonds_.rest_direction[b], bonds_.k_bending[b],
-                                   bonds_.k_axial[b], bonds_.k_shear[b]);
+      const BondStiffness& k = bonds_.stiffness(b);
+      const BondTerms t = bond_all(s.position[i], s.position[j], relative_attitude(s, i, identity_reference_),
+                                   relative_attitude(s, j, identity_reference_), bonds_.rest_length[b],
+                                   bonds_.rest_direction[b], k.bending, k.axial, k.shear);
       bond_force_[b] = t.force_i;
-      bond_moment_i_[b] = t.moment_i;
-      bond_moment_j_[b] = t.moment_j;
+      bond_moment_[b] = t.moment_i;
     }
   });
 
-  const std::size_t pairs = list.pair_count();
-  pair_force_.resize(pairs);
   const double kpp = contact_.stiffness;
-  parallel_for_ranges(pairs, [&](std::size_t begin, std::size_t end) {
-    for (std::size_t k = begin; k < end; ++k) {
-      const std::uint32_t i = list.owner[k], j = list.partner[k];
-      pair_force_[k] =
-          particle_contact(s.position[i], s.position[j], s.radius[i], s.radius[j], kpp).force_i;
-    }
-  });
-
   parallel_for_ranges(n, [&](std::size_t begin, std::size_t end) {
     for (std::size_t i = begin; i < end; ++i) {
+      const Vec3 x = s.position[i];
+      const double r = s.radius[i];
       Vec3 f = Vec3::Zero();
       Vec3 tau = Vec3::Zero();
       for (std::uint32_t e = bond_offsets_[i]; e < bond_offsets_[i + 1]; ++e) {
@@ -98,16 +98,24 @@ void ForceField::compute(ParticleStore& s) {
         const std::uint32_t b = entry >> 1;
         if ((entry & 1u) == 0) {
           f += bond_force_[b];
-          tau += bond_moment_i_[b];
+          tau += bond_moment_[b];
         } else {
+          const Vec3 arm = s.position[bonds_.first[b]] - x;  // x_i - x_j
           f -= bond_force_[b];
-          tau += bond_moment_j_[b];
+          tau -= bond_moment_[b] + arm.cross(bond_force_[b]);
         }
       }
-      for (std::uint32_t k = list.offsets[i]; k < list.offsets[i + 1]; ++k) f += pair_force_[k];
-      for (std::uint32_t e = list.incoming_offsets[i]; e < list.incoming_offsets[i + 1]; ++e)
-        f -= pair_force_[list.incoming_pairs[e]];
-      for (const Wall& w : walls_) f += wall_contact(s.position[i], s.radius[i], w).force_i;
+      if (kpp > 0.0) {
+        for (std::uint32_t k = list.offsets[i]; k < list.offsets[i + 1]; ++k) {
+          const std::uint32_t j = list.partner[k];
+          f += contact_force(x, s.position[j], r, s.radius[j], kpp);
+        }
+        for (std::uint32_t e = list.incoming_offsets[i]; e < list.incoming_offsets[i + 1]; ++e) {
+          const std::uint32_t o = list.owner[list.incoming_pairs[e]];
+          f -= contact_force(s.position[o], x, s.radius[o], r, kpp);
+        }
+      }
+      for (const Wall& w : walls_) f += wall_contact(x, r, w).force_i;
       s.force[i] = f;
       s.moment[i] = tau;
     }
@@ -118,12 +126,13 @@ EnergyReport ForceField::potential_energies(const ParticleStore& s) const {
   EnergyReport r;
   const BondEnergies be = deterministic_sum(bonds_.size(), BondEnergies{}, [&](std::size_t b) {
     const std::uint32_t i = bonds_.first[b], j = bonds_.second[b];
-    const Quat qi = relative_attitude(s, i), qj = relative_attitude(s, j);
+    const Quat qi = relative_attitude(s, i, identity_reference_),
+               qj = relative_attitude(s, j, identity_reference_);
     BondEnergies e;
-    e.bending = bond_bending(qi, qj, bonds_.k_bending[b]).energy;
-    e.axial = bond_axial(s.position[i], s.position[j], bonds_.rest_length[b], bonds_.k_axial[b]).energy;
+    e.bending = bond_bending(qi, qj, bonds_.stiffness(b).bending).energy;
+    e.axial = bond_axial(s.position[i], s.position[j], bonds_.rest_length[b], bonds_.stiffness(b).axial).energy;
     e.shear = bond_shear(s.position[i], s.position[j], qi, qj, bonds_.rest_direction[b],
-                         bonds_.k_shear[b])
+                         bonds_.stiffness(b).shear)
                   .energy;
     return e;
   });

@@ -7,15 +7,20 @@
 /// Data flow of compute():
 ///
 ///     neighbour list update (kd-tree, Verlet skin)
-///       -> per-bond terms    (parallel over bonds,    written to bond slots)
-///       -> per-pair forces   (parallel over pairs,    written to pair slots)
-///       -> per-particle sums (parallel over particles, fixed order:
-///                             bonds by bond index, contacts as owner by
-///                             pair index, contacts as partner by pair
-///                             index, walls in order)
+///       -> per-bond terms    (parallel over bonds: F_i and tau_i of each bond
+///                             written to the bond's slot)
+///       -> per-particle sums (parallel over particles, fixed order: bonds by
+///                             bond index, contacts as owner by pair index,
+///                             contacts as partner by pair index, walls in order)
 ///
+/// The second end of a bond takes F_j = -F_i and tau_j = -tau_i -
+/// (x_i - x_j) x F_i (the bond's total torque vanishes, MODEL.md section 4),
+/// so a bond keeps 48 bytes of scratch. Contact forces are cheap and are
+/// computed in the gather from both sides, with the owner's argument order,
+/// so both ends see bitwise opposite forces and no per-pair scratch exists.
 /// No thread ever adds into another particle's slot, so F and tau are
-/// bitwise identical for any number of threads.
+/// bitwise identical for any number of threads, and nothing is allocated per
+/// step once the neighbour list has reached its size.
 
 #include <cstddef>
 #include <cstdint>
@@ -68,11 +73,10 @@ class ForceField {
   // particle is the bond's first end, 1 if its second), ascending.
   std::vector<std::uint32_t> bond_offsets_;
   std::vector<std::uint32_t> bond_entries_;
-  // Per-bond and per-pair scratch, reused every step.
-  std::vector<Vec3> bond_force_;     ///< force on the first end
-  std::vector<Vec3> bond_moment_i_;  ///< moment on the first end
-  std::vector<Vec3> bond_moment_j_;  ///< moment on the second end
-  std::vector<Vec3> pair_force_;     ///< force on the pair's owner (lower slot)
+  // Per-bond scratch, reused every step.
+  std::vector<Vec3> bond_force_;   ///< force on the first end
+  std::vector<Vec3> bond_moment_;  ///< moment on the first end
+  bool identity_reference_ = false;  ///< every reference attitude is the identity
 };
 
 /// Kinetic energies and momenta of the particles (MODEL.md section 5), in

@@ -60,7 +60,13 @@ TEST(DemTorus, RejectsBadInputWithClearErrors) {
                         Case{"--integrator 24", "unknown integrator '24'"},
                         Case{"--particles 2", "at least 3 particles"},
                         Case{"--kpp -5", "K^pp"}, Case{"--kpw -1", "K^pw"}, Case{"--energy-every 0", "--energy-every"},
-                        Case{"--spin 1,2", "spin"}, Case{"--no-such-option", "no-such-option"}}) {
+                        Case{"--spin 1,2", "spin"}, Case{"--no-such-option", "no-such-option"},
+                        Case{"--density 2", "--solid"},
+                        Case{"--solid --particles 50", "--target-particles"},
+                        Case{"--solid --particle-poisson 0.5", "Poisson"},
+                        Case{"--solid --particle-diameter -1e-3", "particle diameter"},
+                        Case{"--solid --target-particles 100 --particle-diameter 1e-3", "not both"},
+                        Case{"--solid --dt-fraction 2", "--dt-fraction"}}) {
     const Result r = run(base + " " + c.args);
     EXPECT_NE(r.status, 0) << c.args;
     EXPECT_NE(r.status, -1) << c.args << ": crashed";
@@ -118,6 +124,25 @@ TEST(DemTorus, UnstableStepStopsWithErrorAndKeepsFiles) {
   EXPECT_TRUE(fs::exists(out / "energy.csv"));
   EXPECT_TRUE(fs::exists(out / "particles.pvd"));
   fs::remove_all(out);
+}
+
+// The solid torus (MODEL.md section 7), small: files for ParaView, the time
+// step as a stated fraction of the critical step, and a summary.
+TEST(DemTorus, SolidTorusShortRun) {
+  const fs::path out = scratch("solid");
+  const Result r = run(torus() + " --solid --target-particles 2000 --steps 30 --vtk-every 10 "
+                                 "--energy-every 10 --quiet --output-dir " + out.string());
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("0.1 of the critical step"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("particle-steps/s"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("peak memory"), std::string::npos) << r.output;
+  EXPECT_TRUE(fs::exists(out / "particles.pvd"));
+  EXPECT_TRUE(fs::exists(out / "bonds_000003.vtp"));
+  std::ifstream in(out / "energy.csv");
+  std::string line;
+  int rows = -1;
+  while (std::getline(in, line)) ++rows;
+  EXPECT_EQ(rows, 4);  // t = 0 and steps 10, 20, 30
 }
 
 TEST(DemPendulum, BadOutputFolderIsAnError) {

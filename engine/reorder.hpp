@@ -1,0 +1,33 @@
+#pragma once
+/// \file reorder.hpp
+/// Memory layout of a scene for speed: particles sorted along a Morton
+/// (Z-order) curve of their positions, so that particles close in space sit
+/// close in memory, and bonds sorted by their first end (the lower slot), so
+/// that each particle's bonds are contiguous. The particle ids (creation
+/// indices) travel with the particles, so output keeps them.
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "engine/ring_torus.hpp"  // Scene
+
+namespace dem {
+
+/// Slots of the particles in Morton order of their positions: order[k] is
+/// the old slot of the particle that goes to slot k. Deterministic (ties by
+/// slot). Positions must be finite.
+std::vector<std::uint32_t> morton_order(std::span<const Vec3> positions);
+
+/// Moves particle order[k] to slot k in every array of the store.
+void permute_particles(ParticleStore& particles, std::span<const std::uint32_t> order);
+
+/// Renames the bond ends by the permutation (new slot of old slot s is
+/// inverse[s]), puts the lower slot first (flipping the rest direction) and
+/// sorts the bonds by (first, second).
+void renumber_and_sort_bonds(BondList& bonds, std::span<const std::uint32_t> inverse);
+
+/// Both of the above for a whole scene, before a ForceField is built from it.
+void sort_for_locality(Scene& scene);
+
+}  // namespace dem
