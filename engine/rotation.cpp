@@ -40,26 +40,6 @@ Vec3 quaternion_rrp(const Quat& q) {
   return (2.0 * sign / w) * q.vec();
 }
 
-Vec3 quaternion_rotation_vector(const Quat& q) {
-  const double sign = q.w() >= 0.0 ? 1.0 : -1.0;
-  const Vec3 v = sign * q.vec();
-  const double w = sign * q.w();
-  // theta = 2 atan2(s, w) v/s with s = |v|. For angles below about 1.1
-  // degrees (x = s/w < 0.01), atan(x)/x = sum_k (-1)^k x^{2k}/(2k+1) to
-  // five terms is exact to round-off (the first term left out is below
-  // 1e-21) and needs neither the square root nor atan2: bonds in a solid
-  // mostly turn by small angles, and this is the force loop's kernel.
-  const double s2 = v.squaredNorm();
-  const double w2 = w * w;
-  if (s2 < 1e-4 * w2) {
-    const double x2 = s2 / w2;
-    const double series = 1.0 - x2 * (1.0 / 3 - x2 * (1.0 / 5 - x2 * (1.0 / 7 - x2 * (1.0 / 9))));
-    return v * (2.0 / w * series);
-  }
-  const double s = std::sqrt(s2);
-  return v * (2.0 * std::atan2(s, w) / s);
-}
-
 double quaternion_angle(const Quat& q) {
   return 2.0 * std::atan2(q.vec().norm(), std::abs(q.w()));
 }
