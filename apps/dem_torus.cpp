@@ -59,6 +59,11 @@ struct RunFailure : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// Thrown when writing a frame failed (disk full, folder removed, ...).
+struct OutputFailure : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 std::string format_g(double v, int digits = 6) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*g", digits, v);
@@ -204,8 +209,13 @@ int run(Options o, const dem::RingTorusParameters& ring_params,
         table.write(r);
         check_energy(r);
       }
-      if (o.vtk_every > 0 && (k % o.vtk_every == 0 || k == steps))
-        vtk.write_frame(sim.time(), sim.particles(), sim.forces().bonds());
+      if (o.vtk_every > 0 && (k % o.vtk_every == 0 || k == steps)) {
+        try {
+          vtk.write_frame(sim.time(), sim.particles(), sim.forces().bonds());
+        } catch (const std::exception& e) {
+          throw OutputFailure(e.what());
+        }
+      }
       const auto now = clock::now();
       if (!o.quiet && now - last_report > std::chrono::seconds(2)) {
         last_report = now;
@@ -216,7 +226,16 @@ int run(Options o, const dem::RingTorusParameters& ring_params,
                   << " s left" << std::endl;
       }
     }
+  } catch (const OutputFailure& e) {
+    std::cerr << "error: writing the output failed near step " << done << ": " << e.what()
+              << "\n  Files written before are kept in " << out.string() << "\n";
+    return 2;
   } catch (const std::exception& e) {
+    try {
+      vtk.flush();  // keep the frames already handed to the writer
+    } catch (const std::exception& w) {
+      std::cerr << "error: " << w.what() << "\n";
+    }
     std::cerr << "error: the run failed at step " << (done + 1) << " (t = "
               << format_g((done + 1) * o.dt) << "): " << e.what()
               << "\n  The time step is probably too large for the stiffest contact: try a "
@@ -226,6 +245,13 @@ int run(Options o, const dem::RingTorusParameters& ring_params,
     return 2;
   }
   const double secs = std::chrono::duration<double>(clock::now() - start).count();
+  try {
+    vtk.flush();  // the last frame is written in the background
+  } catch (const std::exception& e) {
+    std::cerr << "error: writing the last frame failed: " << e.what()
+              << "\n  Files written before are kept in " << out.string() << "\n";
+    return 2;
+  }
   std::cout << "done: " << steps << " steps in " << format_g(secs, 4) << " s, "
             << format_g(steps / secs, 4) << " steps/s, " << format_g(n * steps / secs, 4)
             << " particle-steps/s\n"

@@ -1,24 +1,43 @@
 #include "io/vtk_writer.hpp"
 
+#include <vtkCallbackCommand.h>
 #include <vtkCellArray.h>
 #include <vtkCellData.h>
+#include <vtkCommand.h>
+#include <vtkDataCompressor.h>
 #include <vtkDoubleArray.h>
+#include <vtkExecutive.h>
 #include <vtkIntArray.h>
 #include <vtkNew.h>
 #include <vtkPointData.h>
 #include <vtkPoints.h>
 #include <vtkPolyData.h>
+#include <vtkSmartPointer.h>
+#include <vtkTypeInt32Array.h>
+#include <vtkTypeInt64Array.h>
 #include <vtkXMLPolyDataWriter.h>
+#include <vtkZLibDataCompressor.h>
+
+#ifdef DEM_HAVE_LIBDEFLATE
+#include <libdeflate.h>
+#endif
 
 #include <malloc.h>
 
+#include <cctype>
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
+#include <iostream>
+#include <limits>
+#include <memory>
 #include <stdexcept>
 #include <system_error>
 #include <utility>
 
 #include "bonds/bond_potential.hpp"
+#include "engine/parallel.hpp"
 #include "engine/rotation.hpp"
 
 namespace dem {
@@ -26,6 +45,10 @@ namespace dem {
 namespace fs = std::filesystem;
 
 namespace {
+
+/// Items per task of the snapshot loops (each item writes only its own slots,
+/// so the snapshot is the same for any thread count).
+constexpr std::size_t kGrain = 8192;
 
 /// `stem_NNNNNN.vtp`, the frame index zero-padded to six digits.
 std::string frame_file_name(const char* stem, std::size_t frame) {
@@ -46,46 +69,17 @@ void commit(const fs::path& tmp, const fs::path& path) {
   }
 }
 
-/// Writes a PolyData as appended raw binary, zlib-compressed XML to `path`
-/// via `path.tmp`. Throws std::runtime_error naming the file on failure.
-void write_polydata(vtkPolyData* data, const fs::path& path) {
-  fs::path tmp = path;
-  tmp += ".tmp";
-  vtkNew<vtkXMLPolyDataWriter> writer;
-  writer->SetFileName(tmp.c_str());
-  writer->SetInputData(data);
-  writer->SetDataModeToAppended();
-  writer->EncodeAppendedDataOff();
-  writer->SetCompressorTypeToZLib();
-  writer->SetHeaderTypeToUInt64();  // no 4 GiB limit on a block header
-  if (writer->Write() != 1 || writer->GetErrorCode() != 0) {
-    std::error_code ec;
-    fs::remove(tmp, ec);
-    throw std::runtime_error("VTK output: cannot write '" + tmp.string() + "'");
-  }
-  commit(tmp, path);
-}
-
-/// A named array of one double per entry.
-vtkNew<vtkDoubleArray> scalar_array(const char* name, vtkIdType n) {
-  vtkNew<vtkDoubleArray> a;
-  a->SetName(name);
-  a->SetNumberOfComponents(1);
-  a->SetNumberOfTuples(n);
-  return a;
-}
-
-/// A named array of one 3-vector per entry.
-vtkNew<vtkDoubleArray> vector_array(const char* name, vtkIdType n) {
-  vtkNew<vtkDoubleArray> a;
-  a->SetName(name);
-  a->SetNumberOfComponents(3);
-  a->SetNumberOfTuples(n);
-  return a;
-}
-
-void set_vector(vtkDoubleArray* a, vtkIdType i, const Vec3& v) {
-  a->SetTypedTuple(i, v.data());
+/// Keeps the last error message a VTK object reports (instead of printing it
+/// through the global output window, which is not meant for several threads).
+/// VTK's text is "ERROR: In file, line N\nClass (address): message\n\n"; the
+/// message alone is kept.
+void keep_error_message(vtkObject*, unsigned long, void* client_data, void* call_data) {
+  if (call_data == nullptr || client_data == nullptr) return;
+  std::string text = static_cast<const char*>(call_data);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
+  const std::size_t at = text.rfind("): ");
+  if (at != std::string::npos) text.erase(0, at + 3);
+  *static_cast<std::string*>(client_data) = text;
 }
 
 /// Rewrites the collection `stem.pvd` listing stem_NNNNNN.vtp for every time.
@@ -114,10 +108,341 @@ void write_collection(const fs::path& folder, const char* stem, const std::vecto
   commit(tmp, path);
 }
 
+/// A named, empty VTK array of `components` values per tuple.
+template <class Array>
+vtkSmartPointer<Array> named_array(const char* name, int components) {
+  auto a = vtkSmartPointer<Array>::New();
+  if (name != nullptr) a->SetName(name);
+  a->SetNumberOfComponents(components);
+  return a;
+}
+
+/// Sizes a kept array to n tuples and returns its buffer. VTK keeps the
+/// allocation when n does not grow, so a series of frames of one scene
+/// writes into the same (already mapped) memory every time; the contents are
+/// left as they are, for the caller to overwrite.
+template <class Array>
+typename Array::ValueType* resize(Array* a, std::size_t n) {
+  a->SetNumberOfTuples(static_cast<vtkIdType>(n));
+  a->Modified();  // the cached value ranges (written in the file header) are stale
+  return a->GetPointer(0);
+}
+
+/// `a` as an array of the given type, replaced by a new one (same name and
+/// components) when it is of the other integer width.
+template <class Array>
+Array* as_int_array(vtkSmartPointer<vtkDataArray>& a, const char* name, int components) {
+  if (Array* typed = Array::FastDownCast(a)) return typed;
+  auto fresh = named_array<Array>(name, components);
+  a = fresh;
+  return fresh;
+}
+
+static_assert(sizeof(Vec3) == 3 * sizeof(double), "Vec3 arrays are copied as packed doubles");
+
+/// Copies items [b, e) of a vector of Vec3 into packed triples.
+void copy_vectors(const std::vector<Vec3>& from, double* to, std::size_t b, std::size_t e) {
+  if (e > b) std::memcpy(to + 3 * b, from[b].data(), (e - b) * sizeof(Vec3));
+}
+
+/// Point k of packed triples, as the Vec3 it was copied from.
+Vec3 vec3_at(const double* p, std::size_t k) { return Vec3(p[3 * k], p[3 * k + 1], p[3 * k + 2]); }
+
+#ifdef DEM_HAVE_LIBDEFLATE
+/// VTK's zlib compressor with the compression done by libdeflate, which
+/// writes the same zlib streams (RFC 1950) about 2.5 times faster than zlib
+/// at level 1, and smaller. Decompression is zlib's, as in any VTK reader.
+/// Deliberately no vtkTypeMacro: GetClassName() stays
+/// "vtkZLibDataCompressor", the name the file header gives its readers.
+class DeflateCompressor : public vtkZLibDataCompressor {
+ public:
+  static DeflateCompressor* New() {
+    auto* result = new DeflateCompressor;
+    result->InitializeObjectBase();
+    return result;
+  }
+
+  size_t GetMaximumCompressionSpace(size_t size) override {
+    return libdeflate_zlib_compress_bound(nullptr, size);  // any level
+  }
+
+ protected:
+  DeflateCompressor() = default;
+  ~DeflateCompressor() override {
+    if (compressor_ != nullptr) libdeflate_free_compressor(compressor_);
+  }
+
+  size_t CompressBuffer(unsigned char const* in, size_t in_size, unsigned char* out,
+                        size_t out_space) override {
+    const int level = GetCompressionLevel();
+    if (compressor_ == nullptr || level != level_) {
+      if (compressor_ != nullptr) libdeflate_free_compressor(compressor_);
+      compressor_ = libdeflate_alloc_compressor(level);
+      level_ = level;
+      if (compressor_ == nullptr) {
+        vtkErrorMacro("cannot allocate a libdeflate compressor of level " << level);
+        return 0;
+      }
+    }
+    const size_t written = libdeflate_zlib_compress(compressor_, in, in_size, out, out_space);
+    if (written == 0) vtkErrorMacro("libdeflate: the compressed block does not fit");
+    return written;
+  }
+
+ private:
+  libdeflate_compressor* compressor_ = nullptr;
+  int level_ = 0;
+};
+#endif
+
+/// Writes a PolyData as appended raw binary, zlib-compressed XML to `path`
+/// via `path.tmp`. Throws std::runtime_error naming the file on failure.
+void write_polydata(vtkPolyData* data, const fs::path& path, int compression_level) {
+  fs::path tmp = path;
+  tmp += ".tmp";
+  std::string vtk_message;
+  vtkNew<vtkCallbackCommand> on_error;
+  on_error->SetCallback(keep_error_message);
+  on_error->SetClientData(&vtk_message);
+  // The executive repeats the writer's failure in general terms: dropped.
+  std::string executive_message;
+  vtkNew<vtkCallbackCommand> on_executive_error;
+  on_executive_error->SetCallback(keep_error_message);
+  on_executive_error->SetClientData(&executive_message);
+  vtkNew<vtkXMLPolyDataWriter> writer;
+  writer->AddObserver(vtkCommand::ErrorEvent, on_error);
+  writer->GetExecutive()->AddObserver(vtkCommand::ErrorEvent, on_executive_error);
+  writer->SetFileName(tmp.c_str());
+  writer->SetInputData(data);
+  writer->SetDataModeToAppended();
+  writer->EncodeAppendedDataOff();
+#ifdef DEM_HAVE_LIBDEFLATE
+  vtkNew<DeflateCompressor> compressor;
+  compressor->AddObserver(vtkCommand::ErrorEvent, on_error);
+  writer->SetCompressor(compressor);
+#else
+  writer->SetCompressorTypeToZLib();
+#endif
+  writer->SetCompressionLevel(compression_level);
+  writer->GetCompressor()->SetCompressionLevel(compression_level);
+  writer->SetHeaderTypeToUInt64();  // no 4 GiB limit on a block header
+  if (writer->Write() != 1 || writer->GetErrorCode() != 0) {
+    std::error_code ec;
+    fs::remove(tmp, ec);
+    throw std::runtime_error("VTK output: cannot write '" + tmp.string() + "'" +
+                             (vtk_message.empty() ? std::string() : ": " + vtk_message));
+  }
+  commit(tmp, path);
+}
+
 }  // namespace
 
-VtkSeriesWriter::VtkSeriesWriter(fs::path folder) : folder_(std::move(folder)) {
+/// One frame: its snapshot and how to write it. The writer keeps one and
+/// reuses its buffers for every frame. The caller's part (take_snapshot) only
+/// copies, in parallel; what is derived per bond (strain, bend angle) and
+/// the cell offsets are computed on the background thread (derive), from the
+/// snapshot alone and with the same arithmetic as on the store.
+struct VtkSeriesWriter::FrameJob {
+  fs::path folder;
+  std::size_t index = 0;
+  std::vector<double> times;  ///< the series' times up to this frame
+  int compression_level = kDefaultCompressionLevel;
+  bool narrow = true;  ///< cell connectivity and offsets as Int32 (else Int64)
+
+  // Buffers, kept from one frame to the next.
+  vtkSmartPointer<vtkDoubleArray> position = named_array<vtkDoubleArray>("Points", 3);
+  vtkSmartPointer<vtkIntArray> id = named_array<vtkIntArray>("id", 1);
+  vtkSmartPointer<vtkDoubleArray> diameter = named_array<vtkDoubleArray>("diameter", 1);
+  vtkSmartPointer<vtkDoubleArray> velocity = named_array<vtkDoubleArray>("velocity", 3);
+  vtkSmartPointer<vtkDoubleArray> angular_velocity =
+      named_array<vtkDoubleArray>("angular_velocity", 3);
+  vtkSmartPointer<vtkDoubleArray> rotation_vector =
+      named_array<vtkDoubleArray>("rotation_vector", 3);
+  vtkSmartPointer<vtkDoubleArray> displacement = named_array<vtkDoubleArray>("displacement", 3);
+  vtkSmartPointer<vtkDoubleArray> axial_strain = named_array<vtkDoubleArray>("axial_strain", 1);
+  vtkSmartPointer<vtkDoubleArray> bend_angle = named_array<vtkDoubleArray>("bend_angle", 1);
+  vtkSmartPointer<vtkDataArray> vertex_ids, vertex_offsets;  ///< Int32 or Int64
+  vtkSmartPointer<vtkDataArray> bond_ends, bond_offsets;     ///< Int32 or Int64
+  std::vector<Quat> relative;  ///< Q_i = R_i R_i0^T, for the bend angles
+  /// The same points for the bonds file: another VTK array over position's
+  /// buffer (no copy), so that the two files can be written at once without
+  /// sharing a VTK object (VTK caches value ranges inside each array).
+  vtkNew<vtkDoubleArray> bond_position;
+  vtkNew<vtkPoints> points, bond_points;
+  vtkNew<vtkCellArray> vertices, lines;
+  vtkNew<vtkPolyData> cloud;    ///< particles_NNNNNN.vtp
+  vtkNew<vtkPolyData> network;  ///< bonds_NNNNNN.vtp
+
+  FrameJob() {
+    bond_position->SetName("Points");
+    bond_position->SetNumberOfComponents(3);
+    points->SetData(position);
+    bond_points->SetData(bond_position);
+    cloud->SetPoints(points);
+    vtkPointData* point_data = cloud->GetPointData();
+    point_data->AddArray(id);
+    point_data->AddArray(diameter);
+    point_data->AddArray(velocity);
+    point_data->AddArray(angular_velocity);
+    point_data->AddArray(rotation_vector);
+    point_data->AddArray(displacement);
+    network->SetPoints(bond_points);
+    network->GetCellData()->AddArray(axial_strain);
+    network->GetCellData()->AddArray(bend_angle);
+  }
+
+  /// Copies everything the frame shows out of the store and the bonds.
+  void take_snapshot(const ParticleStore& particles, const BondList& bonds) {
+    constexpr auto int32_max = static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max());
+    narrow = particles.size() <= int32_max && 2 * bonds.size() <= int32_max;
+    if (narrow)
+      take_snapshot<vtkTypeInt32Array>(particles, bonds);
+    else
+      take_snapshot<vtkTypeInt64Array>(particles, bonds);
+  }
+
+  template <class IntArray>
+  void take_snapshot(const ParticleStore& particles, const BondList& bonds) {
+    using Int = typename IntArray::ValueType;
+    const std::size_t n = particles.size();
+    const std::size_t m = bonds.size();
+    double* px = resize(position.Get(), n);
+    int* pid = resize(id.Get(), n);
+    double* pd = resize(diameter.Get(), n);
+    double* pv = resize(velocity.Get(), n);
+    double* pw = resize(angular_velocity.Get(), n);
+    double* pr = resize(rotation_vector.Get(), n);
+    double* pu = resize(displacement.Get(), n);
+    relative.resize(n);
+    parallel_for_ranges(
+        n,
+        [&](std::size_t b, std::size_t e) {
+          copy_vectors(particles.position, px, b, e);
+          copy_vectors(particles.velocity, pv, b, e);
+          copy_vectors(particles.angular_velocity, pw, b, e);
+          for (std::size_t i = b; i < e; ++i) {
+            pid[i] = static_cast<int>(particles.id[i]);
+            pd[i] = 2.0 * particles.radius[i];
+            relative[i] = particles.attitude[i] * particles.reference_attitude[i].conjugate();
+            const Vec3 rv = quaternion_rotation_vector(relative[i]);
+            const Vec3 u = particles.position[i] - particles.reference_position[i];
+            for (int c = 0; c < 3; ++c) {
+              pr[3 * i + c] = rv[c];
+              pu[3 * i + c] = u[c];
+            }
+          }
+        },
+        kGrain);
+
+    // Bonds: the ends, and r0 in the strain array until derive() divides.
+    Int* pe = resize(as_int_array<IntArray>(bond_ends, "connectivity", 1), 2 * m);
+    double* ps = resize(axial_strain.Get(), m);
+    resize(bend_angle.Get(), m);
+    parallel_for_ranges(
+        m,
+        [&](std::size_t b, std::size_t e) {
+          for (std::size_t k = b; k < e; ++k) {
+            const std::uint32_t i = bonds.first[k], j = bonds.second[k];
+            if (i >= n || j >= n)
+              throw std::invalid_argument("VTK output: bond " + std::to_string(k) + " joins particles " +
+                                          std::to_string(i) + " and " + std::to_string(j) +
+                                          " of a store of " + std::to_string(n));
+            pe[2 * k] = static_cast<Int>(i);
+            pe[2 * k + 1] = static_cast<Int>(j);
+          }
+          std::memcpy(ps + b, bonds.rest_length.data() + b, (e - b) * sizeof(double));
+        },
+        kGrain);
+  }
+
+  /// Background part of the snapshot: the cells, then per bond
+  /// axial_strain = r/r0 - 1 and bend_angle = |theta_ij|.
+  template <class IntArray>
+  void derive() {
+    using Int = typename IntArray::ValueType;
+    const std::size_t n = static_cast<std::size_t>(position->GetNumberOfTuples());
+    const std::size_t m = static_cast<std::size_t>(axial_strain->GetNumberOfTuples());
+    Int* pc = resize(as_int_array<IntArray>(vertex_ids, "connectivity", 1), n);
+    Int* po = resize(as_int_array<IntArray>(vertex_offsets, "offsets", 1), n + 1);
+    for (std::size_t i = 0; i < n; ++i) pc[i] = po[i] = static_cast<Int>(i);
+    po[n] = static_cast<Int>(n);
+    vertices->SetData(IntArray::FastDownCast(vertex_offsets), IntArray::FastDownCast(vertex_ids));
+    cloud->SetVerts(vertices);
+
+    Int* pb = resize(as_int_array<IntArray>(bond_offsets, "offsets", 1), m + 1);
+    for (std::size_t k = 0; k <= m; ++k) pb[k] = static_cast<Int>(2 * k);
+    lines->SetData(IntArray::FastDownCast(bond_offsets), IntArray::FastDownCast(bond_ends));
+    network->SetLines(lines);
+
+    double* px = position->GetPointer(0);
+    bond_position->SetArray(px, static_cast<vtkIdType>(3 * n), /*save=*/1);  // alias, not owner
+    bond_position->Modified();
+    points->Modified();
+    bond_points->Modified();
+
+    const Int* pe = IntArray::FastDownCast(bond_ends)->GetPointer(0);
+    double* ps = axial_strain->GetPointer(0);
+    double* pa = bend_angle->GetPointer(0);
+    for (std::size_t k = 0; k < m; ++k) {
+      const auto i = static_cast<std::size_t>(pe[2 * k]);
+      const auto j = static_cast<std::size_t>(pe[2 * k + 1]);
+      const double r = (vec3_at(px, i) - vec3_at(px, j)).norm();
+      ps[k] = r / ps[k] - 1.0;
+      pa[k] = bond_rotation_vector(relative[i], relative[j]).norm();
+    }
+    cloud->Modified();
+    network->Modified();
+  }
+
+  /// Derives, writes both files (at once, on two threads: the compression
+  /// is nearly all of the time), then both collections.
+  void run() {
+    if (narrow)
+      derive<vtkTypeInt32Array>();
+    else
+      derive<vtkTypeInt64Array>();
+    const fs::path particles_file = folder / frame_file_name("particles", index);
+    const fs::path bonds_file = folder / frame_file_name("bonds", index);
+    std::exception_ptr particles_error, bonds_error;
+    std::thread particles_writer;
+    try {
+      particles_writer = std::thread([&] {
+        try {
+          write_polydata(cloud, particles_file, compression_level);
+        } catch (...) {
+          particles_error = std::current_exception();
+        }
+      });
+    } catch (const std::system_error&) {  // no second thread: one file after the other
+      try {
+        write_polydata(cloud, particles_file, compression_level);
+      } catch (...) {
+        particles_error = std::current_exception();
+      }
+    }
+    try {
+      write_polydata(network, bonds_file, compression_level);
+    } catch (...) {
+      bonds_error = std::current_exception();
+    }
+    if (particles_writer.joinable()) particles_writer.join();
+    // The writer made each PolyData build its cell map (8 bytes a cell):
+    // not kept between frames.
+    cloud->DeleteCells();
+    network->DeleteCells();
+    if (particles_error) std::rethrow_exception(particles_error);
+    if (bonds_error) std::rethrow_exception(bonds_error);
+    write_collection(folder, "particles", times);
+    write_collection(folder, "bonds", times);
+  }
+};
+
+VtkSeriesWriter::VtkSeriesWriter(fs::path folder, int compression_level)
+    : folder_(std::move(folder)), compression_level_(compression_level) {
   const std::string name = "VTK output folder '" + folder_.string() + "'";
+  if (compression_level < 1 || compression_level > 9)
+    throw std::invalid_argument(name + ": compression level " + std::to_string(compression_level) +
+                                " is not in 1..9");
   std::error_code ec;
   fs::create_directories(folder_, ec);
   if (ec) throw std::runtime_error(name + ": cannot create it: " + ec.message());
@@ -141,74 +466,49 @@ VtkSeriesWriter::VtkSeriesWriter(fs::path folder) : folder_(std::move(folder)) {
   mallopt(M_TRIM_THRESHOLD, 256 << 20);
 }
 
+VtkSeriesWriter::~VtkSeriesWriter() {
+  try {
+    if (std::exception_ptr error = wait()) std::rethrow_exception(error);
+  } catch (const std::exception& e) {
+    std::cerr << "error: VTK output: frame " << (frame_count() - 1) << " was not written: "
+              << e.what() << std::endl;
+  } catch (...) {
+    std::cerr << "error: VTK output: frame " << (frame_count() - 1) << " was not written"
+              << std::endl;
+  }
+}
+
+std::exception_ptr VtkSeriesWriter::wait() {
+  if (worker_.joinable()) worker_.join();  // join() orders error_ after the worker's write
+  return std::exchange(error_, nullptr);
+}
+
+void VtkSeriesWriter::flush() {
+  if (std::exception_ptr error = wait()) {
+    times_.pop_back();  // the failed frame is not part of the series
+    std::rethrow_exception(error);
+  }
+}
+
 void VtkSeriesWriter::write_frame(double t, const ParticleStore& particles,
                                   const BondList& bonds) {
-  const std::size_t frame = frame_count();
-  const auto n = static_cast<vtkIdType>(particles.size());
-
-  vtkNew<vtkPoints> points;
-  points->SetDataTypeToDouble();
-  points->SetNumberOfPoints(n);
-  vtkNew<vtkIntArray> id;
-  id->SetName("id");
-  id->SetNumberOfTuples(n);
-  auto diameter = scalar_array("diameter", n);
-  auto velocity = vector_array("velocity", n);
-  auto angular_velocity = vector_array("angular_velocity", n);
-  auto rotation_vector = vector_array("rotation_vector", n);
-  auto displacement = vector_array("displacement", n);
-  // Relative attitudes Q_i = R_i R_i0^T, also used by the bond cells.
-  std::vector<Quat> relative(particles.size());
-  vtkNew<vtkCellArray> vertices;
-  vertices->AllocateExact(n, n);
-  for (vtkIdType i = 0; i < n; ++i) {
-    points->SetPoint(i, particles.position[i].data());
-    id->SetValue(i, static_cast<int>(particles.id[i]));
-    diameter->SetValue(i, 2.0 * particles.radius[i]);
-    set_vector(velocity, i, particles.velocity[i]);
-    set_vector(angular_velocity, i, particles.angular_velocity[i]);
-    relative[i] = particles.attitude[i] * particles.reference_attitude[i].conjugate();
-    set_vector(rotation_vector, i, quaternion_rotation_vector(relative[i]));
-    set_vector(displacement, i, particles.position[i] - particles.reference_position[i]);
-    vertices->InsertNextCell(1, &i);
-  }
-
-  vtkNew<vtkPolyData> cloud;
-  cloud->SetPoints(points);
-  cloud->SetVerts(vertices);
-  vtkPointData* point_data = cloud->GetPointData();
-  point_data->AddArray(id);
-  point_data->AddArray(diameter);
-  point_data->AddArray(velocity);
-  point_data->AddArray(angular_velocity);
-  point_data->AddArray(rotation_vector);
-  point_data->AddArray(displacement);
-
-  const auto m = static_cast<vtkIdType>(bonds.size());
-  vtkNew<vtkCellArray> lines;
-  lines->AllocateExact(m, 2 * m);
-  auto axial_strain = scalar_array("axial_strain", m);
-  auto bend_angle = scalar_array("bend_angle", m);
-  for (vtkIdType b = 0; b < m; ++b) {
-    const std::uint32_t i = bonds.first[b], j = bonds.second[b];
-    const vtkIdType ends[2] = {static_cast<vtkIdType>(i), static_cast<vtkIdType>(j)};
-    lines->InsertNextCell(2, ends);
-    const double r = (particles.position[i] - particles.position[j]).norm();
-    axial_strain->SetValue(b, r / bonds.rest_length[b] - 1.0);
-    bend_angle->SetValue(b, bond_rotation_vector(relative[i], relative[j]).norm());
-  }
-  vtkNew<vtkPolyData> network;
-  network->SetPoints(points);
-  network->SetLines(lines);
-  network->GetCellData()->AddArray(axial_strain);
-  network->GetCellData()->AddArray(bend_angle);
-
-  write_polydata(cloud, folder_ / frame_file_name("particles", frame));
-  write_polydata(network, folder_ / frame_file_name("bonds", frame));
+  flush();
+  if (!job_) job_ = std::make_unique<FrameJob>();
+  FrameJob* job = job_.get();
+  job->take_snapshot(particles, bonds);
+  job->folder = folder_;
+  job->index = times_.size();
+  job->compression_level = compression_level_;
   times_.push_back(t);
   try {
-    write_collection(folder_, "particles", times_);
-    write_collection(folder_, "bonds", times_);
+    job->times = times_;
+    worker_ = std::thread([this, job] {
+      try {
+        job->run();
+      } catch (...) {
+        error_ = std::current_exception();
+      }
+    });
   } catch (...) {
     times_.pop_back();
     throw;

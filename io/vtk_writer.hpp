@@ -14,12 +14,56 @@
 ///   bonds_NNNNNN.vtp      the same points, one line cell per bond; cell data:
 ///                         axial_strain (r/r0 - 1), bend_angle (|theta_ij|, rad)
 ///   particles.pvd, bonds.pvd   collections with the frame times
+/// Every value is a double (the id an int) and is stored exactly. Cell
+/// connectivity and offsets are Int32 while the indices fit, Int64 beyond.
 /// Every file is written under a temporary name and renamed when complete, so
-/// a reader or a crash never sees a half-written file.
+/// a reader or a crash never sees a half-written file. The zlib streams are
+/// made by libdeflate when the build found it (io/CMakeLists.txt), else by
+/// VTK's zlib; either way the header says vtkZLibDataCompressor and any VTK
+/// reader (ParaView) decompresses them.
+///
+/// Threading contract (frames are written in the background, so that the
+/// output of a large scene overlaps the time stepping):
+///  - write_frame() copies what the frame needs out of the particle store and
+///    the bond list (a snapshot, in parallel with dem::parallel_for_ranges;
+///    the same for any thread count) and returns; the files are then written
+///    by a background thread (two while the two .vtp files are compressed).
+///    The caller may change, reorder or destroy the store and the bonds as
+///    soon as write_frame() returns.
+///  - At most one frame is in flight: write_frame() first waits for the
+///    previous frame to finish.
+///  - A frame's files (its two .vtp files, then both .pvd collections listing
+///    it) are complete only once the frame is finished: call flush() before
+///    reading the output folder or printing a run summary that points to it.
+///  - An error of a background write is never lost: it is rethrown, as the
+///    std::runtime_error naming the file, by the next write_frame() (which
+///    then takes no snapshot) or flush(). The failed frame is dropped from
+///    the series (frame_count() goes back by one and the next frame reuses
+///    its number), as a synchronous failure did. The destructor waits for the
+///    frame in flight and reports its failure on std::cerr without throwing:
+///    call flush() before the writer goes out of scope to handle it.
+///  - A VtkSeriesWriter is not itself thread-safe: call it from one thread.
+///
+/// Memory: the snapshot lives in the very buffers VTK writes from (no copy
+/// between them), kept from one frame to the next so that later frames touch
+/// no fresh memory: 172 bytes per particle (positions, the five point arrays,
+/// relative attitudes, vertex cells) and 28 bytes per bond (ends, offsets,
+/// strain, bend angle) with Int32 cells (+8 and +12 with Int64 cells). While
+/// a frame is written VTK adds a cell map of 8 bytes per cell, freed after
+/// each frame, and its 32 KiB compression blocks.
+///
+/// Speed (2 shared cores, 10^6 particles and 5.9x10^6 bonds, level 1,
+/// bench/bench_vtk.cpp): write_frame() holds the caller up for about 0.015 s
+/// (0.4 s for the first frame, whose buffers are new); the background write
+/// takes about 1.3 s (2.3 s of CPU; 2.8 s and 5.2 s with VTK's zlib instead
+/// of libdeflate); the files are about 123 MB and 135 MB.
 
 #include <cstddef>
+#include <exception>
 #include <filesystem>
+#include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "bonds/bond_list.hpp"
@@ -29,19 +73,52 @@ namespace dem {
 
 class VtkSeriesWriter {
  public:
-  /// Creates the folder if needed. Throws std::runtime_error naming the
-  /// folder if it cannot be created or is not writable.
-  explicit VtkSeriesWriter(std::filesystem::path folder);
+  /// zlib level of the frames: 1 (fastest) to 9 (smallest). Level 1 writes a
+  /// large frame 1.5 times as fast as level 6 with libdeflate (4 times with
+  /// zlib), for files of double-precision data only about 5 % larger.
+  static constexpr int kDefaultCompressionLevel = 1;
 
-  /// Writes frame number frame_count() at time t and updates both .pvd files.
+  /// Creates the folder if needed. Throws std::runtime_error naming the
+  /// folder if it cannot be created or is not writable, std::invalid_argument
+  /// if compression_level is not in 1..9.
+  explicit VtkSeriesWriter(std::filesystem::path folder,
+                           int compression_level = kDefaultCompressionLevel);
+
+  /// Waits for the frame in flight; a failure is reported on std::cerr.
+  ~VtkSeriesWriter();
+
+  VtkSeriesWriter(const VtkSeriesWriter&) = delete;
+  VtkSeriesWriter& operator=(const VtkSeriesWriter&) = delete;
+
+  /// Frame number frame_count() at time t: waits for the previous frame (and
+  /// rethrows its error, writing nothing), takes a snapshot of `particles`
+  /// and `bonds`, and starts writing it in the background; the .pvd files
+  /// are updated when its files are complete. Throws std::invalid_argument
+  /// if a bond names a particle the store does not have.
   void write_frame(double t, const ParticleStore& particles, const BondList& bonds);
 
+  /// Waits until the frame in flight (if any) is on disk, with both .pvd
+  /// files listing it. Throws std::runtime_error naming the file if writing
+  /// it failed (the error is then cleared).
+  void flush();
+
+  /// Frames accepted by write_frame(), including the one in flight.
   std::size_t frame_count() const { return times_.size(); }
   const std::filesystem::path& folder() const { return folder_; }
+  int compression_level() const { return compression_level_; }
 
  private:
+  struct FrameJob;  ///< a frame's snapshot and its writing (VTK types: in the .cpp)
+
+  /// Joins the background job, if any; returns its error (or null).
+  std::exception_ptr wait();
+
   std::filesystem::path folder_;
-  std::vector<double> times_;
+  int compression_level_;
+  std::vector<double> times_;       ///< times of the accepted frames
+  std::unique_ptr<FrameJob> job_;   ///< the frame in flight, or the last one's buffers
+  std::thread worker_;              ///< writing job_, if joinable
+  std::exception_ptr error_;        ///< set by the worker, read after join()
 };
 
 }  // namespace dem

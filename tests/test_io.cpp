@@ -13,6 +13,7 @@
 #include <vtkSmartPointer.h>
 #include <vtkXMLPolyDataReader.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -21,6 +22,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <unistd.h>
@@ -304,11 +306,13 @@ TEST(VtkSeriesWriter, FramesReadBackExactly) {
 
   writer.write_frame(t0, scene.store, scene.bonds);
   EXPECT_EQ(writer.frame_count(), 1u);
+  writer.flush();  // the files are written in the background
   check_frame(dir, 0, scene);
 
   scene.advance();
   writer.write_frame(t1, scene.store, scene.bonds);
   EXPECT_EQ(writer.frame_count(), 2u);
+  writer.flush();
   check_frame(dir, 1, scene);
 
   for (const auto& entry : fs::directory_iterator(dir)) {
@@ -342,6 +346,222 @@ TEST(VtkSeriesWriter, ImpossibleFolderThrowsNamingIt) {
     FAIL() << "expected std::runtime_error";
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find(target.string()), std::string::npos) << e.what();
+  }
+  fs::remove_all(dir);
+}
+
+namespace {
+
+/// The time of frame k in the tests below: distinct, not round in decimal.
+double frame_time(int k) { return 0.1 * k + 1.0 / 7.0; }
+
+/// Both .pvd files list frames 0..count-1 with frame_time(k), and nothing else.
+void expect_collections(const fs::path& dir, int count) {
+  for (const char* stem : {"particles", "bonds"}) {
+    const std::string pvd = read_text(dir / (std::string(stem) + ".pvd"));
+    char line[256];
+    std::size_t at = 0;
+    for (int k = 0; k < count; ++k) {
+      std::snprintf(line, sizeof line,
+                    "<DataSet timestep=\"%.16e\" part=\"0\" file=\"%s_%06d.vtp\"/>",
+                    frame_time(k), stem, k);
+      const std::size_t found = pvd.find(line, at);
+      EXPECT_NE(found, std::string::npos) << line << "\n" << pvd;
+      if (found != std::string::npos) at = found;  // in order
+    }
+    std::size_t listed = 0;
+    for (std::size_t p = pvd.find("<DataSet"); p != std::string::npos; p = pvd.find("<DataSet", p + 1))
+      ++listed;
+    EXPECT_EQ(listed, static_cast<std::size_t>(count)) << pvd;
+  }
+}
+
+/// RangeMin and RangeMax that the XML header of `file` gives the array
+/// `name` (for a vector array: the range of its magnitudes).
+std::pair<double, double> header_range(const fs::path& file, const std::string& name) {
+  const std::string text = read_text(file);
+  const std::size_t at = text.find("Name=\"" + name + "\"");
+  EXPECT_NE(at, std::string::npos) << name;
+  if (at == std::string::npos) return {NAN, NAN};
+  const auto value = [&](const char* key) {
+    const std::size_t k = text.find(key, at);
+    return k == std::string::npos ? NAN : std::strtod(text.c_str() + k + std::strlen(key), nullptr);
+  };
+  return {value("RangeMin=\""), value("RangeMax=\"")};
+}
+
+/// The header ranges of a frame's velocity and axial_strain are those of the
+/// scene it was taken from (not stale values of the buffers' previous frame).
+void check_header_ranges(const fs::path& dir, int frame, const Scene& scene) {
+  char index[16];
+  std::snprintf(index, sizeof index, "%06d", frame);
+  double lo = INFINITY, hi = -INFINITY;
+  for (const Vec3& v : scene.store.velocity) {
+    lo = std::min(lo, v.norm());
+    hi = std::max(hi, v.norm());
+  }
+  const auto velocity = header_range(dir / ("particles_" + std::string(index) + ".vtp"), "velocity");
+  EXPECT_NEAR(velocity.first, lo, 1e-9 * hi);
+  EXPECT_NEAR(velocity.second, hi, 1e-9 * hi);
+  lo = INFINITY;
+  hi = -INFINITY;
+  const ParticleStore& s = scene.store;
+  for (std::size_t k = 0; k < scene.bonds.size(); ++k) {
+    const std::uint32_t i = scene.bonds.first[k], j = scene.bonds.second[k];
+    const double strain = (s.position[i] - s.position[j]).norm() / scene.bonds.rest_length[k] - 1.0;
+    lo = std::min(lo, strain);
+    hi = std::max(hi, strain);
+  }
+  const auto strain = header_range(dir / ("bonds_" + std::string(index) + ".vtp"), "axial_strain");
+  EXPECT_NEAR(strain.first, lo, 1e-9 * std::abs(lo));
+  EXPECT_NEAR(strain.second, hi, 1e-9 * std::abs(hi));
+}
+
+}  // namespace
+
+TEST(VtkSeriesWriter, BackToBackFramesKeepTheirSnapshot) {
+  const fs::path dir = fresh_folder("vtk_snapshots");
+  Scene scene;
+  std::vector<Scene> shown;  // the scene as each frame was taken
+  {
+    VtkSeriesWriter writer(dir);
+    constexpr int frames = 4;
+    for (int k = 0; k < frames; ++k) {
+      writer.write_frame(frame_time(k), scene.store, scene.bonds);
+      EXPECT_EQ(writer.frame_count(), static_cast<std::size_t>(k + 1));
+      shown.push_back(scene);
+      // Changed at once, while the frame is (in all likelihood) still being
+      // written: the files must show the snapshot, not this.
+      scene.advance();
+    }
+    // The last frame's source disappears before it is written.
+    scene.store = ParticleStore();
+    scene.bonds = BondList();
+    writer.flush();
+    EXPECT_EQ(writer.frame_count(), static_cast<std::size_t>(frames));
+    for (int k = 0; k < frames; ++k) {
+      SCOPED_TRACE("frame " + std::to_string(k));
+      check_frame(dir, k, shown[static_cast<std::size_t>(k)]);
+      check_header_ranges(dir, k, shown[static_cast<std::size_t>(k)]);
+    }
+    expect_collections(dir, frames);
+    writer.flush();  // nothing in flight: a no-op
+  }
+  for (const auto& entry : fs::directory_iterator(dir))
+    EXPECT_EQ(entry.path().filename().string().find(".tmp"), std::string::npos) << entry.path();
+  fs::remove_all(dir);
+}
+
+TEST(VtkSeriesWriter, FlushListsEveryFrameInCollections) {
+  const fs::path dir = fresh_folder("vtk_pvd");
+  Scene scene;
+  VtkSeriesWriter writer(dir, 9);  // any level gives the same values
+  EXPECT_EQ(writer.compression_level(), 9);
+  constexpr int frames = 7;
+  for (int k = 0; k < frames; ++k) {
+    writer.write_frame(frame_time(k), scene.store, scene.bonds);
+    scene.advance();
+  }
+  writer.flush();
+  expect_collections(dir, frames);
+  for (int k = 0; k < frames; ++k) {
+    char index[16];
+    std::snprintf(index, sizeof index, "%06d", k);
+    EXPECT_TRUE(fs::exists(dir / ("particles_" + std::string(index) + ".vtp"))) << k;
+    EXPECT_TRUE(fs::exists(dir / ("bonds_" + std::string(index) + ".vtp"))) << k;
+  }
+  fs::remove_all(dir);
+}
+
+TEST(VtkSeriesWriter, EmptySceneWritesEmptyFrame) {
+  const fs::path dir = fresh_folder("vtk_empty");
+  VtkSeriesWriter writer(dir);
+  writer.write_frame(frame_time(0), ParticleStore(), BondList());
+  writer.flush();
+  const auto particles = read_vtp(dir / "particles_000000.vtp");
+  EXPECT_EQ(particles->GetNumberOfPoints(), 0);
+  const auto network = read_vtp(dir / "bonds_000000.vtp");
+  EXPECT_EQ(network->GetNumberOfLines(), 0);
+  expect_collections(dir, 1);
+  fs::remove_all(dir);
+}
+
+TEST(VtkSeriesWriter, BondOutsideStoreThrowsAtOnce) {
+  const fs::path dir = fresh_folder("vtk_bond_range");
+  Scene scene;  // bonds 0-1, 1-2, 3-4
+  ParticleStore three;
+  for (int k = 0; k < 3; ++k) three.add(ParticleSpec{});
+  VtkSeriesWriter writer(dir);
+  EXPECT_THROW(writer.write_frame(0.0, three, scene.bonds), std::invalid_argument);
+  EXPECT_EQ(writer.frame_count(), 0u);
+  EXPECT_NO_THROW(writer.flush());
+  writer.write_frame(frame_time(0), scene.store, scene.bonds);
+  writer.flush();
+  check_frame(dir, 0, scene);
+  fs::remove_all(dir);
+}
+
+TEST(VtkSeriesWriter, BadCompressionLevelThrows) {
+  const fs::path dir = fresh_folder("vtk_level");
+  EXPECT_THROW(VtkSeriesWriter(dir, 0), std::invalid_argument);
+  EXPECT_THROW(VtkSeriesWriter(dir, 10), std::invalid_argument);
+  fs::remove_all(dir);
+}
+
+TEST(VtkSeriesWriter, FailedBackgroundWriteSurfacesAtFlush) {
+  const fs::path dir = fresh_folder("vtk_gone");
+  const fs::path out = dir / "out";
+  Scene scene;
+  VtkSeriesWriter writer(out);
+  writer.write_frame(frame_time(0), scene.store, scene.bonds);
+  writer.flush();
+  expect_collections(out, 1);
+  // The folder disappears after construction (and the first frame).
+  fs::remove_all(out);
+  EXPECT_NO_THROW(writer.write_frame(frame_time(1), scene.store, scene.bonds));
+  EXPECT_EQ(writer.frame_count(), 2u);
+  try {
+    writer.flush();
+    FAIL() << "expected std::runtime_error";
+  } catch (const std::runtime_error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find((out / "particles_000001.vtp").string()), std::string::npos) << what;
+  }
+  // The failed frame is not part of the series; the error is reported once.
+  EXPECT_EQ(writer.frame_count(), 1u);
+  EXPECT_NO_THROW(writer.flush());
+  // Once the folder is back, the series goes on with the failed frame's number.
+  fs::create_directories(out);
+  writer.write_frame(frame_time(1), scene.store, scene.bonds);
+  writer.flush();
+  EXPECT_TRUE(fs::exists(out / "particles_000001.vtp"));
+  EXPECT_TRUE(fs::exists(out / "bonds_000001.vtp"));
+  EXPECT_EQ(writer.frame_count(), 2u);
+  fs::remove_all(dir);
+}
+
+TEST(VtkSeriesWriter, FailedBackgroundWriteSurfacesAtNextFrame) {
+  const fs::path dir = fresh_folder("vtk_gone_next");
+  const fs::path out = dir / "out";
+  Scene scene;
+  {
+    VtkSeriesWriter writer(out);
+    // A regular file where the folder was: nothing can be created in it.
+    fs::remove_all(out);
+    std::ofstream(out) << "not a folder\n";
+    writer.write_frame(frame_time(0), scene.store, scene.bonds);
+    try {
+      writer.write_frame(frame_time(1), scene.store, scene.bonds);
+      FAIL() << "expected std::runtime_error";
+    } catch (const std::runtime_error& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("particles_000000.vtp"), std::string::npos) << what;
+    }
+    // Neither frame is in the series: the second was refused.
+    EXPECT_EQ(writer.frame_count(), 0u);
+    EXPECT_NO_THROW(writer.flush());
+    // A failure still in flight at destruction is reported, not thrown.
+    writer.write_frame(frame_time(0), scene.store, scene.bonds);
   }
   fs::remove_all(dir);
 }

@@ -193,7 +193,9 @@ TEST(Reorder, MortonOrderKeepsEveryParticleAndItsBonds) {
   for (std::size_t b = 0; b < s.bonds.size(); ++b) {
     const auto i = s.bonds.first[b], j = s.bonds.second[b];
     EXPECT_LT(i, j);
-    if (b > 0) EXPECT_LE(s.bonds.first[b - 1], i);
+    if (b > 0) {
+      EXPECT_LE(s.bonds.first[b - 1], i);
+    }
     const Vec3 d = s.particles.reference_position[i] - s.particles.reference_position[j];
     EXPECT_LT((d / d.norm() - s.bonds.rest_direction[b]).norm(), 1e-15);
     const auto a = s.particles.id[i], c = s.particles.id[j];

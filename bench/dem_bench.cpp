@@ -1,0 +1,250 @@
+// dem_bench: whole-step throughput of the engine on a benchmark scene, in
+// particle-steps per second (particles x steps / wall seconds of the loop of
+// Simulation::step() calls; scene set-up, sorting, the first force
+// evaluation and the energy reports are outside the timed loop).
+//
+//   dem_bench SCENE [--particles N] [--threads T[,T...]] [--steps S]
+//             [--repeat R] [--integrator 23|25|27]
+//
+// Scenes:
+//   lattice      the contact benchmark of ../shared/peers/README.md
+//                (engine/lattice_scene.hpp): n^3 spheres, n = round(cbrt(N)),
+//                default N = 64000, h = 1e-3, 500 steps.
+//   solid-torus  the bonded solid torus of MODEL.md section 7
+//                (engine/solid_torus.hpp) with about N particles (default
+//                100000), h = kDefaultTimeStepFraction x critical step,
+//                200 steps.
+//   ring         the ring torus of engine/ring_torus.hpp with N particles
+//                (default 80), h = 1e-3, 1000 steps.
+//
+// stdout: a header line, then one CSV row per run:
+//   scene,particles,bonds,threads,steps,seconds,particle_steps_per_s,peak_rss_bytes
+// threads is dem::active_threads() during the run; peak_rss_bytes is the
+// process's peak resident set so far (getrusage ru_maxrss), so with several
+// thread counts or repeats in one process it is the largest of this run and
+// every earlier one: run one thread count per process for a run's own peak.
+// stderr: one human line per run (neighbour-list builds, energy drift).
+//
+// Exit status: 0 on success, 1 for bad input (unknown scene, N < 1,
+// steps < 1, ...), 2 when a run fails (non-finite values, instability).
+
+#include <CLI/CLI.hpp>
+
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/lattice_scene.hpp"
+#include "engine/parallel.hpp"
+#include "engine/reorder.hpp"
+#include "engine/ring_torus.hpp"
+#include "engine/simulation.hpp"
+#include "engine/solid_torus.hpp"
+#include "engine/time_step.hpp"
+
+namespace {
+
+struct Options {
+  std::string scene;
+  long long particles = -1;             ///< -1: the scene's default
+  std::vector<long long> threads{0};    ///< 0: all cores
+  long long steps = -1;                 ///< -1: the scene's default
+  long long repeat = 1;
+  std::string integrator = "25";
+};
+
+/// Thrown when a run itself goes wrong (as opposed to bad input).
+struct RunFailure : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// A built scene and its time step h (time).
+struct BenchScene {
+  dem::Scene scene;
+  double time_step = 0.0;
+};
+
+/// Builds the benchmark scenes; remembers the solid torus diameter found by
+/// bisection so that repeated runs do not search again.
+class SceneFactory {
+ public:
+  SceneFactory(std::string name, long long particles) : name_(std::move(name)) {
+    if (name_ == "lattice") {
+      target_ = particles < 0 ? 64000 : particles;
+      default_steps_ = 500;
+    } else if (name_ == "solid-torus") {
+      target_ = particles < 0 ? 100000 : particles;
+      default_steps_ = 200;
+    } else if (name_ == "ring") {
+      target_ = particles < 0 ? 80 : particles;
+      default_steps_ = 1000;
+    } else {
+      throw std::invalid_argument("unknown scene '" + name_ +
+                                  "' (expected lattice, solid-torus or ring)");
+    }
+    if (target_ < 1)
+      throw std::invalid_argument("--particles must be >= 1, got " + std::to_string(target_));
+  }
+
+  long long default_steps() const { return default_steps_; }
+
+  BenchScene build() {
+    BenchScene b;
+    if (name_ == "lattice") {
+      dem::LatticeParameters p;
+      p.per_side = static_cast<std::size_t>(
+          std::max(1.0, std::round(std::cbrt(static_cast<double>(target_)))));
+      b.scene = dem::make_lattice(p);
+      b.time_step = 1e-3;
+    } else if (name_ == "solid-torus") {
+      dem::SolidTorusParameters p;
+      if (!torus_diameter_)
+        torus_diameter_ = dem::solid_torus_diameter_for(p, static_cast<std::size_t>(target_));
+      p.particle_diameter = *torus_diameter_;
+      b.scene = dem::make_solid_torus(p);
+      b.time_step = dem::kDefaultTimeStepFraction *
+                    dem::critical_time_step(b.scene.particles, b.scene.bonds, b.scene.contact);
+    } else {
+      dem::RingTorusParameters p;
+      p.particles = static_cast<std::size_t>(target_);
+      b.scene = dem::make_ring_torus(p);  // throws naming N_p if < 3
+      b.time_step = 1e-3;
+    }
+    return b;
+  }
+
+ private:
+  std::string name_;
+  long long target_ = 0;
+  long long default_steps_ = 0;
+  std::optional<double> torus_diameter_;
+};
+
+std::string format_g(double v, int digits = 6) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+  return buf;
+}
+
+long long peak_rss_bytes() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<long long>(usage.ru_maxrss) * 1024;  // Linux: kibibytes
+}
+
+/// One timed run; prints its CSV row to stdout and a summary to stderr.
+void run_once(const std::string& name, SceneFactory& factory, std::size_t threads,
+              long long steps, dem::IntegratorMap map) {
+  BenchScene b = factory.build();
+  dem::sort_for_locality(b.scene);
+  const dem::ThreadLimit limit(threads);
+  const std::size_t bonds = b.scene.bonds.size();
+  dem::ForceField field(b.scene.particles, std::move(b.scene.bonds), b.scene.contact,
+                        std::move(b.scene.walls));
+  dem::Simulation sim(std::move(b.scene.particles), std::move(field), map, b.time_step);
+  const std::size_t n = sim.particles().size();
+  const double e0 = sim.energy_report().total();
+
+  using clock = std::chrono::steady_clock;
+  const auto start = clock::now();
+  auto last_report = start;
+  for (long long k = 1; k <= steps; ++k) {
+    try {
+      sim.step();
+    } catch (const std::exception& e) {
+      throw RunFailure("step " + std::to_string(k) + " of " + name + ": " + e.what());
+    }
+    if (k % 64 == 0) {  // progress for long runs; reading the clock costs nanoseconds
+      const auto now = clock::now();
+      if (now - last_report > std::chrono::seconds(10)) {
+        last_report = now;
+        const double secs = std::chrono::duration<double>(now - start).count();
+        std::cerr << "  ... step " << k << " of " << steps << ", "
+                  << format_g(static_cast<double>(n) * k / secs, 4) << " particle-steps/s"
+                  << std::endl;
+      }
+    }
+  }
+  const double seconds = std::chrono::duration<double>(clock::now() - start).count();
+
+  const double e1 = sim.energy_report().total();
+  if (!std::isfinite(e1)) throw RunFailure(name + ": the energy became non-finite");
+  const double rate = static_cast<double>(n) * static_cast<double>(steps) / seconds;
+  std::printf("%s,%zu,%zu,%zu,%lld,%.6f,%.6g,%lld\n", name.c_str(), n, bonds,
+              dem::active_threads(), steps, seconds, rate, peak_rss_bytes());
+  std::fflush(stdout);
+  std::cerr << "dem_bench: " << name << ", " << n << " particles, " << bonds << " bonds, "
+            << dem::active_threads() << " threads, h = " << format_g(b.time_step) << ", "
+            << steps << " steps in " << format_g(seconds, 4) << " s = "
+            << format_g(rate, 4) << " particle-steps/s; neighbour-list builds: "
+            << sim.forces().neighbours().rebuild_count() << ", contact pairs listed: "
+            << sim.forces().neighbours().list().pair_count() << ", |E - E_0|/|E_0| = "
+            << format_g(e0 != 0.0 ? std::abs(e1 - e0) / std::abs(e0) : std::abs(e1 - e0), 3)
+            << " (E_0 = " << format_g(e0, 8) << ")" << std::endl;
+}
+
+int run(const Options& o) {
+  SceneFactory factory(o.scene, o.particles);  // checks the scene and N
+  const long long steps = o.steps < 0 ? factory.default_steps() : o.steps;
+  if (steps < 1) throw std::invalid_argument("--steps must be >= 1, got " + std::to_string(steps));
+  if (o.repeat < 1)
+    throw std::invalid_argument("--repeat must be >= 1, got " + std::to_string(o.repeat));
+  if (o.threads.empty()) throw std::invalid_argument("--threads needs at least one count");
+  for (long long t : o.threads)
+    if (t < 0)
+      throw std::invalid_argument("--threads must be >= 0 (0: all cores), got " +
+                                  std::to_string(t));
+  const dem::IntegratorMap map = dem::parse_integrator_map(o.integrator);
+
+  std::printf("scene,particles,bonds,threads,steps,seconds,particle_steps_per_s,peak_rss_bytes\n");
+  std::fflush(stdout);
+  for (long long t : o.threads)
+    for (long long r = 0; r < o.repeat; ++r)
+      run_once(o.scene, factory, static_cast<std::size_t>(t), steps, map);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "dem_bench: particle-steps per second of the time-stepping loop on a benchmark scene. "
+      "Prints a CSV header and one row per run (peak_rss_bytes is the process's peak so far)."};
+  Options o;
+  app.add_option("scene", o.scene, "lattice, solid-torus or ring")->required();
+  app.add_option("--particles", o.particles,
+                 "Particle count N (lattice: rounded to a cube n^3; solid-torus: target, "
+                 "defaults 64000, 100000, 80)");
+  app.add_option("--threads", o.threads,
+                 "Worker threads, or a comma list of counts run one after another (0: all cores)")
+      ->delimiter(',')
+      ->capture_default_str();
+  app.add_option("--steps", o.steps, "Time steps per run (defaults 500, 200, 1000)");
+  app.add_option("--repeat", o.repeat, "Runs per thread count (the scene is rebuilt for each)")
+      ->capture_default_str();
+  app.add_option("--integrator", o.integrator, "Map of Baker & Gonzalez: 23, 25 or 27")
+      ->capture_default_str();
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 1;
+  }
+  try {
+    return run(o);
+  } catch (const RunFailure& e) {
+    std::cerr << "error: the run failed: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 1;
+  }
+}
