@@ -21,9 +21,9 @@
 #include <string>
 #include <vector>
 
-#include <sys/resource.h>
 
 #include "engine/parallel.hpp"
+#include "engine/peak_memory.hpp"
 #include "engine/reorder.hpp"
 #include "engine/ring_torus.hpp"
 #include "engine/simulation.hpp"
@@ -75,11 +75,6 @@ std::string format_g(double v, int digits = 6) {
 /// at the default time step: a few minutes on 2 cores.
 constexpr double kSolidEndTime = 4e-4;
 
-long long peak_rss_bytes() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return static_cast<long long>(u.ru_maxrss) * 1024;
-}
 
 /// Builds the scene the options ask for and describes it in `what`.
 dem::Scene build_scene(const Options& o, dem::RingTorusParameters ring,
@@ -256,8 +251,8 @@ int run(Options o, const dem::RingTorusParameters& ring_params,
             << format_g(steps / secs, 4) << " steps/s, " << format_g(n * steps / secs, 4)
             << " particle-steps/s\n"
             << "  neighbour-list builds: " << sim.forces().neighbours().rebuild_count() << "\n"
-            << "  peak memory: " << format_g(peak_rss_bytes() / 1048576.0, 4) << " MiB ("
-            << format_g(static_cast<double>(peak_rss_bytes()) / static_cast<double>(n), 4)
+            << "  peak memory: " << format_g(dem::peak_resident_bytes() / 1048576.0, 4) << " MiB ("
+            << format_g(static_cast<double>(dem::peak_resident_bytes()) / static_cast<double>(n), 4)
             << " bytes per particle)\n"
             << "  largest |E_total - E_0|/E_0: " << format_g(max_dev, 4) << " (E_0 = "
             << format_g(e0, 10) << ")\n"
@@ -270,8 +265,9 @@ int run(Options o, const dem::RingTorusParameters& ring_params,
 
 int main(int argc, char** argv) {
   CLI::App app{
-      "dem_torus: particle-binder ring torus impact against a rigid wall "
-      "(Baker & Gonzalez 2021, section 4.1). Defaults are the paper's parameters."};
+      "dem_torus: a bonded torus thrown at a rigid wall: the particle-binder ring of Baker & "
+      "Gonzalez 2021, section 4.1 (default, the paper's parameters), or with --solid the solid "
+      "torus of bonded spheres of MODEL.md section 7."};
   Options o;
   dem::RingTorusParameters p;
   dem::SolidTorusParameters sp;

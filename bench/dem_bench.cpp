@@ -30,7 +30,6 @@
 
 #include <CLI/CLI.hpp>
 
-#include <sys/resource.h>
 
 #include <algorithm>
 #include <chrono>
@@ -45,6 +44,7 @@
 
 #include "engine/lattice_scene.hpp"
 #include "engine/parallel.hpp"
+#include "engine/peak_memory.hpp"
 #include "engine/reorder.hpp"
 #include "engine/ring_torus.hpp"
 #include "engine/simulation.hpp"
@@ -135,11 +135,6 @@ std::string format_g(double v, int digits = 6) {
   return buf;
 }
 
-long long peak_rss_bytes() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return static_cast<long long>(usage.ru_maxrss) * 1024;  // Linux: kibibytes
-}
 
 /// One timed run; prints its CSV row to stdout and a summary to stderr.
 void run_once(const std::string& name, SceneFactory& factory, std::size_t threads,
@@ -180,7 +175,7 @@ void run_once(const std::string& name, SceneFactory& factory, std::size_t thread
   if (!std::isfinite(e1)) throw RunFailure(name + ": the energy became non-finite");
   const double rate = static_cast<double>(n) * static_cast<double>(steps) / seconds;
   std::printf("%s,%zu,%zu,%zu,%lld,%.6f,%.6g,%lld\n", name.c_str(), n, bonds,
-              dem::active_threads(), steps, seconds, rate, peak_rss_bytes());
+              dem::active_threads(), steps, seconds, rate, dem::peak_resident_bytes());
   std::fflush(stdout);
   std::cerr << "dem_bench: " << name << ", " << n << " particles, " << bonds << " bonds, "
             << dem::active_threads() << " threads, h = " << format_g(b.time_step) << ", "
