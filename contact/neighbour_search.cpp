@@ -147,12 +147,16 @@ void NeighbourSearch::rebuild(std::span<const Vec3> positions, std::span<const d
   build(positions, radii);
 }
 
-bool NeighbourSearch::update(std::span<const Vec3> positions, std::span<const double> radii) {
+bool NeighbourSearch::rebuild_due(std::span<const Vec3> positions, std::span<const double> radii) {
   check_sizes(positions, radii);
   const bool stale = rebuilds_ == 0 || positions.size() != build_positions_.size();
   const double drift2 = scan_positions(positions, !stale);
   const double half_skin = 0.5 * skin_;
-  if (!stale && !(drift2 > half_skin * half_skin)) return false;
+  return stale || drift2 > half_skin * half_skin;
+}
+
+bool NeighbourSearch::update(std::span<const Vec3> positions, std::span<const double> radii) {
+  if (!rebuild_due(positions, radii)) return false;
   build(positions, radii);
   return true;
 }

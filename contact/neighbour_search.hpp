@@ -56,6 +56,12 @@ class NeighbourSearch {
   /// A change of radii alone does not trigger a rebuild.
   bool update(std::span<const Vec3> positions, std::span<const double> radii);
 
+  /// True if update() would rebuild now: some particle has moved more than
+  /// skin/2 since the last build, none was made or the particle count
+  /// changed. Checks the positions and throws as rebuild() does. Lets a
+  /// caller re-order the particles just before the rebuild.
+  bool rebuild_due(std::span<const Vec3> positions, std::span<const double> radii);
+
   const NeighbourList& list() const { return list_; }
   double skin() const { return skin_; }
   /// Number of builds so far (the first included).

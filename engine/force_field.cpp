@@ -6,6 +6,7 @@
 
 #include "bonds/bond_potential.hpp"
 #include "engine/parallel.hpp"
+#include "engine/reorder.hpp"
 
 namespace dem {
 
@@ -51,6 +52,13 @@ ForceField::ForceField(const ParticleStore& particles, BondList bonds, ContactSe
     if (bonds_.first[b] >= n || bonds_.second[b] >= n)
       throw std::invalid_argument("bond " + std::to_string(b) + " refers to a particle outside the " +
                                   std::to_string(n) + " particles");
+  index_bonds(n);
+  bond_force_.resize(bonds_.size());
+  bond_moment_.resize(bonds_.size());
+  identity_reference_ = all_identity(particles.reference_attitude);
+}
+
+void ForceField::index_bonds(std::size_t n) {
   // Compressed rows of bonds per particle, ascending bond index.
   bond_offsets_.assign(n + 1, 0);
   for (std::size_t b = 0; b < bonds_.size(); ++b) {
@@ -64,14 +72,26 @@ ForceField::ForceField(const ParticleStore& particles, BondList bonds, ContactSe
     bond_entries_[fill[bonds_.first[b]]++] = static_cast<std::uint32_t>(2 * b);
     bond_entries_[fill[bonds_.second[b]]++] = static_cast<std::uint32_t>(2 * b + 1);
   }
-  bond_force_.resize(bonds_.size());
-  bond_moment_.resize(bonds_.size());
-  identity_reference_ = all_identity(particles.reference_attitude);
+}
+
+void ForceField::reorder(ParticleStore& s) {
+  const std::vector<std::uint32_t> order = morton_order(s.position);
+  bool sorted = true;
+  for (std::size_t k = 0; k < order.size() && sorted; ++k) sorted = order[k] == k;
+  if (sorted) return;
+  std::vector<std::uint32_t> inverse(order.size());
+  for (std::size_t k = 0; k < order.size(); ++k) inverse[order[k]] = static_cast<std::uint32_t>(k);
+  permute_particles(s, order);
+  renumber_and_sort_bonds(bonds_, inverse);
+  index_bonds(s.size());
 }
 
 void ForceField::compute(ParticleStore& s) {
   const std::size_t n = s.size();
-  search_.update(s.position, s.radius);
+  if (search_.rebuild_due(s.position, s.radius)) {
+    if (contact_.reorder_on_rebuild) reorder(s);
+    search_.rebuild(s.position, s.radius);
+  }
   const NeighbourList& list = search_.list();
 
   parallel_for_ranges(bonds_.size(), [&](std::size_t begin, std::size_t end) {

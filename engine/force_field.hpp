@@ -38,6 +38,11 @@ namespace dem {
 struct ContactSettings {
   double stiffness = 0.0;  ///< K^pp (energy), >= 0; 0 disables contact
   double skin = 0.0;       ///< Verlet skin of the neighbour list (length), >= 0
+  /// Sort the particles along a Morton curve (and renumber the bonds) each
+  /// time the neighbour list is rebuilt, so that neighbours stay close in
+  /// memory. Particle slots then change during a run; ParticleStore::id
+  /// keeps each particle's identity.
+  bool reorder_on_rebuild = true;
 };
 
 class ForceField {
@@ -51,7 +56,9 @@ class ForceField {
 
   /// Writes F and tau at the current configuration into particles.force and
   /// particles.moment (overwriting them), updating the neighbour list first
-  /// if needed. Throws std::runtime_error if a position is not finite.
+  /// if needed (and, with contact().reorder_on_rebuild, re-ordering the
+  /// particles and bonds just before that rebuild). Throws
+  /// std::runtime_error if a position is not finite.
   void compute(ParticleStore& particles);
 
   /// Potential energies (bending, axial, shear, contact, wall) at the current
@@ -65,6 +72,11 @@ class ForceField {
   const NeighbourSearch& neighbours() const { return search_; }
 
  private:
+  /// Rebuilds the compressed rows of bonds per particle from bonds_.
+  void index_bonds(std::size_t particle_count);
+  /// Morton order of the particles, bonds renumbered and sorted to match.
+  void reorder(ParticleStore& particles);
+
   BondList bonds_;
   ContactSettings contact_;
   std::vector<Wall> walls_;
