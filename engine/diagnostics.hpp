@@ -17,11 +17,13 @@ struct EnergyReport {
   double shear = 0.0;            ///< U_shear
   double contact = 0.0;          ///< U_contact (particle-particle)
   double wall = 0.0;             ///< U_wall
+  double gravity = 0.0;          ///< U_gravity = -sum m g.x (zero without gravity)
   Vec3 linear_momentum = Vec3::Zero();   ///< P = sum m v
   Vec3 angular_momentum = Vec3::Zero();  ///< L = sum (x x m v + J Omega)
 
   double total() const {
-    return kinetic_translation + kinetic_rotation + bending + axial + shear + contact + wall;
+    return kinetic_translation + kinetic_rotation + bending + axial + shear + contact + wall +
+           gravity;
   }
 };
 

@@ -34,12 +34,14 @@ bool all_identity(const std::vector<Quat>& q) {
 }  // namespace
 
 ForceField::ForceField(const ParticleStore& particles, BondList bonds, ContactSettings contact,
-                       std::vector<Wall> walls)
+                       std::vector<Wall> walls, Vec3 gravity)
     : bonds_(std::move(bonds)),
       contact_(contact),
       walls_(std::move(walls)),
+      gravity_(gravity),
       search_((require_nonnegative(contact.skin, "contact skin"), contact.skin)) {
   require_nonnegative(contact_.stiffness, "contact stiffness K^pp");
+  if (!gravity_.allFinite()) throw std::invalid_argument("gravity is not finite");
   for (std::size_t w = 0; w < walls_.size(); ++w) {
     const std::string name = "wall " + std::to_string(w);
     require_nonnegative(walls_[w].stiffness, name + " stiffness K^pw");
@@ -107,6 +109,7 @@ void ForceField::compute(ParticleStore& s) {
   });
 
   const double kpp = contact_.stiffness;
+  const bool has_gravity = gravity_ != Vec3::Zero();
   parallel_for_ranges(n, [&](std::size_t begin, std::size_t end) {
     for (std::size_t i = begin; i < end; ++i) {
       const Vec3 x = s.position[i];
@@ -136,6 +139,7 @@ void ForceField::compute(ParticleStore& s) {
         }
       }
       for (const Wall& w : walls_) f += wall_contact(x, r, w).force_i;
+      if (has_gravity) f += s.mass[i] * gravity_;
       s.force[i] = f;
       s.moment[i] = tau;
     }
@@ -171,6 +175,10 @@ EnergyReport ForceField::potential_energies(const ParticleStore& s) const {
     for (const Wall& w : walls_) u += wall_contact(s.position[i], s.radius[i], w).energy;
     return u;
   });
+  if (gravity_ != Vec3::Zero())
+    r.gravity = deterministic_sum(s.size(), 0.0, [&](std::size_t i) {
+      return -s.mass[i] * gravity_.dot(s.position[i]);
+    });
   return r;
 }
 

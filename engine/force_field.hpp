@@ -51,8 +51,10 @@ class ForceField {
   /// bond refers to a particle outside `particles`, a contact setting is
   /// negative or not finite, or a wall normal is not a unit vector or a wall
   /// stiffness is negative.
+  /// gravity: uniform acceleration g (length/time^2), finite, else
+  /// std::invalid_argument; each particle feels m_i g.
   ForceField(const ParticleStore& particles, BondList bonds, ContactSettings contact,
-             std::vector<Wall> walls);
+             std::vector<Wall> walls, Vec3 gravity = Vec3::Zero());
 
   /// Writes F and tau at the current configuration into particles.force and
   /// particles.moment (overwriting them), updating the neighbour list first
@@ -61,13 +63,14 @@ class ForceField {
   /// std::runtime_error if a position is not finite.
   void compute(ParticleStore& particles);
 
-  /// Potential energies (bending, axial, shear, contact, wall) at the current
+  /// Potential energies (bending, axial, shear, contact, wall, gravity) at the current
   /// configuration; deterministic block sums. The neighbour list must be
   /// current (compute() was called at this configuration).
   EnergyReport potential_energies(const ParticleStore& particles) const;
 
   const BondList& bonds() const { return bonds_; }
   const std::vector<Wall>& walls() const { return walls_; }
+  const Vec3& gravity() const { return gravity_; }
   const ContactSettings& contact() const { return contact_; }
   const NeighbourSearch& neighbours() const { return search_; }
 
@@ -80,6 +83,7 @@ class ForceField {
   BondList bonds_;
   ContactSettings contact_;
   std::vector<Wall> walls_;
+  Vec3 gravity_ = Vec3::Zero();
   NeighbourSearch search_;
   // Bonds of each particle (compressed rows): entry = 2 * bond + (0 if the
   // particle is the bond's first end, 1 if its second), ascending.

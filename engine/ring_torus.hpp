@@ -12,6 +12,7 @@
 #include "contact/contact_potential.hpp"
 #include "engine/force_field.hpp"
 #include "engine/particle_store.hpp"
+#include "engine/scene.hpp"
 
 namespace dem {
 
@@ -32,14 +33,6 @@ struct RingTorusParameters {
   bool wall = true;               ///< include the wall at x = 0
   double gap = 0.1;               ///< distance from the wall to the ring's bounding circle
   double skin_fraction = 0.5;     ///< Verlet skin as a fraction of D_p
-};
-
-/// Everything a ForceField and a Simulation are built from.
-struct Scene {
-  ParticleStore particles;
-  BondList bonds;
-  ContactSettings contact;
-  std::vector<Wall> walls;
 };
 
 /// Builds the ring: centre c = (D_t/2 + D_p/2 + gap, 0, 0), particle k at

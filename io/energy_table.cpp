@@ -26,15 +26,16 @@ void append_value(std::string& out, double value) {
 }  // namespace
 
 std::string energy_table_header() {
-  return "t,E_kin_trans,E_kin_rot,U_bend,U_axial,U_shear,U_contact,U_wall,E_total,"
-         "P_x,P_y,P_z,L_x,L_y,L_z";
+  return "t,E_kin_trans,E_kin_rot,U_bend,U_axial,U_shear,U_contact,U_wall,U_gravity,"
+         "E_total,P_x,P_y,P_z,L_x,L_y,L_z";
 }
 
 std::string energy_table_row(const EnergyReport& r) {
-  const std::array<double, 15> values = {
+  const std::array<double, 16> values = {
       r.time,                 r.kinetic_translation,  r.kinetic_rotation,
       r.bending,              r.axial,                r.shear,
-      r.contact,              r.wall,                 r.total(),
+      r.contact,              r.wall,                 r.gravity,
+      r.total(),
       r.linear_momentum.x(),  r.linear_momentum.y(),  r.linear_momentum.z(),
       r.angular_momentum.x(), r.angular_momentum.y(), r.angular_momentum.z()};
   std::string row;

@@ -1,8 +1,9 @@
 #pragma once
 /// \file energy_table.hpp
 /// The energy table `energy.csv` (MODEL.md section 5): one row per output
-/// time with exactly the columns
-/// t,E_kin_trans,E_kin_rot,U_bend,U_axial,U_shear,U_contact,U_wall,E_total,P_x,P_y,P_z,L_x,L_y,L_z
+/// time with exactly the columns (MODEL.md section 5, plus U_gravity,
+/// zero in a scene without gravity)
+/// t,E_kin_trans,E_kin_rot,U_bend,U_axial,U_shear,U_contact,U_wall,U_gravity,E_total,P_x,P_y,P_z,L_x,L_y,L_z
 /// every value written with 17 significant digits (%.16e).
 
 #include <cstdio>

@@ -92,7 +92,7 @@ TEST(DemTorus, ShortRunWritesParaViewFilesAndEnergyTable) {
   EXPECT_TRUE(fs::exists(out / "particles_000004.vtp"));
   const std::string csv = read_file(out / "energy.csv");
   EXPECT_EQ(csv.substr(0, csv.find('\n')),
-            "t,E_kin_trans,E_kin_rot,U_bend,U_axial,U_shear,U_contact,U_wall,E_total,P_x,P_y,P_z,"
+            "t,E_kin_trans,E_kin_rot,U_bend,U_axial,U_shear,U_contact,U_wall,U_gravity,E_total,P_x,P_y,P_z,"
             "L_x,L_y,L_z");
   EXPECT_NE(r.output.find("particle-steps/s"), std::string::npos);
   EXPECT_NE(r.output.find("neighbour-list builds"), std::string::npos);

@@ -73,6 +73,7 @@ EnergyReport sample_report() {
   r.shear = -0.0;
   r.contact = 5e-324;  // smallest subnormal
   r.wall = 123456789.123456789;
+  r.gravity = -9.80665e-3;
   r.linear_momentum = Vec3(-1.0 / 7.0, 2.0 / 9.0, -1e20);
   r.angular_momentum = Vec3(std::sqrt(2.0), -std::sqrt(3.0), 1.0e-17);
   return r;
@@ -82,7 +83,7 @@ EnergyReport sample_report() {
 
 TEST(EnergyTable, HeaderIsExactColumnList) {
   EXPECT_EQ(energy_table_header(),
-            "t,E_kin_trans,E_kin_rot,U_bend,U_axial,U_shear,U_contact,U_wall,E_total,"
+            "t,E_kin_trans,E_kin_rot,U_bend,U_axial,U_shear,U_contact,U_wall,U_gravity,E_total,"
             "P_x,P_y,P_z,L_x,L_y,L_z");
 }
 
@@ -91,8 +92,8 @@ TEST(EnergyTable, RowParsesBackBitwise) {
   const std::string row = energy_table_row(r);
   EXPECT_EQ(row.find('\n'), std::string::npos);
   const std::vector<std::string> fields = split(row, ',');
-  ASSERT_EQ(fields.size(), 15u);
-  const double expected[15] = {r.time,
+  ASSERT_EQ(fields.size(), 16u);
+  const double expected[16] = {r.time,
                                r.kinetic_translation,
                                r.kinetic_rotation,
                                r.bending,
@@ -100,6 +101,7 @@ TEST(EnergyTable, RowParsesBackBitwise) {
                                r.shear,
                                r.contact,
                                r.wall,
+                               r.gravity,
                                r.total(),
                                r.linear_momentum.x(),
                                r.linear_momentum.y(),
@@ -107,7 +109,7 @@ TEST(EnergyTable, RowParsesBackBitwise) {
                                r.angular_momentum.x(),
                                r.angular_momentum.y(),
                                r.angular_momentum.z()};
-  for (int k = 0; k < 15; ++k) {
+  for (int k = 0; k < 16; ++k) {
     char* end = nullptr;
     const double v = std::strtod(fields[k].c_str(), &end);
     EXPECT_EQ(*end, '\0') << fields[k];
