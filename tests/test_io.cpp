@@ -116,8 +116,8 @@ TEST(EnergyTable, RowParsesBackBitwise) {
     EXPECT_TRUE(same_bits(v, expected[k])) << "column " << k << ": " << fields[k];
   }
   const double sum = r.kinetic_translation + r.kinetic_rotation + r.bending + r.axial + r.shear +
-                     r.contact + r.wall;
-  EXPECT_TRUE(same_bits(std::strtod(fields[8].c_str(), nullptr), sum));
+                     r.contact + r.wall + r.gravity;
+  EXPECT_TRUE(same_bits(std::strtod(fields[9].c_str(), nullptr), sum));
 }
 
 TEST(EnergyTable, WritesHeaderAndRows) {
