@@ -42,6 +42,17 @@ std::size_t BondList::add(const ParticleStore& particles, std::uint32_t i, std::
   return size() - 1;
 }
 
+void BondList::rebuild_type_index() {
+  std::map<std::array<double, 3>, std::uint32_t> index;
+  for (std::size_t t = 0; t < stiffness_types.size(); ++t) {
+    const BondStiffness& k = stiffness_types[t];
+    if (!index.try_emplace({k.bending, k.axial, k.shear}, static_cast<std::uint32_t>(t)).second)
+      throw std::invalid_argument("bond stiffness type " + std::to_string(t) +
+                                  " repeats an earlier type");
+  }
+  type_of_.swap(index);
+}
+
 void BondList::reserve(std::size_t n) {
   first.reserve(n);
   second.reserve(n);

@@ -43,6 +43,12 @@ class BondList {
   /// of 0..size()-1; throws std::invalid_argument if its size differs).
   void permute(std::span<const std::uint32_t> order);
 
+  /// Refills the private index from stiffness triple to type from
+  /// stiffness_types, after the public arrays were filled directly (e.g. by
+  /// decode_checkpoint), so that later add() calls reuse the existing types.
+  /// Throws std::invalid_argument if two entries of stiffness_types are equal.
+  void rebuild_type_index();
+
   std::vector<std::uint32_t> first;   ///< particle i of each bond
   std::vector<std::uint32_t> second;  ///< particle j of each bond
   std::vector<double> rest_length;    ///< r0 (length)

@@ -147,6 +147,12 @@ void NeighbourSearch::rebuild(std::span<const Vec3> positions, std::span<const d
   build(positions, radii);
 }
 
+void NeighbourSearch::restore(std::span<const Vec3> build_positions, std::span<const double> radii,
+                              std::size_t rebuild_count) {
+  rebuild(build_positions, radii);
+  rebuilds_ = rebuild_count;
+}
+
 bool NeighbourSearch::rebuild_due(std::span<const Vec3> positions, std::span<const double> radii) {
   check_sizes(positions, radii);
   const bool stale = rebuilds_ == 0 || positions.size() != build_positions_.size();

@@ -62,7 +62,15 @@ class NeighbourSearch {
   /// caller re-order the particles just before the rebuild.
   bool rebuild_due(std::span<const Vec3> positions, std::span<const double> radii);
 
+  /// Rebuilds the list from the positions of an earlier build (as kept in a
+  /// checkpoint) and sets the build count, so that a restarted run rebuilds
+  /// at the same steps as the run it continues. Throws as rebuild() does.
+  void restore(std::span<const Vec3> build_positions, std::span<const double> radii,
+               std::size_t rebuild_count);
+
   const NeighbourList& list() const { return list_; }
+  /// Positions at the last build (empty before the first).
+  const std::vector<Vec3>& build_positions() const { return build_positions_; }
   double skin() const { return skin_; }
   /// Number of builds so far (the first included).
   std::size_t rebuild_count() const { return rebuilds_; }

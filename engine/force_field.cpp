@@ -60,6 +60,14 @@ ForceField::ForceField(const ParticleStore& particles, BondList bonds, ContactSe
   identity_reference_ = all_identity(particles.reference_attitude);
 }
 
+void ForceField::restore_neighbour_list(const ParticleStore& s, std::span<const Vec3> build_positions,
+                                        std::size_t rebuild_count) {
+  if (build_positions.size() != s.size())
+    throw std::invalid_argument("restore_neighbour_list: " + std::to_string(build_positions.size()) +
+                                " build positions for " + std::to_string(s.size()) + " particles");
+  search_.restore(build_positions, s.radius, rebuild_count);
+}
+
 void ForceField::index_bonds(std::size_t n) {
   // Compressed rows of bonds per particle, ascending bond index.
   bond_offsets_.assign(n + 1, 0);

@@ -24,6 +24,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "bonds/bond_list.hpp"
@@ -73,6 +74,13 @@ class ForceField {
   const Vec3& gravity() const { return gravity_; }
   const ContactSettings& contact() const { return contact_; }
   const NeighbourSearch& neighbours() const { return search_; }
+
+  /// Rebuilds the neighbour list from the positions of its last build in an
+  /// earlier run (a checkpoint), before the first compute(), so that the
+  /// continued run rebuilds and re-orders at the same steps. Throws
+  /// std::invalid_argument if the sizes differ from the particle count.
+  void restore_neighbour_list(const ParticleStore& particles, std::span<const Vec3> build_positions,
+                              std::size_t rebuild_count);
 
  private:
   /// Rebuilds the compressed rows of bonds per particle from bonds_.

@@ -15,6 +15,13 @@ Simulation::Simulation(ParticleStore particles, ForceField forces, IntegratorMap
   forces_.compute(particles_);
 }
 
+Simulation::Simulation(ParticleStore particles, ForceField forces, IntegratorMap map,
+                       double time_step, std::size_t steps_done)
+    : Simulation(std::move(particles), std::move(forces), map, time_step) {
+  steps_ = steps_done;
+  time_ = static_cast<double>(steps_) * h_;
+}
+
 void Simulation::step() {
   advance_configuration(particles_, map_, h_);
   forces_.compute(particles_);

@@ -18,6 +18,11 @@ class Simulation {
   /// Computes the forces at the initial configuration (F_0, tau_0).
   Simulation(ParticleStore particles, ForceField forces, IntegratorMap map, double time_step);
 
+  /// Continues a run that has already made `steps_done` steps (a restart):
+  /// the clock starts at t = steps_done h. Forces are computed as above.
+  Simulation(ParticleStore particles, ForceField forces, IntegratorMap map, double time_step,
+             std::size_t steps_done);
+
   /// Advances one step of size h. Throws StabilityError (map 23) or
   /// std::runtime_error if a position became non-finite.
   void step();

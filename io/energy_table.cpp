@@ -3,6 +3,8 @@
 #include <array>
 #include <cerrno>
 #include <cstring>
+#include <fstream>
+#include <string>
 #include <stdexcept>
 
 namespace dem {
@@ -55,6 +57,41 @@ EnergyTable::EnergyTable(const std::filesystem::path& path) : path_(path) {
     file_ = nullptr;
     fail(path_, "cannot write the header", error);
   }
+}
+
+EnergyTable::EnergyTable(const std::filesystem::path& path, std::size_t keep_rows) : path_(path) {
+  std::ifstream in(path_);
+  if (!in)
+    throw std::runtime_error("energy table '" + path_.string() +
+                             "': cannot open the table of the run to continue");
+  std::string line, kept;
+  std::size_t rows = 0;
+  if (!std::getline(in, line) || line != energy_table_header())
+    throw std::runtime_error("energy table '" + path_.string() +
+                             "': its header is not this engine's, so it cannot be continued");
+  kept = line + '\n';
+  while (rows < keep_rows && std::getline(in, line)) {
+    kept += line + '\n';
+    ++rows;
+  }
+  if (rows < keep_rows)
+    throw std::runtime_error("energy table '" + path_.string() + "': has " + std::to_string(rows) +
+                             " rows, the checkpoint was taken after " + std::to_string(keep_rows));
+  in.close();
+  const std::filesystem::path temporary = path_.string() + ".tmp";
+  errno = 0;
+  std::FILE* f = std::fopen(temporary.c_str(), "w");
+  if (f == nullptr) fail(temporary, "cannot open for writing", errno);
+  const bool ok = std::fputs(kept.c_str(), f) != EOF && std::fflush(f) != EOF;
+  const int error = errno;
+  std::fclose(f);
+  if (!ok) fail(temporary, "cannot write", error);
+  std::error_code ec;
+  std::filesystem::rename(temporary, path_, ec);
+  if (ec) throw std::runtime_error("energy table '" + path_.string() + "': " + ec.message());
+  errno = 0;
+  file_ = std::fopen(path_.c_str(), "a");
+  if (file_ == nullptr) fail(path_, "cannot open for appending", errno);
 }
 
 EnergyTable::~EnergyTable() {

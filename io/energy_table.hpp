@@ -26,6 +26,13 @@ std::string energy_table_row(const EnergyReport& report);
 class EnergyTable {
  public:
   explicit EnergyTable(const std::filesystem::path& path);
+
+  /// Continues the table of an earlier run (a restart): keeps the header and
+  /// the first `keep_rows` rows of the existing file (rows after them, written
+  /// after the checkpoint, are dropped; the file is rewritten under a
+  /// temporary name and renamed), then appends. Throws std::runtime_error
+  /// naming the path if the file is missing, has another header or fewer rows.
+  EnergyTable(const std::filesystem::path& path, std::size_t keep_rows);
   ~EnergyTable();
   EnergyTable(const EnergyTable&) = delete;
   EnergyTable& operator=(const EnergyTable&) = delete;

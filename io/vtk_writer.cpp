@@ -483,6 +483,12 @@ std::exception_ptr VtkSeriesWriter::wait() {
   return std::exchange(error_, nullptr);
 }
 
+void VtkSeriesWriter::resume(std::vector<double> times) {
+  if (!times_.empty() || worker_.joinable())
+    throw std::logic_error("VtkSeriesWriter::resume: frames were already written");
+  times_ = std::move(times);
+}
+
 void VtkSeriesWriter::flush() {
   if (std::exception_ptr error = wait()) {
     times_.pop_back();  // the failed frame is not part of the series

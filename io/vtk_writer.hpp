@@ -102,6 +102,15 @@ class VtkSeriesWriter {
   /// it failed (the error is then cleared).
   void flush();
 
+  /// Continues a series whose first frames (at these times) an earlier run
+  /// wrote into the folder: the next frame gets number times.size(), and the
+  /// .pvd collections list the earlier frames too. Only before the first
+  /// write_frame(); throws std::logic_error after it.
+  void resume(std::vector<double> times);
+
+  /// Times of the frames accepted so far.
+  const std::vector<double>& frame_times() const { return times_; }
+
   /// Frames accepted by write_frame(), including the one in flight.
   std::size_t frame_count() const { return times_.size(); }
   const std::filesystem::path& folder() const { return folder_; }

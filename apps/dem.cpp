@@ -1,0 +1,196 @@
+// dem: runs any scene file (docs/scene-format.md).
+//
+//   dem run SCENE.toml [--threads N] [--output-dir DIR] [--t-end T | --steps N]
+//   dem check SCENE.toml
+//   dem restart CHECKPOINT [--t-end T | --steps N] [--threads N] [--output-dir DIR]
+//
+// Exit status: 0 done, 1 bad input (nothing run), 2 the run or its output
+// failed (what was written is kept), 3 interrupted (a checkpoint was written).
+
+#include <CLI/CLI.hpp>
+
+#include <cmath>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+#include "apps/run_loop.hpp"
+#include "engine/parallel.hpp"
+#include "scene/scene_builder.hpp"
+
+namespace {
+
+using namespace dem;
+
+std::string g(double v, int digits = 6) {
+  std::ostringstream out;
+  out << std::setprecision(digits) << v;
+  return out.str();
+}
+
+struct Options {
+  std::string scene;
+  std::string checkpoint;
+  std::string output_dir;
+  std::size_t threads = 0;
+  double t_end = -1.0;
+  long long steps = -1;
+  bool quiet = false;
+};
+
+/// The last step of a run at step size h: from --steps, --t-end or the scene.
+std::uint64_t end_step(const Options& o, double h, std::uint64_t scene_end, std::uint64_t now) {
+  if (o.steps >= 0) return static_cast<std::uint64_t>(o.steps);
+  if (o.t_end >= 0.0) {
+    if (!std::isfinite(o.t_end)) throw std::invalid_argument("--t-end must be finite");
+    const double k = std::ceil(o.t_end / h * (1.0 - 1e-12));
+    if (!(k < 9e15)) throw std::invalid_argument("--t-end is too many steps");
+    return static_cast<std::uint64_t>(std::max(0.0, k));
+  }
+  (void)now;
+  return scene_end;
+}
+
+void print_summary(const BuiltScene& b, const SceneSpec& spec, std::ostream& out) {
+  const Scene& s = b.scene;
+  const std::size_t n = s.particles.size();
+  double m_min = INFINITY, m_max = 0, d_min = INFINITY, d_max = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    m_min = std::min(m_min, s.particles.mass[i]);
+    m_max = std::max(m_max, s.particles.mass[i]);
+    d_min = std::min(d_min, 2 * s.particles.radius[i]);
+    d_max = std::max(d_max, 2 * s.particles.radius[i]);
+  }
+  out << "scene " << spec.file << "\n"
+      << "  particles: " << n << " (mass " << g(m_min) << " to " << g(m_max) << ", diameter "
+      << g(d_min) << " to " << g(d_max) << ")\n"
+      << "  bonds: " << s.bonds.size() << " (" << s.bonds.stiffness_types.size() << " stiffness types";
+  if (!s.bonds.stiffness_types.empty()) {
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {0, 0, 0};
+    for (const BondStiffness& k : s.bonds.stiffness_types) {
+      const double v[3] = {k.bending, k.axial, k.shear};
+      for (int a = 0; a < 3; ++a) lo[a] = std::min(lo[a], v[a]), hi[a] = std::max(hi[a], v[a]);
+    }
+    const char* names[3] = {"K^m", "K^a", "K^s"};
+    for (int a = 0; a < 3; ++a) out << ", " << names[a] << " " << g(lo[a]) << (lo[a] < hi[a] ? " to " + g(hi[a]) : "");
+  }
+  out << ")\n"
+      << "  contact: K^pp " << g(s.contact.stiffness) << ", skin " << g(s.contact.skin) << "\n"
+      << "  walls: " << s.walls.size();
+  for (const Wall& w : s.walls)
+    out << "; point (" << g(w.point.x()) << ", " << g(w.point.y()) << ", " << g(w.point.z()) << ") normal ("
+        << g(w.normal.x()) << ", " << g(w.normal.y()) << ", " << g(w.normal.z()) << ") K^pw " << g(w.stiffness);
+  out << "\n  gravity: (" << g(s.gravity.x()) << ", " << g(s.gravity.y()) << ", " << g(s.gravity.z()) << ")\n"
+      << "  integrator: map (" << integrator_map_name(b.map) << ")\n"
+      << "  critical time step estimate (MODEL.md section 7): " << g(b.critical_time_step) << "\n"
+      << "  time step: " << g(b.time_step)
+      << (b.automatic_time_step ? " (\"auto\": " : " (given: ") << g(b.time_step_fraction, 3)
+      << " of the critical step)\n"
+      << "  steps: " << b.steps << " to t = " << g(static_cast<double>(b.steps) * b.time_step) << "\n"
+      << "  output every: energy " << b.output.energy_every << ", VTK " << b.output.vtk_every
+      << ", checkpoint " << b.output.checkpoint_every << " steps (0 = never)\n"
+      << "  memory estimate: " << g(static_cast<double>(estimated_memory_bytes(n, s.bonds.size())) / 1048576.0, 4)
+      << " MiB\n";
+}
+
+int run_scene(const Options& o) {
+  const SceneSpec spec = read_scene_file(o.scene);
+  const std::string text = read_text_file(o.scene);
+  ThreadLimit limit(o.threads);
+  BuiltScene built = build_scene(spec);
+  print_summary(built, spec, std::cout);
+  RunPlan plan;
+  plan.output_dir = o.output_dir.empty() ? std::filesystem::path("output") : std::filesystem::path(o.output_dir);
+  plan.end_step = end_step(o, built.time_step, built.steps, 0);
+  plan.output = built.output;
+  plan.scene_path = o.scene;
+  plan.scene_text = text;
+  plan.progress = !o.quiet;
+  Scene& s = built.scene;
+  ForceField field(s.particles, std::move(s.bonds), s.contact, std::move(s.walls), s.gravity);
+  Simulation sim(std::move(s.particles), std::move(field), built.map, built.time_step);
+  std::cout << "running " << plan.end_step << " steps on " << active_threads() << " threads into "
+            << std::filesystem::absolute(plan.output_dir).string() << "\n";
+  return run_to_end(sim, plan, std::cout);
+}
+
+int restart(const Options& o) {
+  const CheckpointState c = read_checkpoint(o.checkpoint);
+  // The scene it came from gives the output intervals and the end.
+  const SceneSpec spec = parse_scene_text(c.scene_text, c.scene_path,
+                                          std::filesystem::path(c.scene_path).parent_path());
+  ThreadLimit limit(o.threads);
+  std::uint64_t scene_end = 0;
+  if (spec.run.steps)
+    scene_end = *spec.run.steps;
+  else
+    scene_end = static_cast<std::uint64_t>(std::max(1.0, std::ceil(*spec.run.end_time / c.time_step * (1.0 - 1e-12))));
+  RunPlan plan;
+  plan.output_dir = o.output_dir.empty() ? std::filesystem::path(o.checkpoint).parent_path()
+                                         : std::filesystem::path(o.output_dir);
+  if (plan.output_dir.empty()) plan.output_dir = ".";
+  plan.end_step = end_step(o, c.time_step, scene_end, c.step_count);
+  if (plan.end_step <= c.step_count)
+    throw std::invalid_argument("the checkpoint is at step " + std::to_string(c.step_count) + " (t = " +
+                                g(static_cast<double>(c.step_count) * c.time_step) +
+                                "), at or past the requested end step " + std::to_string(plan.end_step) +
+                                ": give a later --t-end or --steps");
+  plan.output = spec.output;
+  plan.scene_path = c.scene_path;
+  plan.scene_text = c.scene_text;
+  plan.frame_times = c.frame_times;
+  plan.energy_rows = c.energy_rows;
+  plan.resume = true;
+  plan.progress = !o.quiet;
+  Simulation sim = simulation_from(c);
+  std::cout << "restart from " << o.checkpoint << " at step " << c.step_count << " (t = " << g(sim.time())
+            << "), " << sim.particles().size() << " particles, " << sim.forces().bonds().size()
+            << " bonds; running to step " << plan.end_step << " on " << active_threads() << " threads into "
+            << std::filesystem::absolute(plan.output_dir).string() << "\n";
+  return run_to_end(sim, plan, std::cout);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"dem: discrete element simulations of bonded granular solids (scene files: "
+               "docs/scene-format.md)"};
+  app.require_subcommand(1);
+  Options o;
+  CLI::App* run = app.add_subcommand("run", "Run a scene file");
+  run->add_option("scene", o.scene, "Scene file (TOML)")->required();
+  CLI::App* check = app.add_subcommand("check", "Validate a scene file and print its summary, without running it");
+  check->add_option("scene", o.scene, "Scene file (TOML)")->required();
+  CLI::App* rs = app.add_subcommand("restart", "Continue a run from its checkpoint");
+  rs->add_option("checkpoint", o.checkpoint, "Checkpoint file (checkpoint.bin in a run's output folder)")->required();
+  for (CLI::App* c : {run, rs}) {
+    c->add_option("--threads", o.threads, "Worker threads (default: all cores)");
+    c->add_option("--output-dir", o.output_dir,
+                  c == run ? "Output folder (default: ./output)" : "Output folder (default: the checkpoint's)");
+    auto* t = c->add_option("--t-end", o.t_end, "End time (default: the scene's)");
+    auto* s = c->add_option("--steps", o.steps, "Run until this many steps in all (default: the scene's end)");
+    t->excludes(s);
+    c->add_flag("--quiet", o.quiet, "No progress output");
+  }
+  CLI11_PARSE(app, argc, argv);
+  try {
+    if (o.steps < -1 || (o.t_end < 0 && o.t_end != -1.0))
+      throw std::invalid_argument("--steps and --t-end must not be negative");
+    if (*check) {
+      const SceneSpec spec = read_scene_file(o.scene);
+      const BuiltScene built = build_scene(spec);
+      print_summary(built, spec, std::cout);
+      std::cout << "ok: the scene is valid\n";
+      return kExitOk;
+    }
+    if (*run) return run_scene(o);
+    return restart(o);
+  } catch (const SceneError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+  } catch (const CheckpointError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+  }
+  return kExitBadInput;
+}

@@ -1,0 +1,45 @@
+#pragma once
+/// \file csv_table.hpp
+/// A table of numbers with a header line, as scene files refer to (particle
+/// positions, bond pairs): comma-separated, one row a line, '#' starts a
+/// comment line, blank lines skipped.
+
+#include <cstddef>
+#include <filesystem>
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+namespace dem {
+
+class CsvTable {
+ public:
+  std::size_t rows() const { return lines_.size(); }
+  bool has(const std::string& column) const;
+  /// Value of a column (which must exist) in row r.
+  double at(std::size_t r, const std::string& column) const;
+  /// Line number (1-based) of row r in the file.
+  std::size_t line_of(std::size_t r) const { return lines_[r]; }
+
+ private:
+  friend CsvTable parse_csv_table(const std::string&, const std::string&,
+                                  std::initializer_list<const char*>,
+                                  std::initializer_list<const char*>);
+  std::vector<std::string> columns_;
+  std::vector<double> values_;  ///< row-major
+  std::vector<std::size_t> lines_;
+};
+
+/// Parses CSV text; `name` labels messages. Every `required` column must be
+/// in the header, every header column must be required or `optional`, and
+/// every field a finite number. Throws SceneError (scene_spec.hpp) naming
+/// the file and line.
+CsvTable parse_csv_table(const std::string& text, const std::string& name,
+                         std::initializer_list<const char*> required,
+                         std::initializer_list<const char*> optional);
+
+/// Reads a file (at most 2 GiB) and parses it.
+CsvTable read_csv_table(const std::filesystem::path& path, std::initializer_list<const char*> required,
+                        std::initializer_list<const char*> optional);
+
+}  // namespace dem

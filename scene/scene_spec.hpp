@@ -1,0 +1,137 @@
+#pragma once
+/// \file scene_spec.hpp
+/// A simulation as a scene file describes it (docs/scene-format.md): plain
+/// data, validated but not yet built. parse_scene_text() fills it from TOML;
+/// build_scene() (scene_builder.hpp) turns it into particles and bonds.
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bonds/bond_list.hpp"
+#include "engine/integrator.hpp"
+#include "engine/lattice_scene.hpp"
+#include "engine/ring_torus.hpp"
+#include "engine/solid_torus.hpp"
+#include "engine/types.hpp"
+
+namespace dem {
+
+/// A bad scene: the message names the file, the line and the key, and says
+/// what is expected ("scene.toml:12:1: [run] time_step: expected ...").
+class SceneError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Where a value came from, for error messages: "file:line:column".
+struct SourcePlace {
+  std::string file;
+  std::uint32_t line = 0;
+  std::uint32_t column = 0;
+  std::string text() const;
+};
+
+/// Material of the particles and the binder (MODEL.md section 7). Each value
+/// is optional; what needs one says so when it is missing.
+struct MaterialSpec {
+  std::optional<double> density;            ///< rho (mass/length^3)
+  std::optional<double> particle_modulus;   ///< E_p (pressure)
+  std::optional<double> particle_poisson;   ///< nu, in (-1, 0.5)
+  std::optional<double> binder_modulus;     ///< E_b (pressure)
+  std::optional<double> bond_radius_ratio;  ///< beta: r_b = beta d/2
+  SourcePlace place;
+};
+
+enum class SourceKind { ring_torus, solid_torus, box_lattice, csv };
+
+/// One [[particles]] table.
+struct ParticleSourceSpec {
+  SourceKind kind = SourceKind::ring_torus;
+  SourcePlace place;
+  RingTorusParameters ring;    ///< kind ring_torus (wall always false: walls are [[wall]])
+  SolidTorusParameters solid;  ///< kind solid_torus (material from [material])
+  std::optional<std::uint64_t> target_particles;  ///< solid_torus: choose d for about N
+  LatticeParameters lattice;   ///< kind box_lattice (density from [material])
+  Vec3 origin = Vec3::Zero();  ///< box_lattice: centre of the first sphere
+  std::filesystem::path file;  ///< kind csv: resolved against the scene file's folder
+};
+
+enum class BondPairs { generator, distance, csv, none };
+
+/// The [bonds] table: which pairs are bonded, and their stiffnesses.
+struct BondSpec {
+  BondPairs pairs = BondPairs::generator;
+  double distance = 0.0;       ///< pairs = distance: bond every pair closer than this
+  std::filesystem::path file;  ///< pairs = csv: columns i,j (creation indices)
+  std::optional<BondStiffness> stiffness;  ///< direct constants; else from the material
+  SourcePlace place;
+};
+
+/// The [contact] table.
+struct ContactSpec {
+  std::optional<double> stiffness;  ///< K^pp; nullopt = "auto" (Hertz, from the material)
+  bool given = false;               ///< the table or its stiffness key exists
+  std::optional<double> skin;       ///< length; nullopt: skin_fraction of the smallest diameter
+  double skin_fraction = 0.1;
+  bool reorder_on_rebuild = true;
+  SourcePlace place;
+};
+
+/// One [[wall]] table.
+struct WallSpec {
+  Vec3 point = Vec3::Zero();
+  Vec3 normal = Vec3::UnitX();      ///< unit (normalised when read)
+  std::optional<double> stiffness;  ///< K^pw; nullopt = "auto" (Hertz, from the material)
+  SourcePlace place;
+};
+
+/// The [run] table.
+struct RunSpec {
+  IntegratorMap map = IntegratorMap::rrp25;
+  std::optional<double> time_step;  ///< nullopt = "auto"
+  double time_step_fraction = 0.1;  ///< with "auto": h = fraction h_crit
+  std::optional<double> end_time;   ///< exactly one of end_time and steps
+  std::optional<std::uint64_t> steps;
+  SourcePlace place;
+};
+
+/// The [output] table; intervals in steps, 0 = never.
+struct OutputSpec {
+  std::uint64_t vtk_every = 0;
+  std::uint64_t energy_every = 100;
+  std::uint64_t checkpoint_every = 0;
+};
+
+struct SceneSpec {
+  std::string file;  ///< the scene file's name as given (for messages)
+  RunSpec run;
+  OutputSpec output;
+  MaterialSpec material;
+  std::vector<ParticleSourceSpec> sources;
+  BondSpec bonds;
+  ContactSpec contact;
+  std::vector<WallSpec> walls;
+  Vec3 gravity = Vec3::Zero();
+};
+
+/// Parses and validates a scene from TOML text. `file` names it in messages;
+/// relative CSV paths are resolved against `base_folder`. Throws SceneError
+/// for malformed TOML, an unknown key or table, a wrong type, a missing
+/// required value or a non-physical value. Never builds particles, so any
+/// input is parsed in bounded time and memory.
+SceneSpec parse_scene_text(std::string_view text, const std::string& file,
+                           const std::filesystem::path& base_folder);
+
+/// Reads and parses a scene file (UTF-8 TOML, at most 16 MiB); throws
+/// SceneError, naming the file, if it cannot be read or does not validate.
+SceneSpec read_scene_file(const std::filesystem::path& path);
+
+/// Reads a whole text file (at most 16 MiB); throws SceneError naming it.
+std::string read_text_file(const std::filesystem::path& path);
+
+}  // namespace dem
