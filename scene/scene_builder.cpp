@@ -93,6 +93,9 @@ Scene read_csv_particles(const ParticleSourceSpec& src, const MaterialSpec& mate
     if (has_v) p.velocity = Vec3(table.at(r, "vx"), table.at(r, "vy"), table.at(r, "vz"));
     if (has_w) p.angular_velocity = Vec3(table.at(r, "wx"), table.at(r, "wy"), table.at(r, "wz"));
     const double d = p.diameter;
+    if (!(d > 0.0))
+      fail(src.place, src.file.string() + ":" + std::to_string(table.line_of(r)) +
+                          ": column \"diameter\": must be > 0, got " + num(d));
     p.mass = has_mass ? table.at(r, "mass") : *material.density * std::numbers::pi * d * d * d / 6.0;
     p.inertia = p.mass * d * d / 10.0;
     try {

@@ -22,11 +22,15 @@ namespace {
 
 constexpr std::size_t kMaxSceneBytes = 16u << 20;
 
+/// The shortest of 15 or 17 significant digits that reads back as v.
 std::string format_number(double v) {
-  std::ostringstream out;
-  out.precision(17);
-  out << v;
-  return out.str();
+  for (int digits : {15, 17}) {
+    std::ostringstream out;
+    out.precision(digits);
+    out << v;
+    if (digits == 17 || std::stod(out.str()) == v) return out.str();
+  }
+  return "";
 }
 
 std::string describe(const toml::node& n) {
@@ -53,7 +57,12 @@ class TableReader {
       : table_(table), section_(std::move(section)), file_(file) {}
 
   [[noreturn]] void fail(const toml::node* at, const std::string& key, const std::string& what) const {
-    const SourcePlace p = place_of(file_, at != nullptr ? at->source() : table_.source());
+    fail_at(at != nullptr ? at->source() : table_.source(), key, what);
+  }
+
+  [[noreturn]] void fail_at(const toml::source_region& where, const std::string& key,
+                            const std::string& what) const {
+    const SourcePlace p = place_of(file_, where);
     std::string msg = p.text() + ": [" + section_ + "]";
     if (!key.empty()) msg += " " + key;
     throw SceneError(msg + ": " + what);
@@ -153,8 +162,13 @@ class TableReader {
   void finish() const {
     for (auto&& [k, v] : table_) {
       const std::string key(k.str());
-      if (used_.count(key) == 0)
-        fail(&v, key, "unknown key (see docs/scene-format.md for the keys of [" + section_ + "])");
+      if (used_.count(key) == 0) {
+        const toml::array* a = v.as_array();
+        const char* what = v.is_table() ? "unknown table"
+                           : (a != nullptr && a->is_array_of_tables()) ? "unknown array of tables"
+                                                                       : "unknown key";
+        fail_at(k.source(), key, std::string(what) + " (see docs/scene-format.md for the keys of [" + section_ + "])");
+      }
     }
   }
 

@@ -1,0 +1,271 @@
+// Scene files (scene/, docs/scene-format.md): every kind of bad input is an
+// error naming the file, the line and the key; the shipped scenes build the
+// same particles and bonds as the generators; bonds by distance and from CSV
+// files; CSV particles; walls; the time step.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "engine/ring_torus.hpp"
+#include "engine/solid_torus.hpp"
+#include "engine/time_step.hpp"
+#include "scene/csv_table.hpp"
+#include "scene/scene_builder.hpp"
+
+using namespace dem;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kRing = R"([run]
+integrator = "rrp25"
+time_step = 1e-3
+end_time = 1.0
+
+[[particles]]
+source = "ring_torus"
+count = 12
+
+[bonds]
+bending = 10.0
+axial = 200.0
+shear = 200.0
+
+[contact]
+stiffness = 2100.0
+
+[[wall]]
+point = [0, 0, 0]
+normal = [1, 0, 0]
+stiffness = 2100.0
+)";
+
+fs::path folder() {
+  const fs::path p = fs::temp_directory_path() / ("dem_test_scene_" + std::to_string(::getpid()));
+  fs::create_directories(p);
+  return p;
+}
+
+SceneSpec parse(const std::string& text) { return parse_scene_text(text, "s.toml", folder()); }
+
+/// The SceneError message for `text`, or "" if it parsed and built.
+std::string error_of(const std::string& text) {
+  try {
+    build_scene(parse(text));
+  } catch (const SceneError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::string replace(std::string text, const std::string& from, const std::string& to) {
+  const auto at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return text.replace(at, from.size(), to);
+}
+
+void write(const fs::path& p, const std::string& text) { std::ofstream(p) << text; }
+
+}  // namespace
+
+TEST(SceneFile, TheBaseSceneBuilds) { EXPECT_EQ(error_of(kRing), ""); }
+
+TEST(SceneFile, ErrorsNameFileLineAndKey) {
+  struct Case {
+    std::string from, to, expect;
+  };
+  const Case cases[] = {
+      {"end_time = 1.0", "end_time = 1.0\nend_tme = 2.0", "s.toml:5:1: [run] end_tme: unknown key"},
+      {"time_step = 1e-3", "time_step = \"fast\"", "s.toml:3:13: [run] time_step: expected a number or \"auto\""},
+      {"time_step = 1e-3", "time_step = -1e-3", "s.toml:3:13: [run] time_step: expected a finite number > 0, got -0.001"},
+      {"integrator = \"rrp25\"", "integrator = \"rrp24\"", "[run] integrator: expected \"rrp23\", \"rrp25\" or \"rrp27\""},
+      {"end_time = 1.0", "", "give exactly one of end_time (time) and steps"},
+      {"count = 12", "count = 2", "s.toml:8:9: [[particles]] count: a ring needs at least 3 particles"},
+      {"count = 12", "count = 12.5", "[[particles]] count: expected a whole number, got 12.5"},
+      {"source = \"ring_torus\"", "source = \"ring\"", "[[particles]] source: expected \"ring_torus\""},
+      {"stiffness = 2100.0\n\n[[wall]]", "stiffness = -1.0\n\n[[wall]]", "[contact] stiffness: expected a finite number >= 0"},
+      {"normal = [1, 0, 0]", "normal = [1, 0]", "[[wall]] normal: expected an array of three numbers"},
+      {"normal = [1, 0, 0]", "normal = [0, 0, 0]", "[[wall]] normal: must not be the zero vector"},
+      {"shear = 200.0", "", "give all three of bending, axial and shear"},
+      {"[contact]\nstiffness = 2100.0", "", "the [contact] table is required"},
+      {"point = [0, 0, 0]", "point = [5, 0, 0]", "starts behind this wall"},
+      {"time_step = 1e-3", "time_step = 1.0", "is over the stability limit"},
+      {"end_time = 1.0", "end_time = 1.0\n[gravity]\nacceleration = 9.81", "[gravity] acceleration: expected an array of three numbers"},
+      {"[run]", "[run]\n[run]", "not valid TOML"},
+      {"[[wall]]", "[walls]\n[[wall]]", "s.toml:18:2: [top level] walls: unknown table"},
+  };
+  for (const Case& c : cases) {
+    const std::string message = error_of(replace(kRing, c.from, c.to));
+    EXPECT_NE(message.find(c.expect), std::string::npos)
+        << "replacing '" << c.from << "' by '" << c.to << "': got '" << message << "'";
+  }
+}
+
+TEST(SceneFile, MaterialValuesAreChecked) {
+  const std::string solid = R"([run]
+steps = 1
+[material]
+particle_poisson = 0.7
+[[particles]]
+source = "solid_torus"
+target_particles = 200
+[contact]
+stiffness = "auto"
+)";
+  EXPECT_NE(error_of(solid).find("s.toml:4:20: [material] particle_poisson: expected Poisson's ratio in (-1, 0.5), got 0.7"),
+            std::string::npos)
+      << error_of(solid);
+  const std::string needs = replace(replace(solid, "particle_poisson = 0.7", "density = 1000.0"), "", "");
+  EXPECT_NE(error_of(needs).find("needs [material] particle_modulus"), std::string::npos) << error_of(needs);
+}
+
+TEST(SceneFile, WallsThatTrapNothingAreRefused) {
+  const std::string text = kRing + R"(
+[[wall]]
+point = [-1, 0, 0]
+normal = [-1, 0, 0]
+stiffness = 1.0
+)";
+  EXPECT_NE(error_of(text).find("the space between them is empty"), std::string::npos) << error_of(text);
+}
+
+TEST(SceneFile, RingSceneBuildsTheGeneratorsRing) {
+  const BuiltScene b = build_scene(parse(kRing));
+  RingTorusParameters p;
+  p.particles = 12;
+  const Scene ref = make_ring_torus(p);
+  ASSERT_EQ(b.scene.particles.size(), 12u);
+  ASSERT_EQ(b.scene.bonds.size(), 12u);
+  for (std::size_t k = 0; k < 12; ++k) {
+    const std::uint32_t id = b.scene.particles.id[k];
+    EXPECT_EQ(b.scene.particles.position[k], ref.particles.position[id]);
+    EXPECT_EQ(b.scene.particles.velocity[k], ref.particles.velocity[id]);
+  }
+  EXPECT_EQ(b.scene.contact.stiffness, 2100.0);
+  ASSERT_EQ(b.scene.walls.size(), 1u);
+  EXPECT_EQ(b.time_step, 1e-3);
+  EXPECT_EQ(b.steps, 1000u);
+  EXPECT_EQ(b.scene.bonds.stiffness(0).bending, 10.0);
+}
+
+TEST(SceneFile, AutoTimeStepAndHertzStiffnessesFromTheMaterial) {
+  const std::string text = R"([run]
+time_step = "auto"
+time_step_fraction = 0.2
+steps = 10
+[material]
+density = 2000.0
+particle_modulus = 1e10
+particle_poisson = 0.3
+binder_modulus = 1e9
+bond_radius_ratio = 0.5
+[[particles]]
+source = "solid_torus"
+particle_diameter = 4e-3
+[contact]
+stiffness = "auto"
+[[wall]]
+point = [0, 0, 0]
+normal = [1, 0, 0]
+stiffness = "auto"
+)";
+  const BuiltScene b = build_scene(parse(text));
+  SolidTorusParameters p;
+  p.particle_diameter = 4e-3;
+  const SolidTorusConstants c = solid_torus_constants(p);
+  const Scene ref = make_solid_torus(p);
+  EXPECT_EQ(b.scene.particles.size(), ref.particles.size());
+  EXPECT_EQ(b.scene.bonds.size(), ref.bonds.size());
+  EXPECT_DOUBLE_EQ(b.scene.contact.stiffness, c.k_contact);
+  EXPECT_DOUBLE_EQ(b.scene.walls.at(0).stiffness, c.k_wall);
+  EXPECT_DOUBLE_EQ(b.scene.bonds.stiffness(0).axial, c.k_axial);
+  EXPECT_DOUBLE_EQ(b.scene.bonds.stiffness(0).bending, c.k_bending);
+  const double h_crit = critical_time_step(b.scene.particles, b.scene.bonds, b.scene.contact);
+  EXPECT_EQ(b.critical_time_step, h_crit);
+  EXPECT_EQ(b.time_step, 0.2 * h_crit);
+  EXPECT_TRUE(b.automatic_time_step);
+}
+
+TEST(SceneFile, CsvParticlesWithBondsByDistanceAndFromAFile) {
+  const fs::path dir = folder();
+  write(dir / "grains.csv", "# three spheres in a row and one apart\nx,y,z,diameter,vx,vy,vz\n"
+                            "0,0,0,1,0,0,0\n1,0,0,1,0.5,0,0\n2,0,0,1,0,0,0\n10,0,0,2,0,0,0\n");
+  write(dir / "pairs.csv", "i,j\n0,2\n");
+  const std::string base = R"([run]
+time_step = 1e-3
+steps = 5
+[material]
+density = 1000.0
+binder_modulus = 1e6
+bond_radius_ratio = 0.5
+[[particles]]
+source = "csv"
+file = "grains.csv"
+[contact]
+stiffness = 10.0
+)";
+  const BuiltScene by_distance = build_scene(parse(base + "[bonds]\npairs = \"distance\"\ndistance = 1.01\n"));
+  EXPECT_EQ(by_distance.scene.particles.size(), 4u);
+  EXPECT_EQ(by_distance.scene.bonds.size(), 2u);  // 0-1 and 1-2
+  const ParticleStore& s = by_distance.scene.particles;
+  for (std::size_t k = 0; k < 4; ++k) {
+    const double d = 2 * s.radius[k];
+    EXPECT_DOUBLE_EQ(s.mass[k], 1000.0 * M_PI * d * d * d / 6.0);
+    EXPECT_DOUBLE_EQ(s.inertia[k], s.mass[k] * d * d / 10.0);
+    if (s.id[k] == 1) EXPECT_EQ(s.velocity[k], Vec3(0.5, 0, 0));
+  }
+  // K^a = E_b pi r_b^2 r0 with r_b = beta (r_i + r_j)/2 = 0.25, r0 = 1.
+  EXPECT_DOUBLE_EQ(by_distance.scene.bonds.stiffness(0).axial, 1e6 * M_PI * 0.0625);
+  const BuiltScene from_file = build_scene(parse(base + "[bonds]\npairs = \"csv\"\nfile = \"pairs.csv\"\n"));
+  ASSERT_EQ(from_file.scene.bonds.size(), 1u);
+  EXPECT_DOUBLE_EQ(from_file.scene.bonds.rest_length[0], 2.0);
+
+  write(dir / "bad.csv", "x,y,z,diameter\n0,0,0,1\n1,0,zero,1\n");
+  const std::string bad = replace(base, "grains.csv", "bad.csv");
+  EXPECT_NE(error_of(bad).find("bad.csv:3: column \"z\": expected a finite number, got \"zero\""), std::string::npos)
+      << error_of(bad);
+  write(dir / "neg.csv", "x,y,z,diameter\n0,0,0,-1\n");
+  const std::string neg = replace(base, "grains.csv", "neg.csv");
+  EXPECT_NE(error_of(neg).find("neg.csv:2"), std::string::npos) << error_of(neg);
+  EXPECT_NE(error_of(neg).find("diameter"), std::string::npos) << error_of(neg);
+  write(dir / "pairs_bad.csv", "i,j\n0,7\n");
+  const std::string pairs_bad = base + "[bonds]\npairs = \"csv\"\nfile = \"pairs_bad.csv\"\n";
+  EXPECT_NE(error_of(pairs_bad).find("pairs_bad.csv:2: i and j must be particle indices in [0, 4)"), std::string::npos)
+      << error_of(pairs_bad);
+  const std::string missing = replace(base, "grains.csv", "nowhere.csv");
+  EXPECT_NE(error_of(missing).find("nowhere.csv: no such file"), std::string::npos) << error_of(missing);
+}
+
+TEST(SceneFile, GravityAndOutputIntervals) {
+  const SceneSpec s = parse(kRing + "[gravity]\nacceleration = [0, 0, -9.81]\n[output]\nvtk_every = 7\n"
+                                    "energy_every = 3\ncheckpoint_every = 11\n");
+  EXPECT_EQ(s.gravity, Vec3(0, 0, -9.81));
+  EXPECT_EQ(s.output.vtk_every, 7u);
+  EXPECT_EQ(s.output.energy_every, 3u);
+  EXPECT_EQ(s.output.checkpoint_every, 11u);
+}
+
+TEST(SceneFile, ShippedScenesValidate) {
+  for (const char* name : {"ring_torus", "solid_torus", "lattice"}) {
+    const fs::path p = fs::path(DEM_SOURCE_DIR) / "scenes" / (std::string(name) + ".toml");
+    EXPECT_NO_THROW(read_scene_file(p)) << p;
+  }
+  EXPECT_EQ(build_scene(read_scene_file(fs::path(DEM_SOURCE_DIR) / "scenes/ring_torus.toml")).steps, 35000u);
+}
+
+TEST(CsvTable, RejectsUnknownMissingAndRaggedColumns) {
+  EXPECT_THROW(parse_csv_table("x,y\n1,2\n", "t.csv", {"x", "y", "z"}, {}), SceneError);
+  EXPECT_THROW(parse_csv_table("x,w\n1,2\n", "t.csv", {"x"}, {}), SceneError);
+  EXPECT_THROW(parse_csv_table("x,y\n1\n", "t.csv", {"x", "y"}, {}), SceneError);
+  EXPECT_THROW(parse_csv_table("x,x\n1,2\n", "t.csv", {"x"}, {}), SceneError);
+  EXPECT_THROW(parse_csv_table("", "t.csv", {"x"}, {}), SceneError);
+  const CsvTable t = parse_csv_table("\n# c\nx , y\n1, 2.5\n\n3,-4e1\n", "t.csv", {"x", "y"}, {});
+  ASSERT_EQ(t.rows(), 2u);
+  EXPECT_EQ(t.at(1, "y"), -40.0);
+  EXPECT_EQ(t.line_of(1), 6u);
+}
