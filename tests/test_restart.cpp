@@ -1,0 +1,182 @@
+// Restarts (apps/run_loop.hpp, io/checkpoint.hpp): a run from 0 to T and a
+// run to T/2 continued from its checkpoint to T give byte-identical
+// energy.csv and final state, for every integrator, with bonds, contacts and
+// a wall active across the restart; an interrupted run (SIGTERM) writes a
+// checkpoint that continues the same way.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "apps/run_loop.hpp"
+#include "scene/scene_builder.hpp"
+
+using namespace dem;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A ring that hits the wall early (gap 0), spinning, so that bonds, contacts
+// and the wall all work across the middle of the run.
+std::string ring_scene(const std::string& integrator, std::uint64_t steps) {
+  return "[run]\nintegrator = \"" + integrator + "\"\ntime_step = 2e-3\nsteps = " + std::to_string(steps) +
+         R"(
+[output]
+energy_every = 7
+vtk_every = 50
+checkpoint_every = 0
+[[particles]]
+source = "ring_torus"
+count = 40
+speed = 3.0
+gap = 0.0
+spin = [0.0, 0.0, 1.5]
+[bonds]
+bending = 10.0
+axial = 200.0
+shear = 200.0
+[contact]
+stiffness = 2100.0
+skin_fraction = 0.2
+[[wall]]
+point = [0, 0, 0]
+normal = [1, 0, 0]
+stiffness = 2100.0
+)";
+}
+
+fs::path folder(const std::string& name) {
+  const fs::path p = fs::temp_directory_path() / ("dem_test_restart_" + std::to_string(::getpid())) / name;
+  fs::remove_all(p);
+  return p;
+}
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+RunPlan plan_for(const fs::path& out, std::uint64_t end_step, const std::string& text) {
+  const SceneSpec spec = parse_scene_text(text, "ring.toml", ".");
+  RunPlan plan;
+  plan.output_dir = out;
+  plan.end_step = end_step;
+  plan.output = spec.output;
+  plan.scene_path = "ring.toml";
+  plan.scene_text = text;
+  plan.progress = false;
+  return plan;
+}
+
+Simulation fresh(const std::string& text) {
+  BuiltScene b = build_scene(parse_scene_text(text, "ring.toml", "."));
+  Scene& s = b.scene;
+  ForceField field(s.particles, std::move(s.bonds), s.contact, std::move(s.walls), s.gravity);
+  return Simulation(std::move(s.particles), std::move(field), b.map, b.time_step);
+}
+
+/// Continues the run whose checkpoint is in `out` to end_step.
+int resume(const fs::path& out, std::uint64_t end_step, CheckpointState* final_state) {
+  const CheckpointState c = read_checkpoint(out / kCheckpointFile);
+  RunPlan plan = plan_for(out, end_step, c.scene_text);
+  plan.frame_times = c.frame_times;
+  plan.energy_rows = c.energy_rows;
+  plan.resume = true;
+  Simulation sim = simulation_from(c);
+  std::ostringstream log;
+  const int status = run_to_end(sim, plan, log);
+  *final_state = read_checkpoint(out / kCheckpointFile);
+  return status;
+}
+
+std::vector<std::byte> state_bytes(CheckpointState c) {
+  c.scene_text.clear();  // the same scene in both; compare the physics
+  return encode_checkpoint(c);
+}
+
+}  // namespace
+
+TEST(Restart, HalfwayCheckpointContinuesBitForBitForEveryIntegrator) {
+  const std::uint64_t total = 600, half = 303;  // half is off the energy and VTK schedules
+  for (const char* map : {"rrp23", "rrp25", "rrp27"}) {
+    const std::string text = ring_scene(map, total);
+    std::ostringstream log;
+    const fs::path whole = folder(std::string("whole_") + map), parts = folder(std::string("parts_") + map);
+    Simulation a = fresh(text);
+    ASSERT_EQ(run_to_end(a, plan_for(whole, total, text), log), kExitOk) << log.str();
+    const EnergyReport r = a.energy_report();
+    Simulation b = fresh(text);
+    ASSERT_EQ(run_to_end(b, plan_for(parts, half, text), log), kExitOk) << log.str();
+    EXPECT_GT(b.forces().neighbours().list().pair_count(), 0u);
+    CheckpointState end_of_parts;
+    ASSERT_EQ(resume(parts, total, &end_of_parts), kExitOk);
+    const CheckpointState end_of_whole = read_checkpoint(whole / kCheckpointFile);
+    EXPECT_EQ(read(whole / "energy.csv"), read(parts / "energy.csv")) << map;
+    EXPECT_EQ(read(whole / "particles.pvd"), read(parts / "particles.pvd")) << map;
+    EXPECT_TRUE(state_bytes(end_of_whole) == state_bytes(end_of_parts)) << map;
+    EXPECT_EQ(end_of_parts.step_count, total);
+    // The run was not trivial: the wall and the contacts were loaded.
+    std::istringstream rows(read(whole / "energy.csv"));
+    std::string line;
+    double wall = 0, contact = 0;
+    std::getline(rows, line);
+    while (std::getline(rows, line)) {
+      double v[16];
+      std::sscanf(line.c_str(), "%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+                  &v[6], &v[7]);
+      contact = std::max(contact, v[6]);
+      wall = std::max(wall, v[7]);
+    }
+    EXPECT_GT(wall, 0.0) << map;
+    EXPECT_GT(contact, 0.0) << map;
+    (void)r;
+  }
+}
+
+TEST(Restart, SigtermWritesACheckpointThatContinuesTheSameWay) {
+  const std::uint64_t total = 400000;
+  const std::string text = ring_scene("rrp25", total);
+  const fs::path out = folder("signal");
+  Simulation sim = fresh(text);
+  std::ostringstream log;
+  int status = -1;
+  std::thread runner([&] { status = run_to_end(sim, plan_for(out, total, text), log); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  std::raise(SIGTERM);
+  runner.join();
+  ASSERT_EQ(status, kExitInterrupted) << log.str();
+  EXPECT_NE(log.str().find("continue with: dem restart"), std::string::npos) << log.str();
+  const CheckpointState c = read_checkpoint(out / kCheckpointFile);
+  ASSERT_GT(c.step_count, 0u);
+  ASSERT_LT(c.step_count, total);
+  // Continue 200 steps from the checkpoint, and compare with a run straight
+  // to the same step.
+  const std::uint64_t end = c.step_count + 200;
+  CheckpointState continued;
+  ASSERT_EQ(resume(out, end, &continued), kExitOk);
+  const fs::path straight = folder("straight");
+  Simulation s = fresh(text);
+  ASSERT_EQ(run_to_end(s, plan_for(straight, end, text), log), kExitOk);
+  EXPECT_TRUE(state_bytes(continued) == state_bytes(read_checkpoint(straight / kCheckpointFile)));
+  EXPECT_EQ(read(out / "energy.csv"), read(straight / "energy.csv"));
+}
+
+TEST(Restart, RefusesAnEnergyTableThatDoesNotMatch) {
+  const std::string text = ring_scene("rrp25", 100);
+  const fs::path out = folder("mismatch");
+  Simulation sim = fresh(text);
+  std::ostringstream log;
+  ASSERT_EQ(run_to_end(sim, plan_for(out, 100, text), log), kExitOk);
+  std::ofstream(out / "energy.csv") << "t,E\n";
+  CheckpointState end;
+  EXPECT_THROW(resume(out, 200, &end), std::runtime_error);
+}
