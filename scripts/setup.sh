@@ -5,7 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(build-essential cmake pkg-config libeigen3-dev libtbb-dev libnanoflann-dev
-          libvtk9-dev libdeflate-dev libgtest-dev libbenchmark-dev libcli11-dev)
+          libvtk9-dev libdeflate-dev libgtest-dev libbenchmark-dev libcli11-dev
+          libtomlplusplus-dev zlib1g-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
