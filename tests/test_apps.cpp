@@ -154,3 +154,45 @@ TEST(DemPendulum, BadOutputFolderIsAnError) {
   EXPECT_NE(r.status, -1);
   fs::remove(file);
 }
+
+namespace {
+std::string dem_app() { return std::string(DEM_BINARY_DIR) + "/apps/dem"; }
+}  // namespace
+
+// dem check / run / restart as a user types them.
+TEST(Dem, CheckRunAndRestartFromTheCommandLine) {
+  const fs::path out = scratch("dem_run");
+  const std::string scene = std::string(DEM_SOURCE_DIR) + "/scenes/ring_torus.toml";
+  const Result check = run(dem_app() + " check " + scene);
+  EXPECT_EQ(check.status, 0) << check.output;
+  EXPECT_NE(check.output.find("particles: 80"), std::string::npos) << check.output;
+  EXPECT_NE(check.output.find("critical time step estimate"), std::string::npos) << check.output;
+  const Result first = run(dem_app() + " run " + scene + " --quiet --steps 300 --output-dir " + out.string());
+  ASSERT_EQ(first.status, 0) << first.output;
+  EXPECT_TRUE(fs::exists(out / "checkpoint.bin"));
+  EXPECT_TRUE(fs::exists(out / "particles.pvd"));
+  const Result second = run(dem_app() + " restart " + (out / "checkpoint.bin").string() + " --quiet --steps 600");
+  ASSERT_EQ(second.status, 0) << second.output;
+  EXPECT_NE(second.output.find("restart from"), std::string::npos) << second.output;
+  const Result past = run(dem_app() + " restart " + (out / "checkpoint.bin").string() + " --steps 100");
+  EXPECT_EQ(past.status, 1) << past.output;
+  EXPECT_NE(past.output.find("give a later --t-end or --steps"), std::string::npos) << past.output;
+}
+
+TEST(Dem, BadInputIsExitOneWithAClearError) {
+  const fs::path dir = scratch("dem_bad");
+  fs::create_directories(dir);
+  std::ofstream(dir / "typo.toml") << "[run]\nsteps = 10\ntime_stpe = 1e-3\n";
+  std::ofstream(dir / "garbage.bin") << "not a checkpoint at all, just some text";
+  struct Case {
+    std::string args, expect;
+  };
+  for (const Case& c : {Case{"check " + (dir / "typo.toml").string(), "typo.toml:3:1: [run] time_stpe: unknown key"},
+                        Case{"run " + (dir / "none.toml").string(), "none.toml: no such file"},
+                        Case{"restart " + (dir / "garbage.bin").string(), "bad magic number"},
+                        Case{"run", "scene is required"}}) {
+    const Result r = run(dem_app() + " " + c.args);
+    EXPECT_NE(r.status, 0) << c.args;
+    EXPECT_NE(r.output.find(c.expect), std::string::npos) << c.args << ": " << r.output;
+  }
+}
