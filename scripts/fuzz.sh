@@ -18,7 +18,7 @@ fi
 # The engine's build dependencies (as scripts/setup.sh) plus clang and its
 # sanitizer and libFuzzer runtimes.
 packages=(build-essential cmake pkg-config libeigen3-dev libtbb-dev libnanoflann-dev
-          libvtk9-dev libdeflate-dev libcli11-dev zlib1g-dev clang libclang-rt-14-dev)
+          libvtk9-dev libdeflate-dev libcli11-dev libtomlplusplus-dev zlib1g-dev clang libclang-rt-14-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
