@@ -196,3 +196,18 @@ TEST(Dem, BadInputIsExitOneWithAClearError) {
     EXPECT_NE(r.output.find(c.expect), std::string::npos) << c.args << ": " << r.output;
   }
 }
+
+TEST(DemDumbbells, ReproducesThePapersEnergyErrorAndWritesItsFiles) {
+  const fs::path out = scratch("dumbbells");
+  const Result r = run(std::string(DEM_BINARY_DIR) + "/apps/dem_dumbbells --output-dir " + out.string());
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("largest |E - E_0|: 2.696"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("E_0 = 0.4406874"), std::string::npos) << r.output;
+  EXPECT_EQ(read_file(out / "energy.csv").substr(0, 62),
+            "t,E_kin_trans,E_kin_rot,U_gravity,E_total,P_x,P_y,P_z,L_x,L_y,");
+  EXPECT_TRUE(fs::exists(out / "attitude.csv"));
+  EXPECT_TRUE(fs::exists(out / "particles.pvd"));
+  const Result bad = run(std::string(DEM_BINARY_DIR) + "/apps/dem_dumbbells --dt -1");
+  EXPECT_EQ(bad.status, 1);
+  EXPECT_NE(bad.output.find("--dt must be a finite positive time step"), std::string::npos) << bad.output;
+}
