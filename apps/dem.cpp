@@ -76,6 +76,7 @@ void print_summary(const BuiltScene& b, const SceneSpec& spec, std::ostream& out
   }
   out << ")\n"
       << "  contact: K^pp " << g(s.contact.stiffness) << ", skin " << g(s.contact.skin) << "\n"
+      << "  clumps: " << b.clumps.size() << "\n"
       << "  walls: " << s.walls.size();
   for (const Wall& w : s.walls)
     out << "; point (" << g(w.point.x()) << ", " << g(w.point.y()) << ", " << g(w.point.z()) << ") normal ("
@@ -107,10 +108,18 @@ int run_scene(const Options& o) {
   plan.scene_text = text;
   plan.progress = !o.quiet;
   Scene& s = built.scene;
+  std::vector<Clump> clumps;
+  for (const ClumpStart& c : built.clumps)
+    clumps.push_back(make_clump(s.particles, c.slots, c.velocity, c.angular_velocity));
   ForceField field(s.particles, std::move(s.bonds), s.contact, std::move(s.walls), s.gravity);
-  Simulation sim(std::move(s.particles), std::move(field), built.map, built.time_step);
   std::cout << "running " << plan.end_step << " steps on " << active_threads() << " threads into "
             << std::filesystem::absolute(plan.output_dir).string() << "\n";
+  if (!clumps.empty()) {
+    std::cout << clumps.size() << " clumps, integrated by the LGVI (no checkpoints for scenes with clumps yet)\n";
+    ClumpSimulation sim(std::move(s.particles), std::move(field), std::move(clumps), built.map, built.time_step);
+    return run_to_end(sim, plan, std::cout);
+  }
+  Simulation sim(std::move(s.particles), std::move(field), built.map, built.time_step);
   return run_to_end(sim, plan, std::cout);
 }
 

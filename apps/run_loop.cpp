@@ -9,6 +9,7 @@
 #include <iomanip>
 #include <iostream>
 #include <sstream>
+#include <type_traits>
 
 #include "engine/peak_memory.hpp"
 #include "io/energy_table.hpp"
@@ -90,8 +91,12 @@ Simulation simulation_from(const CheckpointState& c) {
   return Simulation(std::move(scene.particles), std::move(field), c.map, c.time_step, c.step_count);
 }
 
-int run_to_end(Simulation& sim, const RunPlan& plan, std::ostream& log) {
+namespace {
+
+template <class Sim>
+int run_loop(Sim& sim, const RunPlan& plan, std::ostream& log) {
   namespace fs = std::filesystem;
+  constexpr bool checkpoints = std::is_same_v<Sim, Simulation>;
   const fs::path out = plan.output_dir;
   VtkSeriesWriter vtk(out);  // creates the folder, or throws naming it
   if (plan.resume) vtk.resume(plan.frame_times);
@@ -107,7 +112,7 @@ int run_to_end(Simulation& sim, const RunPlan& plan, std::ostream& log) {
   const auto on = [](std::uint64_t k, std::uint64_t every) { return every > 0 && k % every == 0; };
   const auto save_checkpoint = [&]() {
     const auto t0 = std::chrono::steady_clock::now();
-    write_checkpoint(checkpoint_path, checkpoint_of(sim, plan, frame_times, energy_rows));
+    if constexpr (checkpoints) write_checkpoint(checkpoint_path, checkpoint_of(sim, plan, frame_times, energy_rows));
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return secs;
   };
@@ -155,7 +160,7 @@ int run_to_end(Simulation& sim, const RunPlan& plan, std::ostream& log) {
         }
         if (on(k, o.vtk_every)) frame_times.push_back(sim.time());
       }
-      if (on(k, o.checkpoint_every) && !last) {
+      if (checkpoints && on(k, o.checkpoint_every) && !last) {
         try {
           save_checkpoint();
         } catch (const std::exception& e) {
@@ -165,6 +170,12 @@ int run_to_end(Simulation& sim, const RunPlan& plan, std::ostream& log) {
       if (g_signal != 0) {
         if (terminal && plan.progress) std::cout << "\n";
         vtk.flush();
+        if (!checkpoints) {
+          log << "interrupted by " << (g_signal == SIGINT ? "SIGINT" : "SIGTERM") << " after step " << k
+              << " (t = " << g(sim.time()) << "); scenes with clumps write no checkpoint yet: the output "
+              << "so far is kept in " << out.string() << "\n";
+          return kExitInterrupted;
+        }
         const double secs = save_checkpoint();
         log << "interrupted by " << (g_signal == SIGINT ? "SIGINT" : "SIGTERM") << " after step " << k
             << " (t = " << g(sim.time()) << "); checkpoint written in " << g(secs, 3) << " s: "
@@ -190,7 +201,7 @@ int run_to_end(Simulation& sim, const RunPlan& plan, std::ostream& log) {
     }
     if (terminal && plan.progress) std::cout << "\n";
     vtk.flush();
-    save_checkpoint();
+    if (checkpoints) save_checkpoint();
   } catch (const OutputFailure& e) {
     if (terminal && plan.progress) std::cout << "\n";
     log << "error: writing the output failed near step " << k << ": " << e.what()
@@ -218,8 +229,14 @@ int run_to_end(Simulation& sim, const RunPlan& plan, std::ostream& log) {
       << "  largest |E_total - E_0|/|E_0| in this run: " << g(max_dev, 4) << " (E_0 = " << g(e0, 10)
       << ")\n"
       << "  output: " << fs::absolute(out).string()
-      << " (particles.pvd and bonds.pvd for ParaView, energy.csv, " << kCheckpointFile << ")\n";
+      << " (particles.pvd and bonds.pvd for ParaView, energy.csv" << (checkpoints ? ", " : "")
+      << (checkpoints ? kCheckpointFile : "") << ")\n";
   return kExitOk;
 }
+
+}  // namespace
+
+int run_to_end(Simulation& sim, const RunPlan& plan, std::ostream& log) { return run_loop(sim, plan, log); }
+int run_to_end(ClumpSimulation& sim, const RunPlan& plan, std::ostream& log) { return run_loop(sim, plan, log); }
 
 }  // namespace dem

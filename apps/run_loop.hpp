@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/clump.hpp"
 #include "engine/simulation.hpp"
 #include "io/checkpoint.hpp"
 #include "scene/scene_spec.hpp"
@@ -53,5 +54,10 @@ Simulation simulation_from(const CheckpointState& state);
 /// interrupted). Reports on `log`; returns an ExitStatus. Throws only for an
 /// output folder that cannot be made (before any step).
 int run_to_end(Simulation& sim, const RunPlan& plan, std::ostream& log);
+
+/// The same for a scene with clumps (engine/clump.hpp). Checkpoints of such
+/// runs are not written yet: checkpoint_every is ignored, and SIGINT/SIGTERM
+/// stop the run (status 3) with its output kept but no checkpoint.
+int run_to_end(ClumpSimulation& sim, const RunPlan& plan, std::ostream& log);
 
 }  // namespace dem

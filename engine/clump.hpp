@@ -63,6 +63,8 @@ class ClumpSimulation {
   EnergyReport energy_report() const;
 
   double time() const { return static_cast<double>(steps_) * h_; }
+  double time_step() const { return h_; }
+  IntegratorMap map() const { return map_; }
   std::size_t step_count() const { return steps_; }
   const ParticleStore& particles() const { return particles_; }
   const std::vector<Clump>& clumps() const { return clumps_; }

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "contact/neighbour_search.hpp"
+#include "engine/clump.hpp"
 #include "engine/reorder.hpp"
 #include "engine/time_step.hpp"
 #include "scene/csv_table.hpp"
@@ -234,9 +235,34 @@ BuiltScene build_scene(const SceneSpec& spec) {
     }
   }
 
+  // Clumps: members appended after everything else, so no bond reaches them.
+  for (const ClumpSpec& c : spec.clumps) {
+    ClumpStart start;
+    start.velocity = c.velocity;
+    start.angular_velocity = c.angular_velocity;
+    if (!c.member_mass) need(material.density, material, "density", c.place, "a [[clump]] without member_mass");
+    for (std::size_t k = 0; k < c.centres.size(); ++k) {
+      ParticleSpec p;
+      p.position = c.centres[k];
+      p.diameter = c.diameters[k];
+      const double d = p.diameter;
+      p.mass = c.member_mass ? *c.member_mass : *material.density * std::numbers::pi * d * d * d / 6.0;
+      p.inertia = p.mass * d * d / 10.0;
+      const std::uint32_t slot = static_cast<std::uint32_t>(particles.size());
+      try {
+        particles.add(p);
+      } catch (const std::invalid_argument& e) {
+        fail(c.place, e.what());
+      }
+      start.slots.push_back(slot);
+    }
+    out.clumps.push_back(std::move(start));
+  }
+  const std::size_t n_all = particles.size();
+
   // Contact, walls, gravity.
   const double r_min = *std::min_element(particles.radius.begin(), particles.radius.end());
-  if (!spec.contact.given && n > 1)
+  if (!spec.contact.given && n_all > 1)
     throw SceneError(spec.file + ": the [contact] table is required: stiffness = K^pp (energy), "
                                  "\"auto\" (Hertz, from [material]) or 0 (no contact)");
   scene.contact.stiffness =
@@ -244,14 +270,15 @@ BuiltScene build_scene(const SceneSpec& spec) {
       : spec.contact.given   ? hertz_constants(material, r_min, spec.contact.place, "contact stiffness \"auto\"").k_contact
                              : 0.0;
   scene.contact.skin = spec.contact.skin ? *spec.contact.skin : spec.contact.skin_fraction * 2.0 * r_min;
-  scene.contact.reorder_on_rebuild = spec.contact.reorder_on_rebuild;
+  // Clumps refer to their members by slot: no re-ordering with clumps.
+  scene.contact.reorder_on_rebuild = spec.contact.reorder_on_rebuild && spec.clumps.empty();
   for (const WallSpec& w : spec.walls) {
     Wall wall;
     wall.point = w.point;
     wall.normal = w.normal;
     wall.stiffness = w.stiffness ? *w.stiffness
                                  : hertz_constants(material, r_min, w.place, "wall stiffness \"auto\"").k_wall;
-    for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t i = 0; i < n_all; ++i)
       if (wall.normal.dot(particles.position[i] - wall.point) < 0.0)
         fail(w.place, "particle " + std::to_string(i) + " (at " + num(particles.position[i].x()) + ", " +
                           num(particles.position[i].y()) + ", " + num(particles.position[i].z()) +
@@ -260,6 +287,15 @@ BuiltScene build_scene(const SceneSpec& spec) {
   }
   scene.gravity = spec.gravity;
   if (scene.contact.reorder_on_rebuild) sort_for_locality(scene);
+  for (const ClumpStart& c : out.clumps) {
+    std::vector<std::uint32_t> slots = c.slots;
+    try {
+      ParticleStore probe = particles;  // validate the inertia before any run
+      make_clump(probe, slots, c.velocity, c.angular_velocity);
+    } catch (const std::invalid_argument& e) {
+      fail(spec.clumps[static_cast<std::size_t>(&c - out.clumps.data())].place, e.what());
+    }
+  }
 
   // Time step and step count.
   out.map = spec.run.map;

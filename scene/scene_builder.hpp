@@ -10,9 +10,19 @@
 
 namespace dem {
 
+/// A clump's members (slots in the scene's store) and initial motion.
+struct ClumpStart {
+  std::vector<std::uint32_t> slots;
+  Vec3 velocity = Vec3::Zero();
+  Vec3 angular_velocity = Vec3::Zero();
+};
+
 /// A scene ready to run.
 struct BuiltScene {
   Scene scene;
+  /// Clumps ([[clump]]): their members are the last particles of the store;
+  /// with clumps the store is not re-ordered (reorder_on_rebuild is off).
+  std::vector<ClumpStart> clumps;
   IntegratorMap map = IntegratorMap::rrp25;
   double time_step = 0.0;           ///< h (time)
   double critical_time_step = 0.0;  ///< h_crit of engine/time_step.hpp (+inf if nothing is stiff)
@@ -30,6 +40,8 @@ struct BuiltScene {
 ///    r_b = beta (r_i + r_j)/2);
 ///  - "auto" contact and wall stiffnesses from the Hertz formulas of MODEL.md
 ///    section 7 for the smallest particle radius;
+///  - clumps: member spheres appended after every source (not bonded),
+///    masses from member_mass or [material] density, J = m d^2/10 each;
 ///  - the time step: a number, or fraction h_crit.
 /// Throws SceneError naming the file, the place and the problem: a missing
 /// material value, an unreadable or malformed CSV file, a particle behind a

@@ -128,6 +128,53 @@ class TableReader {
     return static_cast<std::uint64_t>(v);
   }
 
+  /// An array of [x, y, z] arrays (at most `max` of them).
+  std::optional<std::vector<Vec3>> vectors(const std::string& key, std::size_t max) {
+    const toml::node* n = find(key);
+    if (n == nullptr) return std::nullopt;
+    const toml::array* a = n->as_array();
+    if (a == nullptr || a->empty() || a->size() > max)
+      fail(n, key, "expected an array of 1 to " + std::to_string(max) + " points [x, y, z]");
+    std::vector<Vec3> out;
+    for (const toml::node& e : *a) {
+      const toml::array* p = e.as_array();
+      if (p == nullptr || p->size() != 3) fail(&e, key, "expected a point [x, y, z], got " + describe(e));
+      Vec3 v;
+      for (std::size_t k = 0; k < 3; ++k) {
+        const toml::node& c = *p->get(k);
+        if (!(c.is_integer() || c.is_floating_point()) || !std::isfinite(*c.value<double>()))
+          fail(&e, key, "expected a point of three finite numbers");
+        v[static_cast<int>(k)] = *c.value<double>();
+      }
+      out.push_back(v);
+    }
+    return out;
+  }
+
+  /// A positive number, or an array of `count` positive numbers.
+  std::optional<std::vector<double>> numbers(const std::string& key, std::size_t count) {
+    const toml::node* n = find(key);
+    if (n == nullptr) return std::nullopt;
+    std::vector<double> out;
+    if (const toml::array* a = n->as_array()) {
+      if (a->size() != count)
+        fail(n, key, "expected one number or " + std::to_string(count) + " numbers, got " +
+                         std::to_string(a->size()));
+      for (const toml::node& e : *a) {
+        if (!(e.is_integer() || e.is_floating_point()) || !(*e.value<double>() > 0.0) ||
+            !std::isfinite(*e.value<double>()))
+          fail(&e, key, "expected a finite number > 0, got " + describe(e));
+        out.push_back(*e.value<double>());
+      }
+      return out;
+    }
+    if (!(n->is_integer() || n->is_floating_point()) || !(*n->value<double>() > 0.0) ||
+        !std::isfinite(*n->value<double>()))
+      fail(n, key, "expected a finite number > 0 or an array of them, got " + describe(*n));
+    out.assign(count, *n->value<double>());
+    return out;
+  }
+
   std::optional<bool> boolean(const std::string& key) {
     const toml::node* n = find(key);
     if (n == nullptr) return std::nullopt;
@@ -329,6 +376,20 @@ void read_contact(TableReader& t, ContactSpec& c) {
   t.finish();
 }
 
+void read_clump(TableReader& t, ClumpSpec& c) {
+  c.place = t.place();
+  const auto centres = t.vectors("centres", 100000);
+  if (!centres) t.fail(nullptr, "centres", "is required: the member centres, [[x, y, z], ...]");
+  c.centres = *centres;
+  const auto diameters = t.numbers("diameters", c.centres.size());
+  if (!diameters) t.fail(nullptr, "diameters", "is required: one diameter for all members, or one each");
+  c.diameters = *diameters;
+  c.member_mass = t.number("member_mass", "positive");
+  set_if(t.vector("velocity"), c.velocity);
+  set_if(t.vector("angular_velocity"), c.angular_velocity);
+  t.finish();
+}
+
 void read_wall(TableReader& t, WallSpec& w) {
   w.place = t.place();
   const auto point = t.vector("point");
@@ -428,6 +489,13 @@ SceneSpec parse_scene_text(std::string_view text, const std::string& file,
     read_wall(r, s.walls.back());
   }
   check_walls_enclose_something(s.walls);
+  const auto clumps = tables_of("clump");
+  if (clumps.size() > 100000) throw SceneError(file + ": more than 100000 [[clump]] tables");
+  for (const toml::table* t : clumps) {
+    TableReader r(*t, "[clump]", file);
+    s.clumps.emplace_back();
+    read_clump(r, s.clumps.back());
+  }
   if (const toml::table* t = table_of("gravity")) {
     TableReader r(*t, "gravity", file);
     const auto g = r.vector("acceleration");

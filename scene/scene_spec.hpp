@@ -90,6 +90,17 @@ struct WallSpec {
   SourcePlace place;
 };
 
+/// One [[clump]] table: a rigid clump of spheres integrated by the LGVI
+/// (MODEL.md section 8, engine/clump.hpp).
+struct ClumpSpec {
+  std::vector<Vec3> centres;       ///< member centres at the start (length)
+  std::vector<double> diameters;   ///< one per member, or one for all (length)
+  std::optional<double> member_mass;  ///< mass of each member; else from [material] density
+  Vec3 velocity = Vec3::Zero();    ///< of the centre of mass (length/time)
+  Vec3 angular_velocity = Vec3::Zero();  ///< spatial (1/time)
+  SourcePlace place;
+};
+
 /// The [run] table.
 struct RunSpec {
   IntegratorMap map = IntegratorMap::rrp25;
@@ -116,6 +127,7 @@ struct SceneSpec {
   BondSpec bonds;
   ContactSpec contact;
   std::vector<WallSpec> walls;
+  std::vector<ClumpSpec> clumps;
   Vec3 gravity = Vec3::Zero();
 };
 

@@ -179,6 +179,15 @@ TEST(Dem, CheckRunAndRestartFromTheCommandLine) {
   EXPECT_NE(past.output.find("give a later --t-end or --steps"), std::string::npos) << past.output;
 }
 
+TEST(Dem, RunsTheClumpScene) {
+  const fs::path out = scratch("dem_clumps");
+  const std::string scene = std::string(DEM_SOURCE_DIR) + "/scenes/clumps.toml";
+  const Result r = run(dem_app() + " run " + scene + " --quiet --steps 500 --output-dir " + out.string());
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("2 clumps, integrated by the LGVI"), std::string::npos) << r.output;
+  EXPECT_TRUE(fs::exists(out / "particles.pvd"));
+}
+
 TEST(Dem, BadInputIsExitOneWithAClearError) {
   const fs::path dir = scratch("dem_bad");
   fs::create_directories(dir);

@@ -217,7 +217,9 @@ stiffness = 10.0
     const double d = 2 * s.radius[k];
     EXPECT_DOUBLE_EQ(s.mass[k], 1000.0 * M_PI * d * d * d / 6.0);
     EXPECT_DOUBLE_EQ(s.inertia[k], s.mass[k] * d * d / 10.0);
-    if (s.id[k] == 1) EXPECT_EQ(s.velocity[k], Vec3(0.5, 0, 0));
+    if (s.id[k] == 1) {
+      EXPECT_EQ(s.velocity[k], Vec3(0.5, 0, 0));
+    }
   }
   // K^a = E_b pi r_b^2 r0 with r_b = beta (r_i + r_j)/2 = 0.25, r0 = 1.
   EXPECT_DOUBLE_EQ(by_distance.scene.bonds.stiffness(0).axial, 1e6 * M_PI * 0.0625);
@@ -251,7 +253,7 @@ TEST(SceneFile, GravityAndOutputIntervals) {
 }
 
 TEST(SceneFile, ShippedScenesValidate) {
-  for (const char* name : {"ring_torus", "solid_torus", "lattice"}) {
+  for (const char* name : {"ring_torus", "solid_torus", "lattice", "clumps"}) {
     const fs::path p = fs::path(DEM_SOURCE_DIR) / "scenes" / (std::string(name) + ".toml");
     EXPECT_NO_THROW(read_scene_file(p)) << p;
   }
@@ -268,4 +270,23 @@ TEST(CsvTable, RejectsUnknownMissingAndRaggedColumns) {
   ASSERT_EQ(t.rows(), 2u);
   EXPECT_EQ(t.at(1, "y"), -40.0);
   EXPECT_EQ(t.line_of(1), 6u);
+}
+
+TEST(SceneFile, ClumpsAreBuiltAfterTheSourcesAndTurnReorderingOff) {
+  const BuiltScene b = build_scene(read_scene_file(fs::path(DEM_SOURCE_DIR) / "scenes/clumps.toml"));
+  ASSERT_EQ(b.clumps.size(), 2u);
+  EXPECT_EQ(b.scene.particles.size(), 24u + 4u + 2u);
+  EXPECT_EQ(b.clumps[0].slots, (std::vector<std::uint32_t>{24, 25, 26, 27}));
+  EXPECT_EQ(b.clumps[1].slots, (std::vector<std::uint32_t>{28, 29}));
+  EXPECT_EQ(b.scene.particles.radius[29], 0.7);
+  EXPECT_EQ(b.scene.bonds.size(), 24u) << "no bond reaches a clump";
+  EXPECT_FALSE(b.scene.contact.reorder_on_rebuild);
+  EXPECT_EQ(b.clumps[0].angular_velocity, Vec3(0.0, 0.5, 2.0));
+  const std::string bad = kRing + "[[clump]]\ncenters = [[0, 0, 0]]\n";
+  EXPECT_NE(error_of(bad).find("s.toml:22:1: [[clump]] centres: is required"), std::string::npos) << error_of(bad);
+  const std::string ragged = kRing + "[[clump]]\ncentres = [[3, 9, 0], [4, 9, 0]]\ndiameters = [1, 1, 1]\nmember_mass = 1\n";
+  EXPECT_NE(error_of(ragged).find("[[clump]] diameters: expected one number or 2 numbers, got 3"), std::string::npos)
+      << error_of(ragged);
+  const std::string no_mass = kRing + "[[clump]]\ncentres = [[3, 9, 0]]\ndiameters = 1\n";
+  EXPECT_NE(error_of(no_mass).find("needs [material] density"), std::string::npos) << error_of(no_mass);
 }
