@@ -91,7 +91,10 @@ void advance_configuration(ParticleStore& s, IntegratorMap map, double h) {
         }
       }
       s.position[i] += h * s.velocity[i];
-      s.attitude[i] = compose_spatial(s.attitude[i], delta_alpha);
+      // A sphere that does not turn keeps its attitude exactly (and skips
+      // the quaternion product: on the frictionless lattice no sphere turns).
+      if (delta_alpha.x() != 0.0 || delta_alpha.y() != 0.0 || delta_alpha.z() != 0.0)
+        s.attitude[i] = compose_spatial(s.attitude[i], delta_alpha);
     }
   });
   const std::size_t p = failed.load();
