@@ -34,6 +34,7 @@ class BondList {
                   const BondStiffness& stiffness);
 
   std::size_t size() const { return first.size(); }
+  bool empty() const { return first.empty(); }
   void reserve(std::size_t n);
 
   /// Stiffnesses of bond b.

@@ -118,6 +118,19 @@ void ForceField::compute(ParticleStore& s) {
 
   const double kpp = contact_.stiffness;
   const bool has_gravity = gravity_ != Vec3::Zero();
+  // Scenes without bonds keep one force per contact pair (24 B a pair),
+  // computed once; bonded scenes, where memory per particle is what limits
+  // size, evaluate each contact from both sides in the gather instead.
+  const bool pair_scratch = bonds_.empty() && kpp > 0.0;
+  if (pair_scratch) {
+    pair_force_.resize(list.pair_count());
+    parallel_for_ranges(list.pair_count(), [&](std::size_t begin, std::size_t end) {
+      for (std::size_t k = begin; k < end; ++k) {
+        const std::uint32_t i = list.owner[k], j = list.partner[k];
+        pair_force_[k] = contact_force(s.position[i], s.position[j], s.radius[i], s.radius[j], kpp);
+      }
+    });
+  }
   parallel_for_ranges(n, [&](std::size_t begin, std::size_t end) {
     for (std::size_t i = begin; i < end; ++i) {
       const Vec3 x = s.position[i];
@@ -136,7 +149,11 @@ void ForceField::compute(ParticleStore& s) {
           tau -= bond_moment_[b] + arm.cross(bond_force_[b]);
         }
       }
-      if (kpp > 0.0) {
+      if (pair_scratch) {
+        for (std::uint32_t k = list.offsets[i]; k < list.offsets[i + 1]; ++k) f += pair_force_[k];
+        for (std::uint32_t e = list.incoming_offsets[i]; e < list.incoming_offsets[i + 1]; ++e)
+          f -= pair_force_[list.incoming_pairs[e]];
+      } else if (kpp > 0.0) {
         for (std::uint32_t k = list.offsets[i]; k < list.offsets[i + 1]; ++k) {
           const std::uint32_t j = list.partner[k];
           f += contact_force(x, s.position[j], r, s.radius[j], kpp);

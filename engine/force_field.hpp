@@ -15,9 +15,12 @@
 ///
 /// The second end of a bond takes F_j = -F_i and tau_j = -tau_i -
 /// (x_i - x_j) x F_i (the bond's total torque vanishes, MODEL.md section 4),
-/// so a bond keeps 48 bytes of scratch. Contact forces are cheap and are
+/// so a bond keeps 48 bytes of scratch. In bonded scenes contact forces are
 /// computed in the gather from both sides, with the owner's argument order,
-/// so both ends see bitwise opposite forces and no per-pair scratch exists.
+/// so both ends see bitwise opposite forces and no per-pair scratch exists
+/// (memory per particle is what limits their size). Scenes without bonds
+/// compute each pair's force once into a per-pair slot (24 bytes a pair),
+/// which the gather adds in the same fixed order.
 /// No thread ever adds into another particle's slot, so F and tau are
 /// bitwise identical for any number of threads, and nothing is allocated per
 /// step once the neighbour list has reached its size.
@@ -100,6 +103,7 @@ class ForceField {
   // Per-bond scratch, reused every step.
   std::vector<Vec3> bond_force_;   ///< force on the first end
   std::vector<Vec3> bond_moment_;  ///< moment on the first end
+  std::vector<Vec3> pair_force_;   ///< per contact pair, scenes without bonds only
   bool identity_reference_ = false;  ///< every reference attitude is the identity
 };
 

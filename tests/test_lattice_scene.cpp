@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <numbers>
 #include <stdexcept>
 #include <string>
@@ -17,6 +18,7 @@
 #include "contact/contact_potential.hpp"
 #include "engine/force_field.hpp"
 #include "engine/lattice_scene.hpp"
+#include "engine/parallel.hpp"
 #include "engine/simulation.hpp"
 
 namespace dem {
@@ -194,4 +196,47 @@ TEST(LatticeScene, BadParametersThrowNamingTheParameter) {
 }
 
 }  // namespace
+}  // namespace dem
+
+namespace dem {
+
+// Scenes without bonds keep one force per contact pair: the forces equal a
+// brute-force sum over every pair, and runs are bitwise the same on 1, 2
+// and 3 threads.
+TEST(LatticeScene, PairForcesMatchABruteForceSumAndAnyThreadCount) {
+  LatticeParameters p;
+  p.per_side = 7;
+  p.temperature = 0.2;
+  std::vector<std::vector<Vec3>> runs;
+  for (std::size_t threads : {1u, 2u, 3u}) {
+    ThreadLimit limit(threads);
+    Scene s = make_lattice(p);
+    const ContactSettings contact = s.contact;
+    ForceField field(s.particles, std::move(s.bonds), s.contact, std::move(s.walls));
+    Simulation sim(std::move(s.particles), std::move(field), IntegratorMap::rrp25, 1e-3);
+    for (int k = 0; k < 300; ++k) sim.step();
+    const ParticleStore& ps = sim.particles();
+    std::vector<Vec3> brute(ps.size(), Vec3::Zero());
+    for (std::size_t i = 0; i < ps.size(); ++i)
+      for (std::size_t j = i + 1; j < ps.size(); ++j) {
+        const Vec3 f = contact_force(ps.position[i], ps.position[j], ps.radius[i], ps.radius[j], contact.stiffness);
+        brute[i] += f;
+        brute[j] -= f;
+      }
+    double fmax = 0.0;
+    for (const Vec3& f : brute) fmax = std::max(fmax, f.norm());
+    ASSERT_GT(fmax, 0.0);
+    for (std::size_t i = 0; i < ps.size(); ++i) EXPECT_LT((ps.force[i] - brute[i]).norm(), 1e-12 * fmax) << i;
+    std::vector<Vec3> state(ps.position);
+    state.insert(state.end(), ps.velocity.begin(), ps.velocity.end());
+    state.insert(state.end(), ps.force.begin(), ps.force.end());
+    runs.push_back(state);
+  }
+  const auto same = [](const std::vector<Vec3>& a, const std::vector<Vec3>& b) {
+    return std::memcmp(a.data(), b.data(), a.size() * sizeof(Vec3)) == 0;
+  };
+  EXPECT_TRUE(same(runs[0], runs[1]));
+  EXPECT_TRUE(same(runs[0], runs[2]));
+}
+
 }  // namespace dem

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <new>
 
+#include "engine/lattice_scene.hpp"
 #include "engine/reorder.hpp"
 #include "engine/simulation.hpp"
 #include "engine/solid_torus.hpp"
@@ -51,4 +52,28 @@ TEST(TimeStepping, StepsWithoutRebuildAllocateNothing) {
   }
   EXPECT_GT(quiet_steps, 200);
   EXPECT_GT(sim.energy_report().wall, 0.0);
+}
+
+// The same for a scene without bonds, which keeps one force per contact pair.
+TEST(TimeStepping, ContactOnlyStepsWithoutRebuildAllocateNothing) {
+  LatticeParameters p;
+  p.per_side = 12;
+  p.temperature = 0.05;
+  Scene scene = make_lattice(p);
+  ForceField field(scene.particles, std::move(scene.bonds), scene.contact, std::move(scene.walls));
+  Simulation sim(std::move(scene.particles), std::move(field), IntegratorMap::rrp25, 1e-3);
+  for (int k = 0; k < 20; ++k) sim.step();
+  int quiet_steps = 0;
+  for (int k = 0; k < 300; ++k) {
+    const std::size_t builds = sim.forces().neighbours().rebuild_count();
+    const long long before = g_allocations.load();
+    sim.step();
+    const long long allocated = g_allocations.load() - before;
+    if (sim.forces().neighbours().rebuild_count() == builds) {
+      ++quiet_steps;
+      EXPECT_EQ(allocated, 0) << "step " << k;
+    }
+  }
+  EXPECT_GT(quiet_steps, 200);
+  EXPECT_GT(sim.energy_report().contact, 0.0);
 }
