@@ -10,23 +10,17 @@
 #include <CLI/CLI.hpp>
 
 #include <cmath>
-#include <iomanip>
 #include <iostream>
-#include <sstream>
 
 #include "apps/run_loop.hpp"
 #include "engine/parallel.hpp"
 #include "scene/scene_builder.hpp"
+#include "engine/format.hpp"
 
 namespace {
 
 using namespace dem;
 
-std::string g(double v, int digits = 6) {
-  std::ostringstream out;
-  out << std::setprecision(digits) << v;
-  return out.str();
-}
 
 struct Options {
   std::string scene;
@@ -62,8 +56,8 @@ void print_summary(const BuiltScene& b, const SceneSpec& spec, std::ostream& out
     d_max = std::max(d_max, 2 * s.particles.radius[i]);
   }
   out << "scene " << spec.file << "\n"
-      << "  particles: " << n << " (mass " << g(m_min) << " to " << g(m_max) << ", diameter "
-      << g(d_min) << " to " << g(d_max) << ")\n"
+      << "  particles: " << n << " (mass " << format_g(m_min) << " to " << format_g(m_max) << ", diameter "
+      << format_g(d_min) << " to " << format_g(d_max) << ")\n"
       << "  bonds: " << s.bonds.size() << " (" << s.bonds.stiffness_types.size() << " stiffness types";
   if (!s.bonds.stiffness_types.empty()) {
     double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {0, 0, 0};
@@ -72,25 +66,25 @@ void print_summary(const BuiltScene& b, const SceneSpec& spec, std::ostream& out
       for (int a = 0; a < 3; ++a) lo[a] = std::min(lo[a], v[a]), hi[a] = std::max(hi[a], v[a]);
     }
     const char* names[3] = {"K^m", "K^a", "K^s"};
-    for (int a = 0; a < 3; ++a) out << ", " << names[a] << " " << g(lo[a]) << (lo[a] < hi[a] ? " to " + g(hi[a]) : "");
+    for (int a = 0; a < 3; ++a) out << ", " << names[a] << " " << format_g(lo[a]) << (lo[a] < hi[a] ? " to " + format_g(hi[a]) : "");
   }
   out << ")\n"
-      << "  contact: K^pp " << g(s.contact.stiffness) << ", skin " << g(s.contact.skin) << "\n"
+      << "  contact: K^pp " << format_g(s.contact.stiffness) << ", skin " << format_g(s.contact.skin) << "\n"
       << "  clumps: " << b.clumps.size() << "\n"
       << "  walls: " << s.walls.size();
   for (const Wall& w : s.walls)
-    out << "; point (" << g(w.point.x()) << ", " << g(w.point.y()) << ", " << g(w.point.z()) << ") normal ("
-        << g(w.normal.x()) << ", " << g(w.normal.y()) << ", " << g(w.normal.z()) << ") K^pw " << g(w.stiffness);
-  out << "\n  gravity: (" << g(s.gravity.x()) << ", " << g(s.gravity.y()) << ", " << g(s.gravity.z()) << ")\n"
+    out << "; point (" << format_g(w.point.x()) << ", " << format_g(w.point.y()) << ", " << format_g(w.point.z()) << ") normal ("
+        << format_g(w.normal.x()) << ", " << format_g(w.normal.y()) << ", " << format_g(w.normal.z()) << ") K^pw " << format_g(w.stiffness);
+  out << "\n  gravity: (" << format_g(s.gravity.x()) << ", " << format_g(s.gravity.y()) << ", " << format_g(s.gravity.z()) << ")\n"
       << "  integrator: map (" << integrator_map_name(b.map) << ")\n"
-      << "  critical time step estimate (MODEL.md section 7): " << g(b.critical_time_step) << "\n"
-      << "  time step: " << g(b.time_step)
-      << (b.automatic_time_step ? " (\"auto\": " : " (given: ") << g(b.time_step_fraction, 3)
+      << "  critical time step estimate (MODEL.md section 7): " << format_g(b.critical_time_step) << "\n"
+      << "  time step: " << format_g(b.time_step)
+      << (b.automatic_time_step ? " (\"auto\": " : " (given: ") << format_g(b.time_step_fraction, 3)
       << " of the critical step)\n"
-      << "  steps: " << b.steps << " to t = " << g(static_cast<double>(b.steps) * b.time_step) << "\n"
+      << "  steps: " << b.steps << " to t = " << format_g(static_cast<double>(b.steps) * b.time_step) << "\n"
       << "  output every: energy " << b.output.energy_every << ", VTK " << b.output.vtk_every
       << ", checkpoint " << b.output.checkpoint_every << " steps (0 = never)\n"
-      << "  memory estimate: " << g(static_cast<double>(estimated_memory_bytes(n, s.bonds.size())) / 1048576.0, 4)
+      << "  memory estimate: " << format_g(static_cast<double>(estimated_memory_bytes(n, s.bonds.size())) / 1048576.0, 4)
       << " MiB\n";
 }
 
@@ -141,7 +135,7 @@ int restart(const Options& o) {
   plan.end_step = end_step(o, c.time_step, scene_end, c.step_count);
   if (plan.end_step <= c.step_count)
     throw std::invalid_argument("the checkpoint is at step " + std::to_string(c.step_count) + " (t = " +
-                                g(static_cast<double>(c.step_count) * c.time_step) +
+                                format_g(static_cast<double>(c.step_count) * c.time_step) +
                                 "), at or past the requested end step " + std::to_string(plan.end_step) +
                                 ": give a later --t-end or --steps");
   plan.output = spec.output;
@@ -152,7 +146,7 @@ int restart(const Options& o) {
   plan.resume = true;
   plan.progress = !o.quiet;
   Simulation sim = simulation_from(c);
-  std::cout << "restart from " << o.checkpoint << " at step " << c.step_count << " (t = " << g(sim.time())
+  std::cout << "restart from " << o.checkpoint << " at step " << c.step_count << " (t = " << format_g(sim.time())
             << "), " << sim.particles().size() << " particles, " << sim.forces().bonds().size()
             << " bonds; running to step " << plan.end_step << " on " << active_threads() << " threads into "
             << std::filesystem::absolute(plan.output_dir).string() << "\n";

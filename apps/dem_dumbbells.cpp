@@ -18,23 +18,17 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <iomanip>
 #include <iostream>
-#include <sstream>
 
 #include "engine/dumbbells.hpp"
 #include "engine/rigid_rk4.hpp"
 #include "io/vtk_writer.hpp"
+#include "engine/format.hpp"
 
 namespace {
 
 using namespace dem;
 
-std::string g(double v, int digits = 6) {
-  std::ostringstream out;
-  out << std::setprecision(digits) << v;
-  return out.str();
-}
 
 /// The four point masses as spheres and the two rods as bonds, for VTK.
 struct Picture {
@@ -148,8 +142,8 @@ int main(int argc, char** argv) {
   if (vtk_every > 0) vtk->write_frame(0.0, pic.points, pic.rods);
   const long long steps = std::llround(t_end / h);
   if (!quiet)
-    std::cout << "dem_dumbbells: " << (rk4 ? "RK4" : "LGVI") << ", h = " << g(h) << ", " << steps
-              << " steps to t = " << g(steps * h) << ", E_0 = " << g(e0, 10) << "\n";
+    std::cout << "dem_dumbbells: " << (rk4 ? "RK4" : "LGVI") << ", h = " << format_g(h) << ", " << steps
+              << " steps to t = " << format_g(steps * h) << ", E_0 = " << format_g(e0, 10) << "\n";
   long long k = 0;
   try {
     for (k = 1; k <= steps; ++k) {
@@ -179,16 +173,16 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     std::fclose(energy);
     std::fclose(attitude);
-    std::cerr << "error: the run failed at step " << k << " (t = " << g(k * h) << "): " << e.what()
+    std::cerr << "error: the run failed at step " << k << " (t = " << format_g(k * h) << "): " << e.what()
               << "\n  Files written so far are kept in " << out.string() << "\n";
     return 2;
   }
   std::fclose(energy);
   std::fclose(attitude);
-  std::cout << "largest |E - E_0|: " << g(max_de, 5) << " (E_0 = " << g(e0, 10) << ")\n"
-            << "largest |I - R^T R|: " << g(max_orth, 4) << "\n"
-            << "largest |P - P_0|: " << g(max_dp, 3) << ", |L - L_0|: " << g(max_dl, 3) << "\n"
-            << "closest approach of the centres: " << g(closest, 4) << " at t = " << g(t_closest, 4) << "\n";
+  std::cout << "largest |E - E_0|: " << format_g(max_de, 5) << " (E_0 = " << format_g(e0, 10) << ")\n"
+            << "largest |I - R^T R|: " << format_g(max_orth, 4) << "\n"
+            << "largest |P - P_0|: " << format_g(max_dp, 3) << ", |L - L_0|: " << format_g(max_dl, 3) << "\n"
+            << "closest approach of the centres: " << format_g(closest, 4) << " at t = " << format_g(t_closest, 4) << "\n";
   if (!rk4) std::cout << "Newton iterations per step: " << min_it << " to " << max_it << "\n";
   std::cout << "output: " << std::filesystem::absolute(out).string()
             << " (energy.csv, attitude.csv, particles.pvd, bonds.pvd)\n";

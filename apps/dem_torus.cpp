@@ -31,8 +31,11 @@
 #include "engine/time_step.hpp"
 #include "io/energy_table.hpp"
 #include "io/vtk_writer.hpp"
+#include "engine/format.hpp"
 
 namespace {
+
+using dem::format_g;
 
 struct Options {
   std::string integrator = "25";
@@ -64,11 +67,6 @@ struct OutputFailure : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-std::string format_g(double v, int digits = 6) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
-  return buf;
-}
 
 /// Default end time of the solid scene (s): the torus crosses the 1 mm gap
 /// at 10 m/s in 1e-4 s, then presses 3 mm into the wall, about 6,700 steps

@@ -4,27 +4,21 @@
 #include <cmath>
 #include <limits>
 #include <numbers>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 
 #include "engine/rotation.hpp"
+#include "engine/format.hpp"
 
 namespace dem {
 
 namespace {
 
-std::string format_value(double v) {
-  std::ostringstream os;
-  os.precision(17);
-  os << v;
-  return os.str();
-}
 
 void require(bool ok, const std::string& what, double value, const char* expected) {
   if (!ok)
     throw std::invalid_argument("pendulum: " + what + " must be " + expected + ", got " +
-                                format_value(value));
+                                format_g(value, 17));
 }
 
 double positive_step(double h) {
@@ -132,9 +126,9 @@ PendulumErrorAccumulator::PendulumErrorAccumulator(const PendulumParameters& par
 
 void PendulumErrorAccumulator::add(const PendulumSample& run, const PendulumSample& reference) {
   if (!(std::abs(run.time - reference.time) <= 1e-9 * (1.0 + std::abs(run.time))))
-    throw std::invalid_argument("pendulum errors: run sample at t = " + format_value(run.time) +
+    throw std::invalid_argument("pendulum errors: run sample at t = " + format_g(run.time, 17) +
                                 " is compared with a reference sample at t = " +
-                                format_value(reference.time));
+                                format_g(reference.time, 17));
   const Vec3 axis = run.attitude * params_.rho0;
   const double axis_momentum = axis.dot(run.angular_velocity);
   if (count_ == 0) {
@@ -142,7 +136,7 @@ void PendulumErrorAccumulator::add(const PendulumSample& run, const PendulumSamp
     axis0_ = axis_momentum;
   } else if (!(run.time > t_prev_)) {
     throw std::invalid_argument("pendulum errors: sample times must increase, got t = " +
-                                format_value(run.time) + " after t = " + format_value(t_prev_));
+                                format_g(run.time, 17) + " after t = " + format_g(t_prev_, 17));
   }
 
   // Integrands of eqs. (36) and (35); x = v = 0 for the pendulum, and
@@ -220,26 +214,26 @@ std::vector<PendulumConvergenceRow> pendulum_convergence(const PendulumParameter
     const double h = steps[i];
     const double nr = std::round(t_end / h);
     if (!(nr >= 1.0 && std::abs(nr * h - t_end) <= 1e-9 * t_end))
-      throw std::invalid_argument("pendulum convergence: the end time " + format_value(t_end) +
-                                  " is not a whole number of steps h = " + format_value(h));
+      throw std::invalid_argument("pendulum convergence: the end time " + format_g(t_end, 17) +
+                                  " is not a whole number of steps h = " + format_g(h, 17));
     const double sr = std::round(h / h_ref);
     if (!(std::abs(sr * h_ref - h) <= 1e-9 * h))
-      throw std::invalid_argument("pendulum convergence: the step " + format_value(h) +
+      throw std::invalid_argument("pendulum convergence: the step " + format_g(h, 17) +
                                   " is not a whole multiple of the reference step " +
-                                  format_value(h_ref) + " (smallest step / " +
+                                  format_g(h_ref, 17) + " (smallest step / " +
                                   std::to_string(refinement) + ")");
     if (!(nr * sr <= kMaxSteps))
       throw std::invalid_argument("pendulum convergence: the reference run would take " +
-                                  format_value(nr * sr) + " steps, more than " +
-                                  format_value(kMaxSteps));
+                                  format_g(nr * sr, 17) + " steps, more than " +
+                                  format_g(kMaxSteps, 17));
     run_steps[i] = static_cast<std::size_t>(nr);
     stride[i] = static_cast<std::size_t>(sr);
   }
   const std::size_t ref_steps = run_steps[0] * stride[0];
   for (std::size_t i = 1; i < n; ++i)
     if (run_steps[i] * stride[i] != ref_steps)
-      throw std::invalid_argument("pendulum convergence: the steps " + format_value(steps[0]) +
-                                  " and " + format_value(steps[i]) +
+      throw std::invalid_argument("pendulum convergence: the steps " + format_g(steps[0], 17) +
+                                  " and " + format_g(steps[i], 17) +
                                   " do not end on the same reference step");
 
   // The reference and every run advance together; each run is compared with

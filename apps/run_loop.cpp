@@ -6,7 +6,6 @@
 #include <cmath>
 #include <csignal>
 #include <cstdio>
-#include <iomanip>
 #include <iostream>
 #include <sstream>
 #include <type_traits>
@@ -14,6 +13,7 @@
 #include "engine/peak_memory.hpp"
 #include "io/energy_table.hpp"
 #include "io/vtk_writer.hpp"
+#include "engine/format.hpp"
 
 namespace dem {
 
@@ -43,17 +43,12 @@ class SignalGuard {
   struct sigaction old_int_ {}, old_term_ {};
 };
 
-std::string g(double v, int digits = 6) {
-  std::ostringstream out;
-  out << std::setprecision(digits) << v;
-  return out.str();
-}
 
 std::string duration_text(double seconds) {
   if (!std::isfinite(seconds)) return "?";
-  if (seconds < 120) return g(seconds, 3) + " s";
-  if (seconds < 7200) return g(seconds / 60, 3) + " min";
-  return g(seconds / 3600, 3) + " h";
+  if (seconds < 120) return format_g(seconds, 3) + " s";
+  if (seconds < 7200) return format_g(seconds / 60, 3) + " min";
+  return format_g(seconds / 3600, 3) + " h";
 }
 
 struct OutputFailure : std::runtime_error {
@@ -148,7 +143,7 @@ int run_loop(Sim& sim, const RunPlan& plan, std::ostream& log) {
         const double e = r.total();
         const double scale = std::max(std::abs(e0), 1e-300);
         if (!std::isfinite(e) || std::abs(e - e0) > 10.0 * scale)
-          throw std::runtime_error("E_total = " + g(e) + " (started at " + g(e0) + ") has " +
+          throw std::runtime_error("E_total = " + format_g(e) + " (started at " + format_g(e0) + ") has " +
                                    (std::isfinite(e) ? "moved by more than ten times its start" : "become non-finite"));
         if (e0 != 0.0) max_dev = std::max(max_dev, std::abs(e - e0) / std::abs(e0));
       }
@@ -172,13 +167,13 @@ int run_loop(Sim& sim, const RunPlan& plan, std::ostream& log) {
         vtk.flush();
         if (!checkpoints) {
           log << "interrupted by " << (g_signal == SIGINT ? "SIGINT" : "SIGTERM") << " after step " << k
-              << " (t = " << g(sim.time()) << "); scenes with clumps write no checkpoint yet: the output "
+              << " (t = " << format_g(sim.time()) << "); scenes with clumps write no checkpoint yet: the output "
               << "so far is kept in " << out.string() << "\n";
           return kExitInterrupted;
         }
         const double secs = save_checkpoint();
         log << "interrupted by " << (g_signal == SIGINT ? "SIGINT" : "SIGTERM") << " after step " << k
-            << " (t = " << g(sim.time()) << "); checkpoint written in " << g(secs, 3) << " s: "
+            << " (t = " << format_g(sim.time()) << "); checkpoint written in " << format_g(secs, 3) << " s: "
             << checkpoint_path.string() << "\n  continue with: dem restart " << checkpoint_path.string()
             << "\n";
         return kExitInterrupted;
@@ -190,8 +185,8 @@ int run_loop(Sim& sim, const RunPlan& plan, std::ostream& log) {
         const double rate = static_cast<double>(k - first_step) / elapsed();
         const double left = static_cast<double>(plan.end_step - k) / rate;
         std::ostringstream line;
-        line << "t = " << g(sim.time(), 5) << " of " << g(plan.end_step * sim.time_step(), 5) << " ("
-             << (100 * k / plan.end_step) << "%), " << g(rate, 4) << " steps/s, about "
+        line << "t = " << format_g(sim.time(), 5) << " of " << format_g(plan.end_step * sim.time_step(), 5) << " ("
+             << (100 * k / plan.end_step) << "%), " << format_g(rate, 4) << " steps/s, about "
              << duration_text(left) << " left";
         if (terminal)
           std::cout << "\r  " << line.str() << "     " << std::flush;
@@ -214,7 +209,7 @@ int run_loop(Sim& sim, const RunPlan& plan, std::ostream& log) {
     } catch (const std::exception& w) {
       log << "error: " << w.what() << "\n";
     }
-    log << "error: the run failed at step " << k << " (t = " << g(sim.time()) << "): " << e.what()
+    log << "error: the run failed at step " << k << " (t = " << format_g(sim.time()) << "): " << e.what()
         << "\n  The time step is probably too large: try a smaller [run] time_step_fraction or "
            "time_step.\n  Files written so far are kept in "
         << out.string() << "\n";
@@ -222,11 +217,11 @@ int run_loop(Sim& sim, const RunPlan& plan, std::ostream& log) {
   }
   const double secs = elapsed();
   const double steps = static_cast<double>(k - first_step);
-  log << "done: " << (k - first_step) << " steps in " << g(secs, 4) << " s, " << g(steps / secs, 4)
-      << " steps/s, " << g(static_cast<double>(n) * steps / secs, 4) << " particle-steps/s\n"
+  log << "done: " << (k - first_step) << " steps in " << format_g(secs, 4) << " s, " << format_g(steps / secs, 4)
+      << " steps/s, " << format_g(static_cast<double>(n) * steps / secs, 4) << " particle-steps/s\n"
       << "  neighbour-list builds: " << sim.forces().neighbours().rebuild_count() << "\n"
-      << "  peak memory: " << g(peak_resident_bytes() / 1048576.0, 4) << " MiB\n"
-      << "  largest |E_total - E_0|/|E_0| in this run: " << g(max_dev, 4) << " (E_0 = " << g(e0, 10)
+      << "  peak memory: " << format_g(peak_resident_bytes() / 1048576.0, 4) << " MiB\n"
+      << "  largest |E_total - E_0|/|E_0| in this run: " << format_g(max_dev, 4) << " (E_0 = " << format_g(e0, 10)
       << ")\n"
       << "  output: " << fs::absolute(out).string()
       << " (particles.pvd and bonds.pvd for ParaView, energy.csv" << (checkpoints ? ", " : "")

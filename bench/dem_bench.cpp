@@ -50,8 +50,11 @@
 #include "engine/simulation.hpp"
 #include "engine/solid_torus.hpp"
 #include "engine/time_step.hpp"
+#include "engine/format.hpp"
 
 namespace {
+
+using dem::format_g;
 
 struct Options {
   std::string scene;
@@ -129,11 +132,6 @@ class SceneFactory {
   std::optional<double> torus_diameter_;
 };
 
-std::string format_g(double v, int digits = 6) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
-  return buf;
-}
 
 
 /// One timed run; prints its CSV row to stdout and a summary to stderr.

@@ -1,11 +1,11 @@
 #include "engine/solid_torus.hpp"
+#include "engine/format.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <numbers>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -14,17 +14,11 @@ namespace dem {
 
 namespace {
 
-std::string str(double v) {
-  std::ostringstream os;
-  os.precision(10);
-  os << v;
-  return os.str();
-}
 
 void require(bool ok, const std::string& what, double value, const char* expected) {
   if (!ok)
     throw std::invalid_argument("solid torus: " + what + " must be " + expected + ", got " +
-                                str(value));
+                                format_g(value, 10));
 }
 
 /// The FCC lattice of nearest-neighbour distance d, centred on the torus
@@ -44,7 +38,7 @@ struct Lattice {
     const double rk = std::ceil(keep_radius / spacing) + 1.0;
     if (!(ri < 2e4 && rk < 2e4))
       throw std::invalid_argument("solid torus: the particle diameter " +
-                                  str(p.particle_diameter) +
+                                  format_g(p.particle_diameter, 10) +
                                   " m is too small for the torus (lattice too large)");
     ni = static_cast<int>(ri);
     nk = static_cast<int>(rk);
@@ -167,7 +161,7 @@ Scene make_solid_torus(const SolidTorusParameters& p) {
   const long long cells = wi * wi * wk;
   if (cells > (1LL << 31))
     throw std::invalid_argument("solid torus: the lattice is too large for d = " +
-                                str(p.particle_diameter));
+                                format_g(p.particle_diameter, 10));
   // Dense map from lattice site to particle index (-1: no particle).
   std::vector<std::int32_t> index(static_cast<std::size_t>(cells), -1);
   const auto cell = [&](int i, int j, int k) {

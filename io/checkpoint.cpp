@@ -1,4 +1,5 @@
 #include "io/checkpoint.hpp"
+#include "engine/format.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -34,11 +35,6 @@ constexpr std::size_t kParticleBytes = 6 * 24 + 2 * 32 + 3 * 8 + 4;
 // Bytes of one bond: two u32, f64, vec3, u32.
 constexpr std::size_t kBondBytes = 4 + 4 + 8 + 24 + 4;
 
-std::string num(double x) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.17g", x);
-  return buf;
-}
 
 /// The map's number in the paper, as stored: 23, 25 or 27.
 std::uint32_t map_code(IntegratorMap map) {
@@ -280,7 +276,7 @@ void require_positive(const std::vector<double>& v, const char* what) {
   for (std::size_t i = 0; i < v.size(); ++i)
     if (!finite_positive(v[i]))
       fail(std::string("inconsistent: ") + what + " of particle " + std::to_string(i) +
-           " must be finite and > 0, got " + num(v[i]));
+           " must be finite and > 0, got " + format_g(v[i], 17));
 }
 
 void decode_particles(Reader& r, ParticleStore& p) {
@@ -346,7 +342,7 @@ void decode_bonds(Reader& r, BondList& b, std::size_t particles) {
       fail(name + ": particle index out of range (" + std::to_string(particles) + " particles)");
     if (b.first[i] == b.second[i]) fail(name + ": a particle bonded to itself");
     if (!finite_positive(b.rest_length[i]))
-      fail(name + ": rest length must be finite and > 0, got " + num(b.rest_length[i]));
+      fail(name + ": rest length must be finite and > 0, got " + format_g(b.rest_length[i], 17));
     if (!b.rest_direction[i].allFinite() ||
         !(std::abs(b.rest_direction[i].norm() - 1.0) < 1e-9))
       fail(name + ": rest direction is not a unit vector");
@@ -375,7 +371,7 @@ void decode_payload(std::span<const std::byte> payload, CheckpointState& s) {
   }
   s.time_step = r.f64("time step");
   if (!finite_positive(s.time_step))
-    fail("inconsistent: time step must be finite and > 0, got " + num(s.time_step));
+    fail("inconsistent: time step must be finite and > 0, got " + format_g(s.time_step, 17));
   s.step_count = r.u64("step count");
 
   decode_particles(r, s.scene.particles);
@@ -387,9 +383,9 @@ void decode_payload(std::span<const std::byte> payload, CheckpointState& s) {
   c.skin = r.f64("contact skin");
   const std::uint8_t reorder = r.u8("contact reorder flag");
   if (!finite_nonnegative(c.stiffness))
-    fail("inconsistent: contact stiffness must be finite and >= 0, got " + num(c.stiffness));
+    fail("inconsistent: contact stiffness must be finite and >= 0, got " + format_g(c.stiffness, 17));
   if (!finite_nonnegative(c.skin))
-    fail("inconsistent: Verlet skin must be finite and >= 0, got " + num(c.skin));
+    fail("inconsistent: Verlet skin must be finite and >= 0, got " + format_g(c.skin, 17));
   if (reorder > 1)
     fail("inconsistent: reorder flag must be 0 or 1, got " + std::to_string(reorder));
   c.reorder_on_rebuild = reorder == 1;
@@ -407,7 +403,7 @@ void decode_payload(std::span<const std::byte> payload, CheckpointState& s) {
     if (!w.normal.allFinite() || !(std::abs(w.normal.norm() - 1.0) < 1e-12))
       fail(name + ": normal is not a unit vector");
     if (!finite_nonnegative(w.stiffness))
-      fail(name + ": stiffness must be finite and >= 0, got " + num(w.stiffness));
+      fail(name + ": stiffness must be finite and >= 0, got " + format_g(w.stiffness, 17));
     s.scene.walls.push_back(w);
   }
   s.scene.gravity = r.vec3("gravity");
@@ -425,7 +421,7 @@ void decode_payload(std::span<const std::byte> payload, CheckpointState& s) {
   r.items(s.frame_times, frames, "frame times", &Reader::f64);
   for (std::size_t i = 0; i < frames; ++i)
     if (!finite_nonnegative(s.frame_times[i]) || (i > 0 && s.frame_times[i] < s.frame_times[i - 1]))
-      fail("inconsistent: frame time " + std::to_string(i) + " (" + num(s.frame_times[i]) +
+      fail("inconsistent: frame time " + std::to_string(i) + " (" + format_g(s.frame_times[i], 17) +
            ") is negative, not finite or earlier than the one before");
   s.energy_rows = r.u64("energy row count");
 

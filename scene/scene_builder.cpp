@@ -6,24 +6,18 @@
 #include <cmath>
 #include <limits>
 #include <numbers>
-#include <sstream>
 
 #include "contact/neighbour_search.hpp"
 #include "engine/clump.hpp"
 #include "engine/reorder.hpp"
 #include "engine/time_step.hpp"
 #include "scene/csv_table.hpp"
+#include "engine/format.hpp"
 
 namespace dem {
 
 namespace {
 
-std::string num(double v) {
-  std::ostringstream out;
-  out.precision(6);
-  out << v;
-  return out.str();
-}
 
 [[noreturn]] void fail(const SourcePlace& at, const std::string& what) {
   throw SceneError(at.text() + ": " + what);
@@ -96,7 +90,7 @@ Scene read_csv_particles(const ParticleSourceSpec& src, const MaterialSpec& mate
     const double d = p.diameter;
     if (!(d > 0.0))
       fail(src.place, src.file.string() + ":" + std::to_string(table.line_of(r)) +
-                          ": column \"diameter\": must be > 0, got " + num(d));
+                          ": column \"diameter\": must be > 0, got " + format_g(d));
     p.mass = has_mass ? table.at(r, "mass") : *material.density * std::numbers::pi * d * d * d / 6.0;
     p.inertia = p.mass * d * d / 10.0;
     try {
@@ -280,8 +274,8 @@ BuiltScene build_scene(const SceneSpec& spec) {
                                  : hertz_constants(material, r_min, w.place, "wall stiffness \"auto\"").k_wall;
     for (std::size_t i = 0; i < n_all; ++i)
       if (wall.normal.dot(particles.position[i] - wall.point) < 0.0)
-        fail(w.place, "particle " + std::to_string(i) + " (at " + num(particles.position[i].x()) + ", " +
-                          num(particles.position[i].y()) + ", " + num(particles.position[i].z()) +
+        fail(w.place, "particle " + std::to_string(i) + " (at " + format_g(particles.position[i].x()) + ", " +
+                          format_g(particles.position[i].y()) + ", " + format_g(particles.position[i].z()) +
                           ") starts behind this wall");
     scene.walls.push_back(wall);
   }
@@ -304,9 +298,9 @@ BuiltScene build_scene(const SceneSpec& spec) {
   if (spec.run.time_step) {
     out.time_step = *spec.run.time_step;
     if (out.time_step > out.critical_time_step)
-      fail(spec.run.place, "[run] time_step = " + num(out.time_step) +
+      fail(spec.run.place, "[run] time_step = " + format_g(out.time_step) +
                                " is over the stability limit: the critical time step estimate "
-                               "(MODEL.md section 7) is " + num(out.critical_time_step) +
+                               "(MODEL.md section 7) is " + format_g(out.critical_time_step) +
                                "; use a smaller step or time_step = \"auto\"");
   } else {
     if (!std::isfinite(out.critical_time_step))
