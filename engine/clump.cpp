@@ -61,8 +61,7 @@ ClumpSimulation::ClumpSimulation(ParticleStore particles, ForceField forces, std
       in_clump_[q] = 1;
     }
   }
-  half_kick_.resize(clumps_.size());
-  increment_.resize(clumps_.size());
+  half_.resize(clumps_.size());
   place_members();
   forces_.compute(particles_);
   reduce_forces();
@@ -102,24 +101,13 @@ void ClumpSimulation::place_members() {
 void ClumpSimulation::step() {
   // First half: clumps by the LGVI, free spheres by their map (the members'
   // own update is overwritten by their placement).
-  for (std::size_t i = 0; i < clumps_.size(); ++i) {
-    RigidBody& b = clumps_[i].body;
-    b.position += h_ * b.velocity + (h_ * h_ / (2.0 * b.mass)) * b.force;
-    half_kick_[i] = b.momentum + 0.5 * h_ * b.moment;
-    increment_[i] = lgvi_rotation_increment(b.inertia, h_ * half_kick_[i]);
-    b.attitude = b.attitude * increment_[i];
-    b.velocity += (h_ / (2.0 * b.mass)) * b.force;
-  }
+  for (std::size_t i = 0; i < clumps_.size(); ++i) half_[i] = lgvi_advance(clumps_[i].body, h_);
   advance_configuration(particles_, map_, h_);
   place_members();
   forces_.compute(particles_);
   complete_step(particles_, map_, h_);
   reduce_forces();
-  for (std::size_t i = 0; i < clumps_.size(); ++i) {
-    RigidBody& b = clumps_[i].body;
-    b.velocity += (h_ / (2.0 * b.mass)) * b.force;
-    b.momentum = increment_[i].transpose() * half_kick_[i] + 0.5 * h_ * b.moment;
-  }
+  for (std::size_t i = 0; i < clumps_.size(); ++i) lgvi_complete(clumps_[i].body, half_[i], h_);
   place_members();
   ++steps_;
 }

@@ -81,8 +81,7 @@ class ClumpSimulation {
   IntegratorMap map_;
   double h_;
   std::size_t steps_ = 0;
-  std::vector<Vec3> half_kick_;
-  std::vector<Mat3> increment_;
+  std::vector<LgviHalfStep> half_;  ///< per clump, between the two parts of a step
 };
 
 }  // namespace dem

@@ -81,26 +81,30 @@ Mat3 lgvi_rotation_increment(const Mat3& inertia, const Vec3& g, int* iterations
                        "; the time step is probably too large for the spin");
 }
 
+LgviHalfStep lgvi_advance(RigidBody& body, double h) {
+  LgviHalfStep half;
+  body.position += h * body.velocity + (h * h / (2.0 * body.mass)) * body.force;
+  half.half_kick = body.momentum + 0.5 * h * body.moment;
+  half.increment = lgvi_rotation_increment(body.inertia, h * half.half_kick, &half.iterations);
+  body.attitude = body.attitude * half.increment;
+  body.velocity += (h / (2.0 * body.mass)) * body.force;
+  return half;
+}
+
+void lgvi_complete(RigidBody& body, const LgviHalfStep& half, double h) {
+  body.velocity += (h / (2.0 * body.mass)) * body.force;
+  body.momentum = half.increment.transpose() * half.half_kick + 0.5 * h * body.moment;
+}
+
 int lgvi_step(std::vector<RigidBody>& bodies, const RigidForces& forces, double h) {
   int worst = 0;
-  std::vector<Vec3> half_kick(bodies.size());
-  std::vector<Mat3> increment(bodies.size());
+  std::vector<LgviHalfStep> half(bodies.size());
   for (std::size_t b = 0; b < bodies.size(); ++b) {
-    RigidBody& body = bodies[b];
-    body.position += h * body.velocity + (h * h / (2.0 * body.mass)) * body.force;
-    half_kick[b] = body.momentum + 0.5 * h * body.moment;
-    int it = 0;
-    increment[b] = lgvi_rotation_increment(body.inertia, h * half_kick[b], &it);
-    worst = std::max(worst, it);
-    body.attitude = body.attitude * increment[b];
-    body.velocity += (h / (2.0 * body.mass)) * body.force;
+    half[b] = lgvi_advance(bodies[b], h);
+    worst = std::max(worst, half[b].iterations);
   }
   forces(bodies);
-  for (std::size_t b = 0; b < bodies.size(); ++b) {
-    RigidBody& body = bodies[b];
-    body.velocity += (h / (2.0 * body.mass)) * body.force;
-    body.momentum = increment[b].transpose() * half_kick[b] + 0.5 * h * body.moment;
-  }
+  for (std::size_t b = 0; b < bodies.size(); ++b) lgvi_complete(bodies[b], half[b], h);
   return worst;
 }
 

@@ -62,6 +62,21 @@ Mat3 lgvi_rotation_increment(const Mat3& inertia, const Vec3& g, int* iterations
 /// exp(S(f)) by Rodrigues' formula (series near 0).
 Mat3 rotation_from_vector(const Vec3& f);
 
+/// What the first part of an LGVI step keeps for the second.
+struct LgviHalfStep {
+  Vec3 half_kick = Vec3::Zero();       ///< Pi_k + h/2 M_k
+  Mat3 increment = Mat3::Identity();  ///< F_k
+  int iterations = 0;                  ///< Newton iterations
+};
+
+/// First part of a step, before the forces at the new configuration:
+/// x, R and the first half kick of v. Throws LgviSolveError.
+LgviHalfStep lgvi_advance(RigidBody& body, double h);
+
+/// Second part, with body.force and body.moment at the new configuration:
+/// the second half kicks of v and Pi.
+void lgvi_complete(RigidBody& body, const LgviHalfStep& half, double h);
+
 /// Forces and body-frame moments of every body at their current
 /// configuration, written into each body's force and moment.
 using RigidForces = std::function<void(std::vector<RigidBody>&)>;

@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "engine/format.hpp"
 #include "scene/scene_spec.hpp"
 
 namespace dem {
@@ -24,13 +25,8 @@ constexpr std::size_t kMaxSceneBytes = 16u << 20;
 
 /// The shortest of 15 or 17 significant digits that reads back as v.
 std::string format_number(double v) {
-  for (int digits : {15, 17}) {
-    std::ostringstream out;
-    out.precision(digits);
-    out << v;
-    if (digits == 17 || std::stod(out.str()) == v) return out.str();
-  }
-  return "";
+  const std::string short_form = format_g(v, 15);
+  return std::stod(short_form) == v ? short_form : format_g(v, 17);
 }
 
 std::string describe(const toml::node& n) {
