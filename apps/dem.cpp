@@ -33,15 +33,15 @@ struct Options {
 };
 
 /// The last step of a run at step size h: from --steps, --t-end or the scene.
-std::uint64_t end_step(const Options& o, double h, std::uint64_t scene_end, std::uint64_t now) {
+std::uint64_t end_step(const Options& o, double h, std::uint64_t scene_end) {
   if (o.steps >= 0) return static_cast<std::uint64_t>(o.steps);
   if (o.t_end >= 0.0) {
-    if (!std::isfinite(o.t_end)) throw std::invalid_argument("--t-end must be finite");
-    const double k = std::ceil(o.t_end / h * (1.0 - 1e-12));
-    if (!(k < 9e15)) throw std::invalid_argument("--t-end is too many steps");
-    return static_cast<std::uint64_t>(std::max(0.0, k));
+    try {
+      return steps_to_time(o.t_end, h);
+    } catch (const std::invalid_argument&) {
+      throw std::invalid_argument("--t-end must be finite and at most 9e15 steps away");
+    }
   }
-  (void)now;
   return scene_end;
 }
 
@@ -96,7 +96,7 @@ int run_scene(const Options& o) {
   print_summary(built, spec, std::cout);
   RunPlan plan;
   plan.output_dir = o.output_dir.empty() ? std::filesystem::path("output") : std::filesystem::path(o.output_dir);
-  plan.end_step = end_step(o, built.time_step, built.steps, 0);
+  plan.end_step = end_step(o, built.time_step, built.steps);
   plan.output = built.output;
   plan.scene_path = o.scene;
   plan.scene_text = text;
@@ -123,16 +123,12 @@ int restart(const Options& o) {
   const SceneSpec spec = parse_scene_text(c.scene_text, c.scene_path,
                                           std::filesystem::path(c.scene_path).parent_path());
   ThreadLimit limit(o.threads);
-  std::uint64_t scene_end = 0;
-  if (spec.run.steps)
-    scene_end = *spec.run.steps;
-  else
-    scene_end = static_cast<std::uint64_t>(std::max(1.0, std::ceil(*spec.run.end_time / c.time_step * (1.0 - 1e-12))));
+  const std::uint64_t scene_end = end_step_of(spec.run, c.time_step);
   RunPlan plan;
   plan.output_dir = o.output_dir.empty() ? std::filesystem::path(o.checkpoint).parent_path()
                                          : std::filesystem::path(o.output_dir);
   if (plan.output_dir.empty()) plan.output_dir = ".";
-  plan.end_step = end_step(o, c.time_step, scene_end, c.step_count);
+  plan.end_step = end_step(o, c.time_step, scene_end);
   if (plan.end_step <= c.step_count)
     throw std::invalid_argument("the checkpoint is at step " + std::to_string(c.step_count) + " (t = " +
                                 format_g(static_cast<double>(c.step_count) * c.time_step) +

@@ -310,14 +310,23 @@ BuiltScene build_scene(const SceneSpec& spec) {
     out.time_step = spec.run.time_step_fraction * out.critical_time_step;
   }
   out.time_step_fraction = out.time_step / out.critical_time_step;
-  if (spec.run.steps) {
-    out.steps = *spec.run.steps;
-  } else {
-    const double k = std::ceil(*spec.run.end_time / out.time_step * (1.0 - 1e-12));
-    if (!(k < 9.0e15)) fail(spec.run.place, "[run] end_time / time_step is too many steps");
-    out.steps = static_cast<std::uint64_t>(std::max(1.0, k));
-  }
+  out.steps = end_step_of(spec.run, out.time_step);
   return out;
+}
+
+std::uint64_t steps_to_time(double t, double h) {
+  const double k = std::ceil(t / h * (1.0 - 1e-12));
+  if (!(std::isfinite(t) && k < 9.0e15)) throw std::invalid_argument("end time / time step is too many steps");
+  return static_cast<std::uint64_t>(std::max(0.0, k));
+}
+
+std::uint64_t end_step_of(const RunSpec& run, double h) {
+  if (run.steps) return *run.steps;
+  try {
+    return std::max<std::uint64_t>(1, steps_to_time(*run.end_time, h));
+  } catch (const std::invalid_argument&) {
+    fail(run.place, "[run] end_time / time_step is too many steps");
+  }
 }
 
 }  // namespace dem

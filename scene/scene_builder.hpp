@@ -48,6 +48,15 @@ struct BuiltScene {
 /// wall, a time step over the critical step estimate, a scene too large.
 BuiltScene build_scene(const SceneSpec& spec);
 
+/// Steps of size h to reach time t >= 0: ceil(t/h), with a relative
+/// allowance of 1e-12 so that round-off in t/h adds no step. Throws
+/// std::invalid_argument if t is not finite or that is 9e15 steps or more.
+std::uint64_t steps_to_time(double t, double h);
+
+/// The scene's last step at step size h: [run] steps, or steps_to_time of
+/// end_time. Throws SceneError naming [run] for too many steps.
+std::uint64_t end_step_of(const RunSpec& run, double h);
+
 /// Memory the engine will need for the scene, estimated from its sizes
 /// (bytes): about 1 KiB per particle at 6 bonds per particle (README).
 std::uint64_t estimated_memory_bytes(std::uint64_t particles, std::uint64_t bonds);
