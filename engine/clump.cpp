@@ -6,8 +6,7 @@
 
 namespace dem {
 
-Clump make_clump(ParticleStore& s, const std::vector<std::uint32_t>& slots, const Vec3& velocity,
-                 const Vec3& angular_velocity) {
+Clump clump_at_rest(const ParticleStore& s, const std::vector<std::uint32_t>& slots) {
   if (slots.empty()) throw std::invalid_argument("a clump needs at least one member");
   Clump c;
   double mass = 0.0;
@@ -33,8 +32,14 @@ Clump make_clump(ParticleStore& s, const std::vector<std::uint32_t>& slots, cons
   c.body.mass = mass;
   c.body.inertia = j;
   c.body.position = centre;
+  return c;
+}
+
+Clump make_clump(ParticleStore& s, const std::vector<std::uint32_t>& slots, const Vec3& velocity,
+                 const Vec3& angular_velocity) {
+  Clump c = clump_at_rest(s, slots);
   c.body.velocity = velocity;
-  c.body.momentum = j * angular_velocity;  // R = I: body frame = inertial frame
+  c.body.momentum = c.body.inertia * angular_velocity;  // R = I: body frame = inertial frame
   for (std::size_t k = 0; k < slots.size(); ++k) {
     s.velocity[slots[k]] = velocity + angular_velocity.cross(c.offsets[k]);
     s.angular_velocity[slots[k]] = angular_velocity;

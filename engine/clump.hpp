@@ -43,6 +43,11 @@ struct Clump {
 /// velocity omega (spatial); sets the members' velocities to match. Throws
 /// std::invalid_argument for an empty or repeated slot list, a slot out of
 /// range, or a non-physical inertia.
+/// The clump of the spheres in `slots`, at rest: mass, centre, J and member
+/// offsets as make_clump() computes them, without touching the store.
+/// Throws as make_clump() does.
+Clump clump_at_rest(const ParticleStore& particles, const std::vector<std::uint32_t>& slots);
+
 Clump make_clump(ParticleStore& particles, const std::vector<std::uint32_t>& slots, const Vec3& velocity,
                  const Vec3& angular_velocity);
 

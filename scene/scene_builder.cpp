@@ -281,13 +281,11 @@ BuiltScene build_scene(const SceneSpec& spec) {
   }
   scene.gravity = spec.gravity;
   if (scene.contact.reorder_on_rebuild) sort_for_locality(scene);
-  for (const ClumpStart& c : out.clumps) {
-    std::vector<std::uint32_t> slots = c.slots;
+  for (std::size_t k = 0; k < out.clumps.size(); ++k) {
     try {
-      ParticleStore probe = particles;  // validate the inertia before any run
-      make_clump(probe, slots, c.velocity, c.angular_velocity);
+      clump_at_rest(particles, out.clumps[k].slots);  // validates the inertia before any run
     } catch (const std::invalid_argument& e) {
-      fail(spec.clumps[static_cast<std::size_t>(&c - out.clumps.data())].place, e.what());
+      fail(spec.clumps[k].place, e.what());
     }
   }
 
