@@ -119,21 +119,18 @@ void ClumpSimulation::step() {
 
 EnergyReport ClumpSimulation::energy_report() const {
   EnergyReport r = forces_.potential_energies(particles_);
+  const EnergyReport k = kinetic_energies_and_momenta(particles_, in_clump_);
   r.time = time();
-  const ParticleStore& s = particles_;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (in_clump_[i]) continue;
-    r.kinetic_translation += 0.5 * s.mass[i] * s.velocity[i].squaredNorm();
-    r.kinetic_rotation += 0.5 * s.inertia[i] * s.angular_velocity[i].squaredNorm();
-    r.linear_momentum += s.mass[i] * s.velocity[i];
-    r.angular_momentum += s.position[i].cross(s.mass[i] * s.velocity[i]) + s.inertia[i] * s.angular_velocity[i];
-  }
+  r.kinetic_translation = k.kinetic_translation;
+  r.kinetic_rotation = k.kinetic_rotation;
+  r.linear_momentum = k.linear_momentum;
+  r.angular_momentum = k.angular_momentum;
   for (const Clump& c : clumps_) {
     const RigidBody& b = c.body;
     r.kinetic_translation += 0.5 * b.mass * b.velocity.squaredNorm();
-    r.kinetic_rotation += 0.5 * b.momentum.dot(b.inertia.ldlt().solve(b.momentum));
+    r.kinetic_rotation += rotational_kinetic_energy(b);
     r.linear_momentum += b.mass * b.velocity;
-    r.angular_momentum += b.position.cross(b.mass * b.velocity) + b.attitude * b.momentum;
+    r.angular_momentum += angular_momentum(b);
   }
   return r;
 }

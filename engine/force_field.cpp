@@ -221,9 +221,10 @@ struct KineticSums {
 };
 }  // namespace
 
-EnergyReport kinetic_energies_and_momenta(const ParticleStore& s) {
+EnergyReport kinetic_energies_and_momenta(const ParticleStore& s, std::span<const char> skip) {
   const KineticSums k = deterministic_sum(s.size(), KineticSums{}, [&](std::size_t i) {
     KineticSums t;
+    if (!skip.empty() && skip[i] != 0) return t;
     const Vec3 mv = s.mass[i] * s.velocity[i];
     t.translation = 0.5 * s.mass[i] * s.velocity[i].squaredNorm();
     t.rotation = 0.5 * s.inertia[i] * s.angular_velocity[i].squaredNorm();

@@ -108,7 +108,10 @@ class ForceField {
 };
 
 /// Kinetic energies and momenta of the particles (MODEL.md section 5), in
-/// deterministic block sums; the potential fields are left zero.
-EnergyReport kinetic_energies_and_momenta(const ParticleStore& particles);
+/// deterministic block sums; the potential fields are left zero. Particles
+/// whose entry in `skip` is non-zero (clump members, whose motion their
+/// clump carries) are left out; an empty `skip` leaves out none.
+EnergyReport kinetic_energies_and_momenta(const ParticleStore& particles,
+                                          std::span<const char> skip = {});
 
 }  // namespace dem

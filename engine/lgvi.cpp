@@ -108,10 +108,17 @@ int lgvi_step(std::vector<RigidBody>& bodies, const RigidForces& forces, double 
   return worst;
 }
 
+double rotational_kinetic_energy(const RigidBody& b) {
+  return 0.5 * b.momentum.dot(b.inertia.ldlt().solve(b.momentum));
+}
+
+Vec3 angular_momentum(const RigidBody& b) {
+  return b.position.cross(b.mass * b.velocity) + b.attitude * b.momentum;
+}
+
 double rigid_kinetic_energy(const std::vector<RigidBody>& bodies) {
   double e = 0.0;
-  for (const RigidBody& b : bodies)
-    e += 0.5 * b.mass * b.velocity.squaredNorm() + 0.5 * b.momentum.dot(b.inertia.ldlt().solve(b.momentum));
+  for (const RigidBody& b : bodies) e += 0.5 * b.mass * b.velocity.squaredNorm() + rotational_kinetic_energy(b);
   return e;
 }
 
@@ -123,7 +130,7 @@ Vec3 rigid_linear_momentum(const std::vector<RigidBody>& bodies) {
 
 Vec3 rigid_angular_momentum(const std::vector<RigidBody>& bodies) {
   Vec3 l = Vec3::Zero();
-  for (const RigidBody& b : bodies) l += b.position.cross(b.mass * b.velocity) + b.attitude * b.momentum;
+  for (const RigidBody& b : bodies) l += angular_momentum(b);
   return l;
 }
 

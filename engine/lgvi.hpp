@@ -85,6 +85,11 @@ using RigidForces = std::function<void(std::vector<RigidBody>&)>;
 /// current again on return). Returns the largest Newton iteration count.
 int lgvi_step(std::vector<RigidBody>& bodies, const RigidForces& forces, double h);
 
+/// Rotational kinetic energy Pi.J^-1 Pi/2 of one body.
+double rotational_kinetic_energy(const RigidBody& body);
+/// Angular momentum of one body about the origin: x x m v + R Pi.
+Vec3 angular_momentum(const RigidBody& body);
+
 /// Kinetic energy sum m|v|^2/2 + Pi.J^-1 Pi/2.
 double rigid_kinetic_energy(const std::vector<RigidBody>& bodies);
 /// Linear momentum sum m v.
