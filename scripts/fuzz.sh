@@ -15,22 +15,8 @@ if ! [[ "$seconds" =~ ^[0-9]+$ ]] || [ "$seconds" -eq 0 ]; then
   exit 2
 fi
 
-# The engine's build dependencies (as scripts/setup.sh) plus clang and its
-# sanitizer and libFuzzer runtimes.
-packages=(build-essential cmake pkg-config libeigen3-dev libtbb-dev libnanoflann-dev
-          libvtk9-dev libdeflate-dev libcli11-dev libtomlplusplus-dev zlib1g-dev clang libclang-rt-14-dev)
-missing=()
-for p in "${packages[@]}"; do
-  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "fuzz: installing ${missing[*]}"
-  sudo=""
-  [ "$(id -u)" -ne 0 ] && sudo="sudo"
-  export DEBIAN_FRONTEND=noninteractive
-  $sudo apt-get update -q
-  $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
-fi
+# The engine's packages plus clang and its sanitizer and libFuzzer runtimes.
+bash scripts/install_packages.sh clang libclang-rt-14-dev
 
 build=build-fuzz
 CC=clang CXX=clang++ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
