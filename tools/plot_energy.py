@@ -24,20 +24,13 @@ import os
 import sys
 import tempfile
 
-# Debian's python3-matplotlib lives in /usr/lib/python3/dist-packages, which a
-# python3 from pyenv/conda/venv does not see: retry once with /usr/bin/python3.
-SYSTEM_PYTHON = "/usr/bin/python3"
-_REEXEC_GUARD = "DEM_TOOLS_REEXEC"
+from system_python import rerun_or_exit
+
 try:
     import numpy as np
     import matplotlib
 except ImportError as exc:
-    if (os.environ.get(_REEXEC_GUARD) is None and os.path.exists(SYSTEM_PYTHON)
-            and os.path.realpath(sys.executable) != os.path.realpath(SYSTEM_PYTHON)):
-        os.environ[_REEXEC_GUARD] = "1"
-        os.execv(SYSTEM_PYTHON, [SYSTEM_PYTHON, os.path.abspath(__file__)] + sys.argv[1:])
-    sys.exit("plot_energy: cannot import %s (%s); install the Debian package "
-             "python3-matplotlib (it brings numpy)" % (exc.name, exc))
+    rerun_or_exit(__file__, "plot_energy", exc, "python3-matplotlib (it brings numpy)")
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (after selecting the backend)

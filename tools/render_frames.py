@@ -28,10 +28,8 @@ import shutil
 import sys
 import xml.etree.ElementTree as ET
 
-# Debian's python3-vtk9 lives in /usr/lib/python3/dist-packages, which a
-# python3 from pyenv/conda/venv does not see: retry once with /usr/bin/python3.
-SYSTEM_PYTHON = "/usr/bin/python3"
-_REEXEC_GUARD = "DEM_TOOLS_REEXEC"
+from system_python import rerun_or_exit
+
 _XVFB_GUARD = "DEM_TOOLS_XVFB"
 try:
     import numpy as np
@@ -53,12 +51,7 @@ try:
     _VTK_FACTORIES = (vtkmodules.vtkRenderingOpenGL2, vtkmodules.vtkInteractionStyle,
                       vtkmodules.vtkRenderingFreeType)
 except ImportError as exc:
-    if (os.environ.get(_REEXEC_GUARD) is None and os.path.exists(SYSTEM_PYTHON)
-            and os.path.realpath(sys.executable) != os.path.realpath(SYSTEM_PYTHON)):
-        os.environ[_REEXEC_GUARD] = "1"
-        os.execv(SYSTEM_PYTHON, [SYSTEM_PYTHON, os.path.abspath(__file__)] + sys.argv[1:])
-    sys.exit("render_frames: cannot import %s (%s); install the Debian package "
-             "python3-vtk9 (VTK's Python bindings)" % (exc.name, exc))
+    rerun_or_exit(__file__, "render_frames", exc, "python3-vtk9 (VTK's Python bindings)")
 
 PROG = "render_frames"
 BACKGROUND = (0.32, 0.34, 0.43)      # ParaView's default blue-grey: suits both colour maps
