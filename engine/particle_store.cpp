@@ -47,6 +47,23 @@ std::size_t ParticleStore::add(const ParticleSpec& spec) {
   return index;
 }
 
+void ParticleStore::append(const ParticleStore& p) {
+  const std::size_t first = size();
+  const auto cat = [](auto& a, const auto& b) { a.insert(a.end(), b.begin(), b.end()); };
+  cat(position, p.position);
+  cat(velocity, p.velocity);
+  cat(attitude, p.attitude);
+  cat(angular_velocity, p.angular_velocity);
+  cat(force, p.force);
+  cat(moment, p.moment);
+  cat(mass, p.mass);
+  cat(inertia, p.inertia);
+  cat(radius, p.radius);
+  cat(reference_position, p.reference_position);
+  cat(reference_attitude, p.reference_attitude);
+  for (std::size_t k = 0; k < p.size(); ++k) id.push_back(static_cast<std::uint32_t>(first + k));
+}
+
 void ParticleStore::reserve(std::size_t n) {
   position.reserve(n);
   velocity.reserve(n);

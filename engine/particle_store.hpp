@@ -37,6 +37,10 @@ class ParticleStore {
   /// positive number, or any vector is not finite.
   std::size_t add(const ParticleSpec& spec);
 
+  /// Appends every particle of `other` (state and reference configuration
+  /// as they are); their ids become size(), size()+1, ... in order.
+  void append(const ParticleStore& other);
+
   std::size_t size() const { return position.size(); }
   void reserve(std::size_t n);
 

@@ -48,20 +48,7 @@ BondStiffness binder_stiffness(double e_b, double beta, double r_i, double r_j, 
 void append(Scene& into, const Scene& part, bool with_bonds, const std::optional<BondStiffness>& override) {
   const std::uint32_t offset = static_cast<std::uint32_t>(into.particles.size());
   ParticleStore& s = into.particles;
-  const ParticleStore& p = part.particles;
-  const auto cat = [](auto& a, const auto& b) { a.insert(a.end(), b.begin(), b.end()); };
-  cat(s.position, p.position);
-  cat(s.velocity, p.velocity);
-  cat(s.attitude, p.attitude);
-  cat(s.angular_velocity, p.angular_velocity);
-  cat(s.force, p.force);
-  cat(s.moment, p.moment);
-  cat(s.mass, p.mass);
-  cat(s.inertia, p.inertia);
-  cat(s.radius, p.radius);
-  cat(s.reference_position, p.reference_position);
-  cat(s.reference_attitude, p.reference_attitude);
-  for (std::size_t k = 0; k < p.size(); ++k) s.id.push_back(offset + static_cast<std::uint32_t>(k));
+  s.append(part.particles);
   if (!with_bonds) return;
   for (std::size_t b = 0; b < part.bonds.size(); ++b)
     into.bonds.add(s, offset + part.bonds.first[b], offset + part.bonds.second[b],

@@ -109,3 +109,34 @@ TEST(Integrator, LargestStableStepAccountsForTheMoment) {
   // h |2 + 2 h| = 1  ->  h = (-1 + sqrt(3))/2
   EXPECT_NEAR(h, 0.5 * (std::sqrt(3.0) - 1.0), 1e-12);
 }
+
+TEST(ParticleStore, AppendKeepsEveryArrayAndNumbersTheNewIds) {
+  ParticleStore a, b;
+  for (int k = 0; k < 3; ++k) {
+    ParticleSpec p;
+    p.position = Vec3(k, 0, 0);
+    p.mass = 1.0 + k;
+    a.add(p);
+    p.position = Vec3(0, k, 0);
+    p.velocity = Vec3(0, 0, k);
+    p.diameter = 2.0;
+    b.add(p);
+  }
+  b.force[1] = Vec3(1, 2, 3);
+  a.append(b);
+  ASSERT_EQ(a.size(), 6u);
+  for (std::size_t k = 0; k < 6; ++k) EXPECT_EQ(a.id[k], k);
+  for (std::size_t k = 0; k < 3; ++k) {
+    EXPECT_EQ(a.position[3 + k], b.position[k]);
+    EXPECT_EQ(a.velocity[3 + k], b.velocity[k]);
+    EXPECT_EQ(a.reference_position[3 + k], b.reference_position[k]);
+    EXPECT_EQ(a.radius[3 + k], 1.0);
+    EXPECT_EQ(a.mass[3 + k], b.mass[k]);
+  }
+  EXPECT_EQ(a.force[4], Vec3(1, 2, 3));
+  EXPECT_EQ(a.attitude.size(), 6u);
+  EXPECT_EQ(a.reference_attitude.size(), 6u);
+  EXPECT_EQ(a.moment.size(), 6u);
+  EXPECT_EQ(a.inertia.size(), 6u);
+  EXPECT_EQ(a.angular_velocity.size(), 6u);
+}
