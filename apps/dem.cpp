@@ -13,9 +13,9 @@
 #include <iostream>
 
 #include "apps/run_loop.hpp"
-#include "engine/parallel.hpp"
+#include "core/parallel.hpp"
 #include "scene/scene_builder.hpp"
-#include "engine/format.hpp"
+#include "core/format.hpp"
 
 namespace {
 
@@ -101,29 +101,31 @@ int run_scene(const Options& o) {
   plan.scene_path = o.scene;
   plan.scene_text = text;
   plan.progress = !o.quiet;
-  Scene& s = built.scene;
-  std::vector<Clump> clumps;
-  for (const ClumpStart& c : built.clumps)
-    clumps.push_back(make_clump(s.particles, c.slots, c.velocity, c.angular_velocity));
-  ForceField field(s.particles, std::move(s.bonds), s.contact, std::move(s.walls), s.gravity);
+  const std::size_t clumps = built.clumps.size();
+  Simulation sim = make_simulation(std::move(built));
   std::cout << "running " << plan.end_step << " steps on " << active_threads() << " threads into "
             << std::filesystem::absolute(plan.output_dir).string() << "\n";
-  if (!clumps.empty()) {
-    std::cout << clumps.size() << " clumps, integrated by the LGVI (no checkpoints for scenes with clumps yet)\n";
-    ClumpSimulation sim(std::move(s.particles), std::move(field), std::move(clumps), built.map, built.time_step);
-    return run_to_end(sim, plan, std::cout);
-  }
-  Simulation sim(std::move(s.particles), std::move(field), built.map, built.time_step);
+  if (clumps > 0) std::cout << clumps << " clumps, integrated by the LGVI\n";
   return run_to_end(sim, plan, std::cout);
 }
 
 int restart(const Options& o) {
   const CheckpointState c = read_checkpoint(o.checkpoint);
-  // The scene it came from gives the output intervals and the end.
-  const SceneSpec spec = parse_scene_text(c.scene_text, c.scene_path,
-                                          std::filesystem::path(c.scene_path).parent_path());
   ThreadLimit limit(o.threads);
-  const std::uint64_t scene_end = end_step_of(spec.run, c.time_step);
+  // The scene it came from gives the output intervals and the end; a run
+  // without a scene file (dem_torus) kept them in the checkpoint.
+  OutputSpec output;
+  std::uint64_t scene_end = c.end_step;
+  if (c.scene_text.empty()) {
+    output.vtk_every = c.vtk_every;
+    output.energy_every = c.energy_every;
+    output.checkpoint_every = c.checkpoint_every;
+  } else {
+    const SceneSpec spec = parse_scene_text(c.scene_text, c.scene_path,
+                                            std::filesystem::path(c.scene_path).parent_path());
+    output = spec.output;
+    scene_end = end_step_of(spec.run, c.time_step);
+  }
   RunPlan plan;
   plan.output_dir = o.output_dir.empty() ? std::filesystem::path(o.checkpoint).parent_path()
                                          : std::filesystem::path(o.output_dir);
@@ -134,7 +136,7 @@ int restart(const Options& o) {
                                 format_g(static_cast<double>(c.step_count) * c.time_step) +
                                 "), at or past the requested end step " + std::to_string(plan.end_step) +
                                 ": give a later --t-end or --steps");
-  plan.output = spec.output;
+  plan.output = output;
   plan.scene_path = c.scene_path;
   plan.scene_text = c.scene_text;
   plan.frame_times = c.frame_times;

@@ -20,10 +20,10 @@
 #include <filesystem>
 #include <iostream>
 
-#include "engine/dumbbells.hpp"
+#include "scene/dumbbells.hpp"
 #include "engine/rigid_rk4.hpp"
 #include "io/vtk_writer.hpp"
-#include "engine/format.hpp"
+#include "core/format.hpp"
 
 namespace {
 

@@ -20,7 +20,7 @@
 #include <CLI/CLI.hpp>
 
 #include "apps/pendulum.hpp"
-#include "engine/parallel.hpp"
+#include "core/parallel.hpp"
 
 namespace {
 

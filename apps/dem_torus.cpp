@@ -10,7 +10,6 @@
 
 #include <CLI/CLI.hpp>
 
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -22,16 +21,15 @@
 #include <vector>
 
 
-#include "engine/parallel.hpp"
-#include "engine/peak_memory.hpp"
+#include "core/parallel.hpp"
+#include "core/peak_memory.hpp"
 #include "engine/reorder.hpp"
-#include "engine/ring_torus.hpp"
 #include "engine/simulation.hpp"
-#include "engine/solid_torus.hpp"
 #include "engine/time_step.hpp"
-#include "io/energy_table.hpp"
-#include "io/vtk_writer.hpp"
-#include "engine/format.hpp"
+#include "scene/ring_torus.hpp"
+#include "scene/solid_torus.hpp"
+#include "apps/run_loop.hpp"
+#include "core/format.hpp"
 
 namespace {
 
@@ -55,18 +53,8 @@ struct Options {
   bool no_wall = false;
   std::vector<double> spin;
   bool quiet = false;
+  long long checkpoint_every = 0;
 };
-
-/// Thrown when the run itself goes wrong (as opposed to bad input).
-struct RunFailure : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-/// Thrown when writing a frame failed (disk full, folder removed, ...).
-struct OutputFailure : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
 
 /// Default end time of the solid scene (s): the torus crosses the 1 mm gap
 /// at 10 m/s in 1e-4 s, then presses 3 mm into the wall, about 6,700 steps
@@ -133,6 +121,7 @@ int run(Options o, const dem::RingTorusParameters& ring_params,
   if (!o.energy_given) o.energy_every = o.solid ? 100 : 10;
   if (o.vtk_every < 0) throw std::invalid_argument("--vtk-every must be >= 0 (0: no VTK output)");
   if (o.energy_every < 1) throw std::invalid_argument("--energy-every must be >= 1");
+  if (o.checkpoint_every < 0) throw std::invalid_argument("--checkpoint-every must be >= 0");
   const dem::IntegratorMap map = dem::parse_integrator_map(o.integrator);
   if (!o.solid && (o.km >= 0 || o.ka >= 0 || o.ks >= 0 || o.kpp >= 0 || o.kpw >= 0))
     throw std::logic_error("stiffness overrides are applied to the ring parameters directly");
@@ -162,101 +151,22 @@ int run(Options o, const dem::RingTorusParameters& ring_params,
                         std::move(scene.walls));
   dem::Simulation sim(std::move(scene.particles), std::move(field), map, o.dt);
 
-  const std::filesystem::path out = o.output_dir;
-  dem::VtkSeriesWriter vtk(out);  // creates the folder, or throws naming it
-  dem::EnergyTable table(out / "energy.csv");
+  dem::RunPlan plan;
+  plan.output_dir = o.output_dir;
+  plan.end_step = static_cast<std::uint64_t>(steps);
+  plan.output.vtk_every = static_cast<std::uint64_t>(o.vtk_every);
+  plan.output.energy_every = static_cast<std::uint64_t>(o.energy_every);
+  plan.output.checkpoint_every = static_cast<std::uint64_t>(o.checkpoint_every);
+  plan.scene_path = "dem_torus";  // no scene file: dem restart takes the intervals from the checkpoint
+  plan.progress = !o.quiet;
+  plan.time_step_hint = "try a smaller --dt (for example " + format_g(o.dt / 4) + ")";
 
-  const std::size_t n = sim.particles().size();
   std::cout << "dem_torus: " << what << ", " << sim.forces().bonds().size()
             << " bonds, map (" << o.integrator << "), h = " << format_g(o.dt) << dt_note << ", "
             << steps << " steps to t = " << format_g(steps * o.dt) << ", "
             << dem::active_threads() << " threads, wall " << (wall ? "on" : "off") << "\n"
-            << "output: " << std::filesystem::absolute(out).string() << "\n";
-
-  const dem::EnergyReport first = sim.energy_report();
-  const double e0 = first.total();
-  double max_dev = 0.0;
-  table.write(first);
-  if (o.vtk_every > 0) vtk.write_frame(0.0, sim.particles(), sim.forces().bonds());
-
-  const auto check_energy = [&](const dem::EnergyReport& r) {
-    const double e = r.total();
-    if (!std::isfinite(e) || (e0 > 0.0 && e > 10.0 * e0))
-      throw RunFailure("E_total = " + format_g(e) + " (started at " + format_g(e0) +
-                       ") has " + (std::isfinite(e) ? "grown past ten times its start" :
-                                                      "become non-finite"));
-    if (e0 != 0.0) max_dev = std::max(max_dev, std::abs(e - e0) / std::abs(e0));
-  };
-
-  using clock = std::chrono::steady_clock;
-  const auto start = clock::now();
-  auto last_report = start;
-  long long done = 0;
-  try {
-    for (long long k = 1; k <= steps; ++k) {
-      sim.step();
-      done = k;
-      const bool energy_now = k % o.energy_every == 0 || k == steps;
-      if (energy_now) {
-        const dem::EnergyReport r = sim.energy_report();
-        table.write(r);
-        check_energy(r);
-      }
-      if (o.vtk_every > 0 && (k % o.vtk_every == 0 || k == steps)) {
-        try {
-          vtk.write_frame(sim.time(), sim.particles(), sim.forces().bonds());
-        } catch (const std::exception& e) {
-          throw OutputFailure(e.what());
-        }
-      }
-      const auto now = clock::now();
-      if (!o.quiet && now - last_report > std::chrono::seconds(2)) {
-        last_report = now;
-        const double secs = std::chrono::duration<double>(now - start).count();
-        const double rate = k / secs;
-        std::cout << "  t = " << format_g(sim.time(), 5) << " (" << (100 * k / steps) << "%), "
-                  << format_g(rate, 4) << " steps/s, about " << format_g((steps - k) / rate, 3)
-                  << " s left" << std::endl;
-      }
-    }
-  } catch (const OutputFailure& e) {
-    std::cerr << "error: writing the output failed near step " << done << ": " << e.what()
-              << "\n  Files written before are kept in " << out.string() << "\n";
-    return 2;
-  } catch (const std::exception& e) {
-    try {
-      vtk.flush();  // keep the frames already handed to the writer
-    } catch (const std::exception& w) {
-      std::cerr << "error: " << w.what() << "\n";
-    }
-    std::cerr << "error: the run failed at step " << (done + 1) << " (t = "
-              << format_g((done + 1) * o.dt) << "): " << e.what()
-              << "\n  The time step is probably too large for the stiffest contact: try a "
-                 "smaller --dt (for example "
-              << format_g(o.dt / 4) << ").\n  Files written so far are kept in "
-              << out.string() << "\n";
-    return 2;
-  }
-  const double secs = std::chrono::duration<double>(clock::now() - start).count();
-  try {
-    vtk.flush();  // the last frame is written in the background
-  } catch (const std::exception& e) {
-    std::cerr << "error: writing the last frame failed: " << e.what()
-              << "\n  Files written before are kept in " << out.string() << "\n";
-    return 2;
-  }
-  std::cout << "done: " << steps << " steps in " << format_g(secs, 4) << " s, "
-            << format_g(steps / secs, 4) << " steps/s, " << format_g(n * steps / secs, 4)
-            << " particle-steps/s\n"
-            << "  neighbour-list builds: " << sim.forces().neighbours().rebuild_count() << "\n"
-            << "  peak memory: " << format_g(dem::peak_resident_bytes() / 1048576.0, 4) << " MiB ("
-            << format_g(static_cast<double>(dem::peak_resident_bytes()) / static_cast<double>(n), 4)
-            << " bytes per particle)\n"
-            << "  largest |E_total - E_0|/E_0: " << format_g(max_dev, 4) << " (E_0 = "
-            << format_g(e0, 10) << ")\n"
-            << "  output: " << std::filesystem::absolute(out).string()
-            << " (open particles.pvd and bonds.pvd in ParaView; energy.csv)\n";
-  return 0;
+            << "output: " << std::filesystem::absolute(plan.output_dir).string() << "\n";
+  return dem::run_to_end(sim, plan, std::cout);
 }
 
 }  // namespace
@@ -331,6 +241,10 @@ int main(int argc, char** argv) {
                  "Steps between energy.csv rows (ring default 10, solid 100)");
   app.add_option("--threads", o.threads, "Worker threads (0: all cores)")->capture_default_str();
   app.add_flag("--quiet", o.quiet, "No progress lines");
+  app.add_option("--checkpoint-every", o.checkpoint_every,
+                 "Steps between checkpoints (0: only at the end and when interrupted; continue with "
+                 "dem restart OUTPUT_DIR/checkpoint.bin)")
+      ->capture_default_str();
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -7,8 +7,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "engine/rotation.hpp"
-#include "engine/format.hpp"
+#include "core/rotation.hpp"
+#include "core/format.hpp"
 
 namespace dem {
 

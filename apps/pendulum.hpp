@@ -22,8 +22,8 @@
 #include <vector>
 
 #include "engine/integrator.hpp"
-#include "engine/particle_store.hpp"
-#include "engine/types.hpp"
+#include "core/particle_store.hpp"
+#include "core/types.hpp"
 
 namespace dem {
 

@@ -8,12 +8,13 @@
 #include <cstdio>
 #include <iostream>
 #include <sstream>
-#include <type_traits>
+#include <algorithm>
+#include <optional>
 
-#include "engine/peak_memory.hpp"
+#include "core/peak_memory.hpp"
 #include "io/energy_table.hpp"
 #include "io/vtk_writer.hpp"
-#include "engine/format.hpp"
+#include "core/format.hpp"
 
 namespace dem {
 
@@ -59,45 +60,35 @@ struct OutputFailure : std::runtime_error {
 
 CheckpointState checkpoint_of(const Simulation& sim, const RunPlan& plan,
                               const std::vector<double>& frame_times, std::uint64_t energy_rows) {
-  CheckpointState c;
+  CheckpointState c = capture_simulation(sim);
   c.scene_path = plan.scene_path;
   c.scene_text = plan.scene_text;
-  c.map = sim.map();
-  c.time_step = sim.time_step();
-  c.step_count = sim.step_count();
-  c.scene.particles = sim.particles();
-  c.scene.bonds = sim.forces().bonds();
-  c.scene.contact = sim.forces().contact();
-  c.scene.walls = sim.forces().walls();
-  c.scene.gravity = sim.forces().gravity();
-  c.neighbour_build_positions = sim.forces().neighbours().build_positions();
-  c.neighbour_rebuilds = sim.forces().neighbours().rebuild_count();
   c.frame_times = frame_times;
   c.energy_rows = energy_rows;
+  c.vtk_every = plan.output.vtk_every;
+  c.energy_every = plan.output.energy_every;
+  c.checkpoint_every = plan.output.checkpoint_every;
+  c.end_step = plan.end_step;
   return c;
 }
 
-Simulation simulation_from(const CheckpointState& c) {
-  Scene scene = c.scene;
-  ForceField field(scene.particles, std::move(scene.bonds), scene.contact, std::move(scene.walls),
-                   scene.gravity);
-  if (!c.neighbour_build_positions.empty())
-    field.restore_neighbour_list(scene.particles, c.neighbour_build_positions, c.neighbour_rebuilds);
-  return Simulation(std::move(scene.particles), std::move(field), c.map, c.time_step, c.step_count);
-}
-
-namespace {
-
-template <class Sim>
-int run_loop(Sim& sim, const RunPlan& plan, std::ostream& log) {
+int run_to_end(Simulation& sim, const RunPlan& plan, std::ostream& log, RunSummary* summary) {
   namespace fs = std::filesystem;
-  constexpr bool checkpoints = std::is_same_v<Sim, Simulation>;
+  const bool files = !plan.output_dir.empty();
+  const bool checkpoints = files;
   const fs::path out = plan.output_dir;
-  VtkSeriesWriter vtk(out);  // creates the folder, or throws naming it
-  if (plan.resume) vtk.resume(plan.frame_times);
-  EnergyTable table = plan.resume ? EnergyTable(out / "energy.csv", plan.energy_rows)
-                                  : EnergyTable(out / "energy.csv");
-  const OutputSpec& o = plan.output;
+  std::optional<VtkSeriesWriter> vtk;
+  std::optional<EnergyTable> table;
+  if (files) {
+    vtk.emplace(out);  // creates the folder, or throws naming it
+    if (plan.resume) vtk->resume(plan.frame_times);
+    if (plan.resume)
+      table.emplace(out / "energy.csv", plan.energy_rows);
+    else
+      table.emplace(out / "energy.csv");
+  }
+  OutputSpec o = plan.output;
+  if (!files) o.vtk_every = o.energy_every = o.checkpoint_every = 0;
   const std::uint64_t first_step = sim.step_count();
   std::vector<double> frame_times = plan.frame_times;  // on the schedule only
   std::uint64_t energy_rows = plan.energy_rows;
@@ -107,7 +98,7 @@ int run_loop(Sim& sim, const RunPlan& plan, std::ostream& log) {
   const auto on = [](std::uint64_t k, std::uint64_t every) { return every > 0 && k % every == 0; };
   const auto save_checkpoint = [&]() {
     const auto t0 = std::chrono::steady_clock::now();
-    if constexpr (checkpoints) write_checkpoint(checkpoint_path, checkpoint_of(sim, plan, frame_times, energy_rows));
+    if (checkpoints) write_checkpoint(checkpoint_path, checkpoint_of(sim, plan, frame_times, energy_rows));
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return secs;
   };
@@ -115,11 +106,11 @@ int run_loop(Sim& sim, const RunPlan& plan, std::ostream& log) {
   const EnergyReport first = sim.energy_report();
   const double e0 = first.total();
   double max_dev = 0.0;
-  if (!plan.resume) {
-    table.write(first);
+  if (!plan.resume && files) {
+    table->write(first);
     ++energy_rows;
     if (o.vtk_every > 0) {
-      vtk.write_frame(sim.time(), sim.particles(), sim.forces().bonds());
+      vtk->write_frame(sim.time(), sim.particles(), sim.forces().bonds());
       frame_times.push_back(sim.time());
     }
   }
@@ -136,9 +127,9 @@ int run_loop(Sim& sim, const RunPlan& plan, std::ostream& log) {
       sim.step();
       k = sim.step_count();
       const bool last = k == plan.end_step;
-      if (on(k, o.energy_every) || last) {
+      if (files && (on(k, o.energy_every) || last)) {
         const EnergyReport r = sim.energy_report();
-        table.write(r);
+        table->write(r);
         if (on(k, o.energy_every)) ++energy_rows;
         const double e = r.total();
         const double scale = std::max(std::abs(e0), 1e-300);
@@ -149,7 +140,7 @@ int run_loop(Sim& sim, const RunPlan& plan, std::ostream& log) {
       }
       if (o.vtk_every > 0 && (on(k, o.vtk_every) || last)) {
         try {
-          vtk.write_frame(sim.time(), sim.particles(), sim.forces().bonds());
+          vtk->write_frame(sim.time(), sim.particles(), sim.forces().bonds());
         } catch (const std::exception& e) {
           throw OutputFailure(e.what());
         }
@@ -164,11 +155,10 @@ int run_loop(Sim& sim, const RunPlan& plan, std::ostream& log) {
       }
       if (g_signal != 0) {
         if (terminal && plan.progress) std::cout << "\n";
-        vtk.flush();
+        if (vtk) vtk->flush();
         if (!checkpoints) {
           log << "interrupted by " << (g_signal == SIGINT ? "SIGINT" : "SIGTERM") << " after step " << k
-              << " (t = " << format_g(sim.time()) << "); scenes with clumps write no checkpoint yet: the output "
-              << "so far is kept in " << out.string() << "\n";
+              << " (t = " << format_g(sim.time()) << "); no output folder, so no checkpoint\n";
           return kExitInterrupted;
         }
         const double secs = save_checkpoint();
@@ -195,7 +185,7 @@ int run_loop(Sim& sim, const RunPlan& plan, std::ostream& log) {
       }
     }
     if (terminal && plan.progress) std::cout << "\n";
-    vtk.flush();
+    if (vtk) vtk->flush();
     if (checkpoints) save_checkpoint();
   } catch (const OutputFailure& e) {
     if (terminal && plan.progress) std::cout << "\n";
@@ -205,33 +195,36 @@ int run_loop(Sim& sim, const RunPlan& plan, std::ostream& log) {
   } catch (const std::exception& e) {
     if (terminal && plan.progress) std::cout << "\n";
     try {
-      vtk.flush();
+      if (vtk) vtk->flush();
     } catch (const std::exception& w) {
       log << "error: " << w.what() << "\n";
     }
     log << "error: the run failed at step " << k << " (t = " << format_g(sim.time()) << "): " << e.what()
-        << "\n  The time step is probably too large: try a smaller [run] time_step_fraction or "
-           "time_step.\n  Files written so far are kept in "
-        << out.string() << "\n";
+        << "\n  The time step is probably too large: " << plan.time_step_hint << ".\n";
+    if (files) log << "  Files written so far are kept in " << out.string() << "\n";
     return kExitRunFailed;
   }
   const double secs = elapsed();
   const double steps = static_cast<double>(k - first_step);
+  if (summary != nullptr) {
+    summary->steps = k - first_step;
+    summary->seconds = secs;
+    summary->max_energy_deviation = max_dev;
+    summary->e0 = e0;
+  }
+  if (!plan.progress && !files) return kExitOk;  // a benchmark reports for itself
+  const double peak = static_cast<double>(peak_resident_bytes());
   log << "done: " << (k - first_step) << " steps in " << format_g(secs, 4) << " s, " << format_g(steps / secs, 4)
       << " steps/s, " << format_g(static_cast<double>(n) * steps / secs, 4) << " particle-steps/s\n"
       << "  neighbour-list builds: " << sim.forces().neighbours().rebuild_count() << "\n"
-      << "  peak memory: " << format_g(peak_resident_bytes() / 1048576.0, 4) << " MiB\n"
+      << "  peak memory: " << format_g(peak / 1048576.0, 4) << " MiB ("
+      << format_g(peak / static_cast<double>(std::max<std::size_t>(n, 1)), 4) << " bytes per particle)\n"
       << "  largest |E_total - E_0|/|E_0| in this run: " << format_g(max_dev, 4) << " (E_0 = " << format_g(e0, 10)
-      << ")\n"
-      << "  output: " << fs::absolute(out).string()
-      << " (particles.pvd and bonds.pvd for ParaView, energy.csv" << (checkpoints ? ", " : "")
-      << (checkpoints ? kCheckpointFile : "") << ")\n";
+      << ")\n";
+  if (files)
+    log << "  output: " << fs::absolute(out).string()
+        << " (particles.pvd and bonds.pvd for ParaView, energy.csv, " << kCheckpointFile << ")\n";
   return kExitOk;
 }
-
-}  // namespace
-
-int run_to_end(Simulation& sim, const RunPlan& plan, std::ostream& log) { return run_loop(sim, plan, log); }
-int run_to_end(ClumpSimulation& sim, const RunPlan& plan, std::ostream& log) { return run_loop(sim, plan, log); }
 
 }  // namespace dem

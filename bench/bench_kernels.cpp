@@ -4,8 +4,8 @@
 // for one kernel.
 #include <benchmark/benchmark.h>
 
-#include "engine/parallel.hpp"
-#include "engine/ring_torus.hpp"
+#include "core/parallel.hpp"
+#include "scene/ring_torus.hpp"
 #include "engine/simulation.hpp"
 
 namespace {

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "contact/neighbour_search.hpp"
-#include "engine/parallel.hpp"
+#include "core/parallel.hpp"
 
 namespace {
 

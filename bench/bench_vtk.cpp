@@ -28,7 +28,7 @@
 #include <vector>
 
 #include "bonds/bond_list.hpp"
-#include "engine/particle_store.hpp"
+#include "core/particle_store.hpp"
 #include "io/vtk_writer.hpp"
 
 namespace {

@@ -1,6 +1,6 @@
 // dem_bench: whole-step throughput of the engine on a benchmark scene, in
 // particle-steps per second (particles x steps / wall seconds of the loop of
-// Simulation::step() calls; scene set-up, sorting, the first force
+// Simulation::step() calls made by the run loop of apps/run_loop.hpp; scene set-up, sorting, the first force
 // evaluation and the energy reports are outside the timed loop).
 //
 //   dem_bench SCENE [--particles N] [--threads T[,T...]] [--steps S]
@@ -8,13 +8,13 @@
 //
 // Scenes:
 //   lattice      the contact benchmark of ../shared/peers/README.md
-//                (engine/lattice_scene.hpp): n^3 spheres, n = round(cbrt(N)),
+//                (scene/lattice_scene.hpp): n^3 spheres, n = round(cbrt(N)),
 //                default N = 64000, h = 1e-3, 500 steps.
 //   solid-torus  the bonded solid torus of MODEL.md section 7
-//                (engine/solid_torus.hpp) with about N particles (default
+//                (scene/solid_torus.hpp) with about N particles (default
 //                100000), h = kDefaultTimeStepFraction x critical step,
 //                200 steps.
-//   ring         the ring torus of engine/ring_torus.hpp with N particles
+//   ring         the ring torus of scene/ring_torus.hpp with N particles
 //                (default 80), h = 1e-3, 1000 steps.
 //
 // stdout: a header line, then one CSV row per run:
@@ -37,20 +37,22 @@
 #include <cstdio>
 #include <iostream>
 #include <optional>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "engine/lattice_scene.hpp"
-#include "engine/parallel.hpp"
-#include "engine/peak_memory.hpp"
+#include "apps/run_loop.hpp"
+#include "scene/lattice_scene.hpp"
+#include "core/parallel.hpp"
+#include "core/peak_memory.hpp"
 #include "engine/reorder.hpp"
-#include "engine/ring_torus.hpp"
+#include "scene/ring_torus.hpp"
 #include "engine/simulation.hpp"
-#include "engine/solid_torus.hpp"
+#include "scene/solid_torus.hpp"
 #include "engine/time_step.hpp"
-#include "engine/format.hpp"
+#include "core/format.hpp"
 
 namespace {
 
@@ -147,27 +149,16 @@ void run_once(const std::string& name, SceneFactory& factory, std::size_t thread
   const std::size_t n = sim.particles().size();
   const double e0 = sim.energy_report().total();
 
-  using clock = std::chrono::steady_clock;
-  const auto start = clock::now();
-  auto last_report = start;
-  for (long long k = 1; k <= steps; ++k) {
-    try {
-      sim.step();
-    } catch (const std::exception& e) {
-      throw RunFailure("step " + std::to_string(k) + " of " + name + ": " + e.what());
-    }
-    if (k % 64 == 0) {  // progress for long runs; reading the clock costs nanoseconds
-      const auto now = clock::now();
-      if (now - last_report > std::chrono::seconds(10)) {
-        last_report = now;
-        const double secs = std::chrono::duration<double>(now - start).count();
-        std::cerr << "  ... step " << k << " of " << steps << ", "
-                  << format_g(static_cast<double>(n) * k / secs, 4) << " particle-steps/s"
-                  << std::endl;
-      }
-    }
-  }
-  const double seconds = std::chrono::duration<double>(clock::now() - start).count();
+  // The one run loop of apps/run_loop.hpp, with no output folder (no files,
+  // no per-step I/O) and no progress line: its timer covers the steps only.
+  dem::RunPlan plan;
+  plan.end_step = static_cast<std::uint64_t>(steps);
+  plan.progress = false;
+  dem::RunSummary summary;
+  std::ostringstream log;
+  if (dem::run_to_end(sim, plan, log, &summary) != dem::kExitOk)
+    throw RunFailure(name + ": " + log.str());
+  const double seconds = summary.seconds;
 
   const double e1 = sim.energy_report().total();
   if (!std::isfinite(e1)) throw RunFailure(name + ": the energy became non-finite");

@@ -54,11 +54,7 @@ void BondList::rebuild_type_index() {
 }
 
 void BondList::reserve(std::size_t n) {
-  first.reserve(n);
-  second.reserve(n);
-  rest_length.reserve(n);
-  rest_direction.reserve(n);
-  type.reserve(n);
+  for_each_field([n](const char*, auto& v) { v.reserve(n); });
 }
 
 namespace {
@@ -75,11 +71,7 @@ void BondList::permute(std::span<const std::uint32_t> order) {
     throw std::invalid_argument("BondList::permute: the order has " +
                                 std::to_string(order.size()) + " entries for " +
                                 std::to_string(size()) + " bonds");
-  apply(first, order);
-  apply(second, order);
-  apply(rest_length, order);
-  apply(rest_direction, order);
-  apply(type, order);
+  for_each_field([&](const char*, auto& v) { apply(v, order); });
 }
 
 }  // namespace dem

@@ -12,8 +12,8 @@
 #include <span>
 #include <vector>
 
-#include "engine/particle_store.hpp"
-#include "engine/types.hpp"
+#include "core/particle_store.hpp"
+#include "core/types.hpp"
 
 namespace dem {
 
@@ -50,6 +50,17 @@ class BondList {
   /// Throws std::invalid_argument if two entries of stiffness_types are equal.
   void rebuild_type_index();
 
+  /// The one list of per-bond arrays, f(name, array), in checkpoint order;
+  /// reserve(), permute() and the checkpoint follow it.
+  template <class F>
+  void for_each_field(F&& f) {
+    visit_fields(*this, f);
+  }
+  template <class F>
+  void for_each_field(F&& f) const {
+    visit_fields(*this, f);
+  }
+
   std::vector<std::uint32_t> first;   ///< particle i of each bond
   std::vector<std::uint32_t> second;  ///< particle j of each bond
   std::vector<double> rest_length;    ///< r0 (length)
@@ -58,6 +69,15 @@ class BondList {
   std::vector<BondStiffness> stiffness_types;  ///< the distinct stiffness triples
 
  private:
+  template <class Self, class F>
+  static void visit_fields(Self& s, F& f) {
+    f("first", s.first);
+    f("second", s.second);
+    f("rest_length", s.rest_length);
+    f("rest_direction", s.rest_direction);
+    f("type", s.type);
+  }
+
   std::map<std::array<double, 3>, std::uint32_t> type_of_;
 };
 

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "engine/rotation.hpp"
+#include "core/rotation.hpp"
 
 namespace dem {
 

@@ -10,8 +10,8 @@
 /// negative), the spatial moments on i and on j (MODEL.md section 2), and the
 /// energy. Tests call these same functions.
 
-#include "engine/rotation.hpp"
-#include "engine/types.hpp"
+#include "core/rotation.hpp"
+#include "core/types.hpp"
 
 namespace dem {
 

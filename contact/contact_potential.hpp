@@ -6,7 +6,7 @@
 
 #include <cmath>
 
-#include "engine/types.hpp"
+#include "core/types.hpp"
 
 namespace dem {
 

@@ -33,7 +33,7 @@
 
 #include <nanoflann.hpp>
 
-#include "engine/parallel.hpp"
+#include "core/parallel.hpp"
 
 namespace dem {
 namespace {

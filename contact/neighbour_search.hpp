@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/types.hpp"
+#include "core/types.hpp"
 
 namespace dem {
 

@@ -24,7 +24,7 @@ Clump clump_at_rest(const ParticleStore& s, const std::vector<std::uint32_t>& sl
   for (std::uint32_t q : slots) {
     const Vec3 r = s.position[q] - centre;
     j += s.inertia[q] * Mat3::Identity() + s.mass[q] * (r.squaredNorm() * Mat3::Identity() - r * r.transpose());
-    c.members.push_back(q);
+    c.members.push_back(s.id[q]);
     c.offsets.push_back(r);
     c.member_attitudes.push_back(s.attitude[q]);
   }
@@ -47,92 +47,75 @@ Clump make_clump(ParticleStore& s, const std::vector<std::uint32_t>& slots, cons
   return c;
 }
 
-ClumpSimulation::ClumpSimulation(ParticleStore particles, ForceField forces, std::vector<Clump> clumps,
-                                 IntegratorMap map, double time_step)
-    : particles_(std::move(particles)),
-      forces_(std::move(forces)),
-      clumps_(std::move(clumps)),
-      map_(map),
-      h_(time_step) {
-  if (!(std::isfinite(h_) && h_ > 0.0)) throw std::invalid_argument("time step must be finite and > 0");
-  if (forces_.contact().reorder_on_rebuild)
-    throw std::invalid_argument("clumps refer to their members by slot: set reorder_on_rebuild = false");
-  in_clump_.assign(particles_.size(), 0);
-  for (const Clump& c : clumps_) {
-    validate_inertia(c.body.inertia);
-    for (std::uint32_t q : c.members) {
-      if (q >= particles_.size()) throw std::invalid_argument("clump member outside the particle store");
-      if (in_clump_[q]) throw std::invalid_argument("particle " + std::to_string(q) + " is in two clumps");
-      in_clump_[q] = 1;
-    }
+std::vector<std::uint32_t> slots_of_ids(const ParticleStore& s, const std::vector<std::uint32_t>& ids) {
+  const std::size_t n = s.size();
+  std::vector<std::uint32_t> slot_of_id(n, 0xffffffffu);
+  for (std::size_t i = 0; i < n; ++i)
+    if (s.id[i] < n) slot_of_id[s.id[i]] = static_cast<std::uint32_t>(i);
+  std::vector<std::uint32_t> slots;
+  slots.reserve(ids.size());
+  for (const std::uint32_t id : ids) {
+    if (id >= n || slot_of_id[id] == 0xffffffffu)
+      throw std::invalid_argument("clump member " + std::to_string(id) + " is not a particle");
+    slots.push_back(slot_of_id[id]);
   }
-  half_.resize(clumps_.size());
-  place_members();
-  forces_.compute(particles_);
-  reduce_forces();
+  return slots;
 }
 
-void ClumpSimulation::reduce_forces() {
-  for (Clump& c : clumps_) {
-    const Mat3 rt = c.body.attitude.transpose();
-    Vec3 f = Vec3::Zero(), m = Vec3::Zero();
-    for (std::size_t k = 0; k < c.members.size(); ++k) {
-      const std::uint32_t q = c.members[k];
-      const Vec3 fb = rt * particles_.force[q];
-      f += particles_.force[q];
-      m += c.offsets[k].cross(fb) + rt * particles_.moment[q];
-    }
-    c.body.force = f;
-    c.body.moment = m;
-  }
-}
-
-void ClumpSimulation::place_members() {
-  for (const Clump& c : clumps_) {
+void save_clumps(ByteWriter& w, const std::vector<Clump>& clumps) {
+  w.u64(clumps.size());
+  for (const Clump& c : clumps) {
     const RigidBody& b = c.body;
-    const Quat r = Quat(b.attitude).normalized();
-    const Vec3 omega = b.attitude * b.inertia.ldlt().solve(b.momentum);
-    for (std::size_t k = 0; k < c.members.size(); ++k) {
-      const std::uint32_t q = c.members[k];
-      const Vec3 arm = b.attitude * c.offsets[k];
-      particles_.position[q] = b.position + arm;
-      particles_.attitude[q] = r * c.member_attitudes[k];
-      particles_.velocity[q] = b.velocity + omega.cross(arm);
-      particles_.angular_velocity[q] = omega;
+    w.f64(b.mass);
+    w.mat3(b.inertia);
+    w.vec3(b.position);
+    w.vec3(b.velocity);
+    w.mat3(b.attitude);
+    w.vec3(b.momentum);
+    w.vec3(b.force);
+    w.vec3(b.moment);
+    w.array(c.members, [](ByteWriter& ww, std::uint32_t id) { ww.u32(id); });
+    w.array(c.offsets, [](ByteWriter& ww, const Vec3& v) { ww.vec3(v); });
+    w.array(c.member_attitudes, [](ByteWriter& ww, const Quat& q) { ww.quat(q); });
+  }
+}
+
+std::vector<Clump> load_clumps(ByteReader& r, std::size_t particle_count) {
+  // Fixed part of a clump: mass, two mat3, six vec3 (less the arrays' counts).
+  const std::size_t n = r.count("clump", 8 + 2 * 72 + 5 * 24 + 24);
+  std::vector<Clump> clumps(n);
+  const auto fail = [](std::size_t k, const std::string& m) {
+    throw StateError("inconsistent: clump " + std::to_string(k) + ": " + m);
+  };
+  for (std::size_t k = 0; k < n; ++k) {
+    Clump& c = clumps[k];
+    RigidBody& b = c.body;
+    b.mass = r.f64("clump mass");
+    b.inertia = r.mat3("clump inertia");
+    b.position = r.vec3("clump position");
+    b.velocity = r.vec3("clump velocity");
+    b.attitude = r.mat3("clump attitude");
+    b.momentum = r.vec3("clump momentum");
+    b.force = r.vec3("clump force");
+    b.moment = r.vec3("clump moment");
+    r.array(c.members, 4, "clump member", [](ByteReader& rr) { return rr.u32("clump member ids"); });
+    r.array(c.offsets, 24, "clump offset", [](ByteReader& rr) { return rr.vec3("clump offsets"); });
+    r.array(c.member_attitudes, 32, "clump member attitude",
+            [](ByteReader& rr) { return rr.quat("clump member attitudes"); });
+    if (!(std::isfinite(b.mass) && b.mass > 0.0)) fail(k, "mass must be finite and > 0");
+    if (!(b.position.allFinite() && b.velocity.allFinite() && b.attitude.allFinite() && b.momentum.allFinite()))
+      fail(k, "its state is not finite");
+    if (c.members.empty() || c.offsets.size() != c.members.size() || c.member_attitudes.size() != c.members.size())
+      fail(k, "member arrays are empty or of different lengths");
+    for (const std::uint32_t id : c.members)
+      if (id >= particle_count) fail(k, "member id " + std::to_string(id) + " is not a particle");
+    try {
+      validate_inertia(b.inertia);
+    } catch (const std::exception& e) {
+      fail(k, e.what());
     }
   }
-}
-
-void ClumpSimulation::step() {
-  // First half: clumps by the LGVI, free spheres by their map (the members'
-  // own update is overwritten by their placement).
-  for (std::size_t i = 0; i < clumps_.size(); ++i) half_[i] = lgvi_advance(clumps_[i].body, h_);
-  advance_configuration(particles_, map_, h_);
-  place_members();
-  forces_.compute(particles_);
-  complete_step(particles_, map_, h_);
-  reduce_forces();
-  for (std::size_t i = 0; i < clumps_.size(); ++i) lgvi_complete(clumps_[i].body, half_[i], h_);
-  place_members();
-  ++steps_;
-}
-
-EnergyReport ClumpSimulation::energy_report() const {
-  EnergyReport r = forces_.potential_energies(particles_);
-  const EnergyReport k = kinetic_energies_and_momenta(particles_, in_clump_);
-  r.time = time();
-  r.kinetic_translation = k.kinetic_translation;
-  r.kinetic_rotation = k.kinetic_rotation;
-  r.linear_momentum = k.linear_momentum;
-  r.angular_momentum = k.angular_momentum;
-  for (const Clump& c : clumps_) {
-    const RigidBody& b = c.body;
-    r.kinetic_translation += 0.5 * b.mass * b.velocity.squaredNorm();
-    r.kinetic_rotation += rotational_kinetic_energy(b);
-    r.linear_momentum += b.mass * b.velocity;
-    r.angular_momentum += angular_momentum(b);
-  }
-  return r;
+  return clumps;
 }
 
 }  // namespace dem

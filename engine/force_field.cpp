@@ -1,12 +1,15 @@
 #include "engine/force_field.hpp"
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <stdexcept>
 #include <string>
 
-#include "bonds/bond_potential.hpp"
-#include "engine/parallel.hpp"
-#include "engine/reorder.hpp"
+#include "bonds/bond_provider.hpp"
+#include "contact/wall_provider.hpp"
+#include "core/parallel.hpp"
+#include "fields/gravity_provider.hpp"
 
 namespace dem {
 
@@ -17,194 +20,199 @@ void require_nonnegative(double v, const std::string& what) {
     throw std::invalid_argument(what + " must be finite and >= 0, got " + std::to_string(v));
 }
 
-/// Q = R R0^T, the rotation of a particle since its reference attitude
-/// (R itself when every reference attitude is the identity, as in the
-/// generated scenes: the product would only multiply by 1).
-inline Quat relative_attitude(const ParticleStore& s, std::size_t i, bool identity_reference) {
-  if (identity_reference) return s.attitude[i];
-  return s.attitude[i] * s.reference_attitude[i].conjugate();
-}
+/// One pair provider's results and incidence, read once per evaluation.
+struct PairView {
+  PairResults r;
+  Incidence inc;
+};
 
-bool all_identity(const std::vector<Quat>& q) {
-  for (const Quat& a : q)
-    if (!(a.w() == 1.0 && a.x() == 0.0 && a.y() == 0.0 && a.z() == 0.0)) return false;
-  return true;
+/// Adds the records of one pair provider to particle i's force and moment.
+inline void gather_pairs(const PairView& v, const ParticleStore& s, std::size_t i, const Vec3& x, Vec3& f,
+                         Vec3& tau) {
+  const PairResults& r = v.r;
+  const Incidence& inc = v.inc;
+  const bool moments = !r.moment.empty();
+  const bool second_given = !r.moment_second.empty();
+  // The second end's moment: given, or from the balance of angular momentum.
+  const auto second_end = [&](std::uint32_t b) {
+    f -= r.force[b];
+    if (!moments) return;
+    if (second_given) {
+      tau += r.moment_second[b];
+    } else {
+      const Vec3 arm = s.position[r.first[b]] - x;  // x_i - x_j
+      tau -= r.moment[b] + arm.cross(r.force[b]);
+    }
+  };
+  if (!inc.entry_offsets.empty()) {
+    for (std::uint32_t e = inc.entry_offsets[i]; e < inc.entry_offsets[i + 1]; ++e) {
+      const std::uint32_t entry = inc.entries[e];
+      const std::uint32_t b = entry >> 1;
+      if ((entry & 1u) == 0) {
+        f += r.force[b];
+        if (moments) tau += r.moment[b];
+      } else {
+        second_end(b);
+      }
+    }
+  }
+  if (!inc.owned_offsets.empty()) {
+    for (std::uint32_t k = inc.owned_offsets[i]; k < inc.owned_offsets[i + 1]; ++k) {
+      f += r.force[k];
+      if (moments) tau += r.moment[k];
+    }
+  }
+  if (!inc.incoming_offsets.empty()) {
+    for (std::uint32_t e = inc.incoming_offsets[i]; e < inc.incoming_offsets[i + 1]; ++e)
+      second_end(inc.incoming[e]);
+  }
 }
 
 }  // namespace
 
 ForceField::ForceField(const ParticleStore& particles, BondList bonds, ContactSettings contact,
-                       std::vector<Wall> walls, Vec3 gravity)
-    : bonds_(std::move(bonds)),
-      contact_(contact),
-      walls_(std::move(walls)),
-      gravity_(gravity),
-      search_((require_nonnegative(contact.skin, "contact skin"), contact.skin)) {
-  require_nonnegative(contact_.stiffness, "contact stiffness K^pp");
-  if (!gravity_.allFinite()) throw std::invalid_argument("gravity is not finite");
-  for (std::size_t w = 0; w < walls_.size(); ++w) {
-    const std::string name = "wall " + std::to_string(w);
-    require_nonnegative(walls_[w].stiffness, name + " stiffness K^pw");
-    if (!walls_[w].point.allFinite()) throw std::invalid_argument(name + ": point is not finite");
-    if (!(std::abs(walls_[w].normal.norm() - 1.0) < 1e-12))
-      throw std::invalid_argument(name + ": normal must be a unit vector");
-  }
-  const std::size_t n = particles.size();
-  for (std::size_t b = 0; b < bonds_.size(); ++b)
-    if (bonds_.first[b] >= n || bonds_.second[b] >= n)
-      throw std::invalid_argument("bond " + std::to_string(b) + " refers to a particle outside the " +
-                                  std::to_string(n) + " particles");
-  index_bonds(n);
-  bond_force_.resize(bonds_.size());
-  bond_moment_.resize(bonds_.size());
-  identity_reference_ = all_identity(particles.reference_attitude);
+                       std::vector<Wall> walls, Vec3 gravity) {
+  require_nonnegative(contact.skin, "contact skin");
+  require_nonnegative(contact.stiffness, "contact stiffness K^pp");
+  if (!gravity.allFinite()) throw std::invalid_argument("gravity is not finite");
+  add(std::make_unique<BondProvider>(particles, std::move(bonds)));
+  add(std::make_unique<HertzContactProvider>(HertzContactLaw{contact.stiffness}, contact.skin));
+  add(std::make_unique<WallProvider>(std::move(walls)));
+  add(std::make_unique<GravityProvider>(gravity));
+  reorder_on_rebuild_ = contact.reorder_on_rebuild;
 }
 
-void ForceField::restore_neighbour_list(const ParticleStore& s, std::span<const Vec3> build_positions,
-                                        std::size_t rebuild_count) {
-  if (build_positions.size() != s.size())
-    throw std::invalid_argument("restore_neighbour_list: " + std::to_string(build_positions.size()) +
-                                " build positions for " + std::to_string(s.size()) + " particles");
-  search_.restore(build_positions, s.radius, rebuild_count);
+void ForceField::add(std::unique_ptr<ForceProvider> provider) {
+  if (!provider) throw std::invalid_argument("ForceField::add: no provider");
+  if (find(provider->name()) != nullptr)
+    throw std::invalid_argument("ForceField::add: a provider named '" + provider->name() + "' is already there");
+  providers_.push_back(std::move(provider));
+  due_.push_back(0);
 }
 
-void ForceField::index_bonds(std::size_t n) {
-  // Compressed rows of bonds per particle, ascending bond index.
-  bond_offsets_.assign(n + 1, 0);
-  for (std::size_t b = 0; b < bonds_.size(); ++b) {
-    ++bond_offsets_[bonds_.first[b] + 1];
-    ++bond_offsets_[bonds_.second[b] + 1];
-  }
-  for (std::size_t i = 0; i < n; ++i) bond_offsets_[i + 1] += bond_offsets_[i];
-  bond_entries_.resize(bond_offsets_[n]);
-  std::vector<std::uint32_t> fill(bond_offsets_.begin(), bond_offsets_.end() - 1);
-  for (std::size_t b = 0; b < bonds_.size(); ++b) {
-    bond_entries_[fill[bonds_.first[b]]++] = static_cast<std::uint32_t>(2 * b);
-    bond_entries_[fill[bonds_.second[b]]++] = static_cast<std::uint32_t>(2 * b + 1);
-  }
+const ForceProvider* ForceField::find(const std::string& name) const {
+  for (const auto& p : providers_)
+    if (p->name() == name) return p.get();
+  return nullptr;
 }
 
-void ForceField::reorder(ParticleStore& s) {
-  const std::vector<std::uint32_t> order = morton_order(s.position);
-  bool sorted = true;
-  for (std::size_t k = 0; k < order.size() && sorted; ++k) sorted = order[k] == k;
-  if (sorted) return;
-  std::vector<std::uint32_t> inverse(order.size());
-  for (std::size_t k = 0; k < order.size(); ++k) inverse[order[k]] = static_cast<std::uint32_t>(k);
-  permute_particles(s, order);
-  renumber_and_sort_bonds(bonds_, inverse);
-  index_bonds(s.size());
+ForceProvider* ForceField::find(const std::string& name) {
+  for (const auto& p : providers_)
+    if (p->name() == name) return p.get();
+  return nullptr;
 }
 
-void ForceField::compute(ParticleStore& s) {
-  const std::size_t n = s.size();
-  if (search_.rebuild_due(s.position, s.radius)) {
-    if (contact_.reorder_on_rebuild) reorder(s);
-    search_.rebuild(s.position, s.radius);
+bool ForceField::rebuild_due(const ParticleStore& s) {
+  bool any = false;
+  for (std::size_t k = 0; k < providers_.size(); ++k) {
+    due_[k] = providers_[k]->rebuild_due(s) ? 1 : 0;
+    any = any || due_[k] != 0;
   }
-  const NeighbourList& list = search_.list();
+  return any;
+}
 
-  parallel_for_ranges(bonds_.size(), [&](std::size_t begin, std::size_t end) {
-    for (std::size_t b = begin; b < end; ++b) {
-      const std::uint32_t i = bonds_.first[b], j = bonds_.second[b];
-      const BondStiffness& k = bonds_.stiffness(b);
-      const BondTerms t = bond_all(s.position[i], s.position[j], relative_attitude(s, i, identity_reference_),
-                                   relative_attitude(s, j, identity_reference_), bonds_.rest_length[b],
-                                   bonds_.rest_direction[b], k.bending, k.axial, k.shear);
-      bond_force_[b] = t.force_i;
-      bond_moment_[b] = t.moment_i;
+void ForceField::renumber(std::span<const std::uint32_t> new_slot) {
+  for (const auto& p : providers_) p->renumber(new_slot);
+  renumbered_ = true;
+}
+
+void ForceField::rebuild(const ParticleStore& s) {
+  for (std::size_t k = 0; k < providers_.size(); ++k)
+    if (renumbered_ || due_[k] != 0) providers_[k]->rebuild(s);
+  std::fill(due_.begin(), due_.end(), 0);
+  renumbered_ = false;
+}
+
+void ForceField::update_records(const ParticleStore& s) {
+  if (rebuild_due(s)) rebuild(s);
+}
+
+void ForceField::evaluate(ParticleStore& s) {
+  for (const auto& p : providers_) p->evaluate(s);
+  // Views of the pair providers (at most a handful; fixed-size, no allocation).
+  constexpr std::size_t kMaxPairProviders = 16;
+  std::array<PairView, kMaxPairProviders> views;
+  std::array<const ForceProvider*, kMaxPairProviders> bodies{};
+  std::size_t pairs = 0, body_count = 0;
+  for (const auto& p : providers_) {
+    const Incidence inc = p->incidence();
+    if (!inc.entry_offsets.empty() || !inc.owned_offsets.empty() || !inc.incoming_offsets.empty()) {
+      if (pairs == kMaxPairProviders) throw std::length_error("ForceField: more than 16 pair providers");
+      views[pairs++] = PairView{p->pair_results(), inc};
     }
-  });
-
-  const double kpp = contact_.stiffness;
-  const bool has_gravity = gravity_ != Vec3::Zero();
-  // Scenes without bonds keep one force per contact pair (24 B a pair),
-  // computed once; bonded scenes, where memory per particle is what limits
-  // size, evaluate each contact from both sides in the gather instead.
-  const bool pair_scratch = bonds_.empty() && kpp > 0.0;
-  if (pair_scratch) {
-    pair_force_.resize(list.pair_count());
-    parallel_for_ranges(list.pair_count(), [&](std::size_t begin, std::size_t end) {
-      for (std::size_t k = begin; k < end; ++k) {
-        const std::uint32_t i = list.owner[k], j = list.partner[k];
-        pair_force_[k] = contact_force(s.position[i], s.position[j], s.radius[i], s.radius[j], kpp);
-      }
-    });
+    if (body_count == kMaxPairProviders) throw std::length_error("ForceField: more than 16 providers");
+    bodies[body_count++] = p.get();
   }
-  parallel_for_ranges(n, [&](std::size_t begin, std::size_t end) {
+  const std::span<Vec3> force(s.force), moment(s.moment);
+  parallel_for_ranges(s.size(), [&](std::size_t begin, std::size_t end) {
     for (std::size_t i = begin; i < end; ++i) {
       const Vec3 x = s.position[i];
-      const double r = s.radius[i];
       Vec3 f = Vec3::Zero();
       Vec3 tau = Vec3::Zero();
-      for (std::uint32_t e = bond_offsets_[i]; e < bond_offsets_[i + 1]; ++e) {
-        const std::uint32_t entry = bond_entries_[e];
-        const std::uint32_t b = entry >> 1;
-        if ((entry & 1u) == 0) {
-          f += bond_force_[b];
-          tau += bond_moment_[b];
-        } else {
-          const Vec3 arm = s.position[bonds_.first[b]] - x;  // x_i - x_j
-          f -= bond_force_[b];
-          tau -= bond_moment_[b] + arm.cross(bond_force_[b]);
-        }
-      }
-      if (pair_scratch) {
-        for (std::uint32_t k = list.offsets[i]; k < list.offsets[i + 1]; ++k) f += pair_force_[k];
-        for (std::uint32_t e = list.incoming_offsets[i]; e < list.incoming_offsets[i + 1]; ++e)
-          f -= pair_force_[list.incoming_pairs[e]];
-      } else if (kpp > 0.0) {
-        for (std::uint32_t k = list.offsets[i]; k < list.offsets[i + 1]; ++k) {
-          const std::uint32_t j = list.partner[k];
-          f += contact_force(x, s.position[j], r, s.radius[j], kpp);
-        }
-        for (std::uint32_t e = list.incoming_offsets[i]; e < list.incoming_offsets[i + 1]; ++e) {
-          const std::uint32_t o = list.owner[list.incoming_pairs[e]];
-          f -= contact_force(s.position[o], x, s.radius[o], r, kpp);
-        }
-      }
-      for (const Wall& w : walls_) f += wall_contact(x, r, w).force_i;
-      if (has_gravity) f += s.mass[i] * gravity_;
-      s.force[i] = f;
-      s.moment[i] = tau;
+      for (std::size_t p = 0; p < pairs; ++p) gather_pairs(views[p], s, i, x, f, tau);
+      force[i] = f;
+      moment[i] = tau;
     }
+    for (std::size_t p = 0; p < body_count; ++p) bodies[p]->add_body_forces(s, begin, end, force, moment);
   });
 }
 
 EnergyReport ForceField::potential_energies(const ParticleStore& s) const {
   EnergyReport r;
-  const BondEnergies be = deterministic_sum(bonds_.size(), BondEnergies{}, [&](std::size_t b) {
-    const std::uint32_t i = bonds_.first[b], j = bonds_.second[b];
-    const Quat qi = relative_attitude(s, i, identity_reference_),
-               qj = relative_attitude(s, j, identity_reference_);
-    BondEnergies e;
-    e.bending = bond_bending(qi, qj, bonds_.stiffness(b).bending).energy;
-    e.axial = bond_axial(s.position[i], s.position[j], bonds_.rest_length[b], bonds_.stiffness(b).axial).energy;
-    e.shear = bond_shear(s.position[i], s.position[j], qi, qj, bonds_.rest_direction[b],
-                         bonds_.stiffness(b).shear)
-                  .energy;
-    return e;
-  });
-  r.bending = be.bending;
-  r.axial = be.axial;
-  r.shear = be.shear;
-  const NeighbourList& list = search_.list();
-  r.contact = deterministic_sum(list.pair_count(), 0.0, [&](std::size_t k) {
-    const std::uint32_t i = list.owner[k], j = list.partner[k];
-    return particle_contact(s.position[i], s.position[j], s.radius[i], s.radius[j],
-                            contact_.stiffness)
-        .energy;
-  });
-  r.wall = deterministic_sum(s.size(), 0.0, [&](std::size_t i) {
-    double u = 0.0;
-    for (const Wall& w : walls_) u += wall_contact(s.position[i], s.radius[i], w).energy;
-    return u;
-  });
-  if (gravity_ != Vec3::Zero())
-    r.gravity = deterministic_sum(s.size(), 0.0, [&](std::size_t i) {
-      return -s.mass[i] * gravity_.dot(s.position[i]);
-    });
+  for (const auto& p : providers_) p->add_potential_energies(s, r);
   return r;
+}
+
+void ForceField::take_events(std::vector<InteractionEvent>& out) {
+  for (const auto& p : providers_) p->take_events(out);
+}
+
+const BondList& ForceField::bonds() const {
+  static const BondList none;
+  for (const auto& p : providers_)
+    if (const auto* b = dynamic_cast<const BondProvider*>(p.get())) return b->bonds();
+  return none;
+}
+
+ContactSettings ForceField::contact() const {
+  ContactSettings c;
+  c.reorder_on_rebuild = reorder_on_rebuild_;
+  for (const auto& p : providers_)
+    if (const auto* h = dynamic_cast<const HertzContactProvider*>(p.get())) {
+      c.stiffness = h->law().stiffness;
+      c.skin = h->skin();
+      break;
+    }
+  return c;
+}
+
+const NeighbourSearch& ForceField::neighbours() const {
+  for (const auto& p : providers_)
+    if (const auto* c = dynamic_cast<const ContactProviderBase*>(p.get())) return c->neighbours();
+  throw std::logic_error("ForceField: no contact provider, so no neighbour list");
+}
+
+const std::vector<Wall>& ForceField::walls() const {
+  static const std::vector<Wall> none;
+  for (const auto& p : providers_)
+    if (const auto* w = dynamic_cast<const WallProvider*>(p.get())) return w->walls();
+  return none;
+}
+
+Vec3 ForceField::gravity() const {
+  for (const auto& p : providers_)
+    if (const auto* g = dynamic_cast<const GravityProvider*>(p.get())) return g->gravity();
+  return Vec3::Zero();
+}
+
+void ForceField::restore_neighbour_list(const ParticleStore& s, std::span<const Vec3> build_positions,
+                                        std::size_t rebuild_count) {
+  for (const auto& p : providers_)
+    if (auto* c = dynamic_cast<ContactProviderBase*>(p.get())) {
+      c->restore(s, build_positions, rebuild_count);
+      return;
+    }
+  throw std::logic_error("restore_neighbour_list: no contact provider");
 }
 
 namespace {

@@ -5,8 +5,8 @@
 #include <limits>
 #include <sstream>
 
-#include "engine/parallel.hpp"
-#include "engine/rotation.hpp"
+#include "core/parallel.hpp"
+#include "core/rotation.hpp"
 
 namespace dem {
 

@@ -21,7 +21,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "engine/particle_store.hpp"
+#include "core/particle_store.hpp"
 
 namespace dem {
 

@@ -4,7 +4,7 @@
 #include <Eigen/Eigenvalues>
 #include <string>
 
-#include "engine/rotation.hpp"
+#include "core/rotation.hpp"
 
 namespace dem {
 

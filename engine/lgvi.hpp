@@ -21,7 +21,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "engine/types.hpp"
+#include "core/types.hpp"
 
 namespace dem {
 

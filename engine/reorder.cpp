@@ -5,7 +5,10 @@
 #include <limits>
 #include <numeric>
 #include <stdexcept>
+#include <type_traits>
 #include <utility>
+
+#include "bonds/bond_provider.hpp"
 
 namespace dem {
 
@@ -62,51 +65,22 @@ void permute_particles(ParticleStore& s, std::span<const std::uint32_t> order) {
     throw std::invalid_argument("permute_particles: the order has " +
                                 std::to_string(order.size()) + " entries for " +
                                 std::to_string(s.size()) + " particles");
-  std::vector<Vec3> v3;
-  std::vector<Quat> q;
-  std::vector<double> d;
-  std::vector<std::uint32_t> u;
-  permute(s.position, order, v3);
-  permute(s.velocity, order, v3);
-  permute(s.angular_velocity, order, v3);
-  permute(s.force, order, v3);
-  permute(s.moment, order, v3);
-  permute(s.reference_position, order, v3);
-  permute(s.attitude, order, q);
-  permute(s.reference_attitude, order, q);
-  permute(s.mass, order, d);
-  permute(s.inertia, order, d);
-  permute(s.radius, order, d);
-  permute(s.id, order, u);
+  s.for_each_field([&](const char*, auto& v) {
+    std::decay_t<decltype(v)> scratch;
+    permute(v, order, scratch);
+  });
 }
 
-void renumber_and_sort_bonds(BondList& bonds, std::span<const std::uint32_t> inverse) {
-  const std::size_t m = bonds.size();
-  for (std::size_t b = 0; b < m; ++b) {
-    std::uint32_t i = inverse[bonds.first[b]], j = inverse[bonds.second[b]];
-    if (i > j) {
-      std::swap(i, j);
-      bonds.rest_direction[b] = -bonds.rest_direction[b];
-    }
-    bonds.first[b] = i;
-    bonds.second[b] = j;
-  }
-  std::vector<std::uint32_t> order(m);
-  std::iota(order.begin(), order.end(), 0u);
-  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-    if (bonds.first[a] != bonds.first[b]) return bonds.first[a] < bonds.first[b];
-    if (bonds.second[a] != bonds.second[b]) return bonds.second[a] < bonds.second[b];
-    return a < b;
-  });
-  bonds.permute(order);
+std::vector<std::uint32_t> inverse_permutation(std::span<const std::uint32_t> order) {
+  std::vector<std::uint32_t> inverse(order.size());
+  for (std::size_t k = 0; k < order.size(); ++k) inverse[order[k]] = static_cast<std::uint32_t>(k);
+  return inverse;
 }
 
 void sort_for_locality(Scene& scene) {
   const std::vector<std::uint32_t> order = morton_order(scene.particles.position);
-  std::vector<std::uint32_t> inverse(order.size());
-  for (std::size_t k = 0; k < order.size(); ++k) inverse[order[k]] = static_cast<std::uint32_t>(k);
   permute_particles(scene.particles, order);
-  renumber_and_sort_bonds(scene.bonds, inverse);
+  renumber_and_sort_bonds(scene.bonds, inverse_permutation(order));
 }
 
 }  // namespace dem

@@ -10,7 +10,7 @@
 #include <span>
 #include <vector>
 
-#include "engine/ring_torus.hpp"  // Scene
+#include "engine/scene.hpp"
 
 namespace dem {
 
@@ -19,15 +19,16 @@ namespace dem {
 /// slot). Positions must be finite.
 std::vector<std::uint32_t> morton_order(std::span<const Vec3> positions);
 
-/// Moves particle order[k] to slot k in every array of the store.
+/// Moves particle order[k] to slot k in every array of the store (its
+/// field list, ParticleStore::for_each_field).
 void permute_particles(ParticleStore& particles, std::span<const std::uint32_t> order);
 
-/// Renames the bond ends by the permutation (new slot of old slot s is
-/// inverse[s]), puts the lower slot first (flipping the rest direction) and
-/// sorts the bonds by (first, second).
-void renumber_and_sort_bonds(BondList& bonds, std::span<const std::uint32_t> inverse);
+/// The inverse of a permutation: new slot of old slot s (order[k] = s
+/// gives inverse[s] = k).
+std::vector<std::uint32_t> inverse_permutation(std::span<const std::uint32_t> order);
 
-/// Both of the above for a whole scene, before a ForceField is built from it.
+/// Morton order for a whole scene (particles, and bonds renumbered and
+/// sorted by bonds/bond_provider.hpp renumber_and_sort_bonds), before a ForceField is built from it.
 void sort_for_locality(Scene& scene);
 
 }  // namespace dem

@@ -1,6 +1,6 @@
 #include "engine/rigid_rk4.hpp"
 
-#include "engine/rotation.hpp"
+#include "core/rotation.hpp"
 
 namespace dem {
 

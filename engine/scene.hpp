@@ -7,9 +7,9 @@
 
 #include "bonds/bond_list.hpp"
 #include "contact/contact_potential.hpp"
-#include "engine/force_field.hpp"
-#include "engine/particle_store.hpp"
-#include "engine/types.hpp"
+#include "contact/contact_provider.hpp"
+#include "core/particle_store.hpp"
+#include "core/types.hpp"
 
 namespace dem {
 

@@ -8,7 +8,7 @@
 
 #include "bonds/bond_list.hpp"
 #include "engine/force_field.hpp"
-#include "engine/particle_store.hpp"
+#include "core/particle_store.hpp"
 
 namespace dem {
 

@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <string>
 
-#include "engine/diagnostics.hpp"
+#include "core/diagnostics.hpp"
 
 namespace dem {
 

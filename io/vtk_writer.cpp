@@ -37,8 +37,8 @@
 #include <utility>
 
 #include "bonds/bond_potential.hpp"
-#include "engine/parallel.hpp"
-#include "engine/rotation.hpp"
+#include "core/parallel.hpp"
+#include "core/rotation.hpp"
 
 namespace dem {
 

@@ -67,7 +67,7 @@
 #include <vector>
 
 #include "bonds/bond_list.hpp"
-#include "engine/particle_store.hpp"
+#include "core/particle_store.hpp"
 
 namespace dem {
 

@@ -12,7 +12,7 @@
 #include "engine/reorder.hpp"
 #include "engine/time_step.hpp"
 #include "scene/csv_table.hpp"
-#include "engine/format.hpp"
+#include "core/format.hpp"
 
 namespace dem {
 
@@ -229,13 +229,13 @@ BuiltScene build_scene(const SceneSpec& spec) {
       const double d = p.diameter;
       p.mass = c.member_mass ? *c.member_mass : *material.density * std::numbers::pi * d * d * d / 6.0;
       p.inertia = p.mass * d * d / 10.0;
-      const std::uint32_t slot = static_cast<std::uint32_t>(particles.size());
+      const auto slot = static_cast<std::uint32_t>(particles.size());
       try {
         particles.add(p);
       } catch (const std::invalid_argument& e) {
         fail(c.place, e.what());
       }
-      start.slots.push_back(slot);
+      start.ids.push_back(slot);  // = the id: nothing is re-ordered yet
     }
     out.clumps.push_back(std::move(start));
   }
@@ -251,8 +251,7 @@ BuiltScene build_scene(const SceneSpec& spec) {
       : spec.contact.given   ? hertz_constants(material, r_min, spec.contact.place, "contact stiffness \"auto\"").k_contact
                              : 0.0;
   scene.contact.skin = spec.contact.skin ? *spec.contact.skin : spec.contact.skin_fraction * 2.0 * r_min;
-  // Clumps refer to their members by slot: no re-ordering with clumps.
-  scene.contact.reorder_on_rebuild = spec.contact.reorder_on_rebuild && spec.clumps.empty();
+  scene.contact.reorder_on_rebuild = spec.contact.reorder_on_rebuild;
   for (const WallSpec& w : spec.walls) {
     Wall wall;
     wall.point = w.point;
@@ -270,7 +269,7 @@ BuiltScene build_scene(const SceneSpec& spec) {
   if (scene.contact.reorder_on_rebuild) sort_for_locality(scene);
   for (std::size_t k = 0; k < out.clumps.size(); ++k) {
     try {
-      clump_at_rest(particles, out.clumps[k].slots);  // validates the inertia before any run
+      clump_at_rest(particles, slots_of_ids(particles, out.clumps[k].ids));  // validates the inertia before any run
     } catch (const std::invalid_argument& e) {
       fail(spec.clumps[k].place, e.what());
     }
@@ -312,6 +311,15 @@ std::uint64_t end_step_of(const RunSpec& run, double h) {
   } catch (const std::invalid_argument&) {
     fail(run.place, "[run] end_time / time_step is too many steps");
   }
+}
+
+Simulation make_simulation(BuiltScene built) {
+  Scene& s = built.scene;
+  std::vector<Clump> clumps;
+  for (const ClumpStart& c : built.clumps)
+    clumps.push_back(make_clump(s.particles, slots_of_ids(s.particles, c.ids), c.velocity, c.angular_velocity));
+  ForceField field(s.particles, std::move(s.bonds), s.contact, std::move(s.walls), s.gravity);
+  return Simulation(std::move(s.particles), std::move(field), std::move(clumps), built.map, built.time_step);
 }
 
 }  // namespace dem

@@ -6,13 +6,14 @@
 #include <cstdint>
 
 #include "engine/scene.hpp"
+#include "engine/simulation.hpp"
 #include "scene/scene_spec.hpp"
 
 namespace dem {
 
-/// A clump's members (slots in the scene's store) and initial motion.
+/// A clump's members (particle ids) and initial motion.
 struct ClumpStart {
-  std::vector<std::uint32_t> slots;
+  std::vector<std::uint32_t> ids;
   Vec3 velocity = Vec3::Zero();
   Vec3 angular_velocity = Vec3::Zero();
 };
@@ -20,8 +21,8 @@ struct ClumpStart {
 /// A scene ready to run.
 struct BuiltScene {
   Scene scene;
-  /// Clumps ([[clump]]): their members are the last particles of the store;
-  /// with clumps the store is not re-ordered (reorder_on_rebuild is off).
+  /// Clumps ([[clump]]): their members are the last particles created (ids
+  /// after every [[particles]] source); the store may be re-ordered.
   std::vector<ClumpStart> clumps;
   IntegratorMap map = IntegratorMap::rrp25;
   double time_step = 0.0;           ///< h (time)
@@ -47,6 +48,12 @@ struct BuiltScene {
 /// material value, an unreadable or malformed CSV file, a particle behind a
 /// wall, a time step over the critical step estimate, a scene too large.
 BuiltScene build_scene(const SceneSpec& spec);
+
+/// The simulation of a built scene: clumps made from their members (by id),
+/// the built-in force providers, the scene's map and time step. Computes the
+/// initial forces (and may re-order the particles). Throws as Simulation's
+/// constructor does.
+Simulation make_simulation(BuiltScene built);
 
 /// Steps of size h to reach time t >= 0: ceil(t/h), with a relative
 /// allowance of 1e-12 so that round-off in t/h adds no step. Throws

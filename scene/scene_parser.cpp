@@ -8,7 +8,7 @@
 #include <set>
 #include <sstream>
 
-#include "engine/format.hpp"
+#include "core/format.hpp"
 #include "scene/scene_spec.hpp"
 
 namespace dem {

@@ -14,10 +14,10 @@
 
 #include "bonds/bond_list.hpp"
 #include "engine/integrator.hpp"
-#include "engine/lattice_scene.hpp"
-#include "engine/ring_torus.hpp"
-#include "engine/solid_torus.hpp"
-#include "engine/types.hpp"
+#include "scene/lattice_scene.hpp"
+#include "scene/ring_torus.hpp"
+#include "scene/solid_torus.hpp"
+#include "core/types.hpp"
 
 namespace dem {
 

@@ -4,8 +4,8 @@
 #include <cmath>
 #include <random>
 
-#include "engine/rotation.hpp"
-#include "engine/types.hpp"
+#include "core/rotation.hpp"
+#include "core/types.hpp"
 
 namespace dem::testing {
 

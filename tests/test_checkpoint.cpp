@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "engine/force_field.hpp"
-#include "engine/ring_torus.hpp"
+#include "scene/ring_torus.hpp"
 #include "engine/simulation.hpp"
 #include "io/checkpoint.hpp"
 

@@ -8,7 +8,7 @@
 #include <cmath>
 
 #include "engine/clump.hpp"
-#include "engine/ring_torus.hpp"
+#include "scene/ring_torus.hpp"
 #include "engine/simulation.hpp"
 
 using namespace dem;

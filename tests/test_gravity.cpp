@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "engine/ring_torus.hpp"
+#include "scene/ring_torus.hpp"
 #include "engine/simulation.hpp"
 
 using namespace dem;

@@ -28,7 +28,7 @@
 #include <unistd.h>
 
 #include "bonds/bond_list.hpp"
-#include "engine/particle_store.hpp"
+#include "core/particle_store.hpp"
 #include "io/energy_table.hpp"
 #include "io/vtk_writer.hpp"
 

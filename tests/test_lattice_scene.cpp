@@ -1,5 +1,5 @@
 /// \file test_lattice_scene.cpp
-/// The lattice contact benchmark scene (engine/lattice_scene.hpp): particle
+/// The lattice contact benchmark scene (scene/lattice_scene.hpp): particle
 /// count and layout, the contact force against LAMMPS's granular `hertz`
 /// formula, the neighbour list (exactly the face pairs), a whole run against
 /// LAMMPS's own output, the initial velocities (temperature, zero momentum,
@@ -17,8 +17,8 @@
 
 #include "contact/contact_potential.hpp"
 #include "engine/force_field.hpp"
-#include "engine/lattice_scene.hpp"
-#include "engine/parallel.hpp"
+#include "scene/lattice_scene.hpp"
+#include "core/parallel.hpp"
 #include "engine/simulation.hpp"
 
 namespace dem {

@@ -1,5 +1,5 @@
 // The Lie group variational integrator (engine/lgvi.hpp, MODEL.md section 8)
-// and the two-dumbbell full body problem (engine/dumbbells.hpp): the Newton
+// and the two-dumbbell full body problem (scene/dumbbells.hpp): the Newton
 // solve against its defining equation, force and moment against the
 // potential, and the paper's figures (E_0, energy error at h = 0.01 and
 // 2e-4, slope 2, momenta, orthogonality, time reversibility).
@@ -8,9 +8,9 @@
 #include <cmath>
 #include <random>
 
-#include "engine/dumbbells.hpp"
+#include "scene/dumbbells.hpp"
 #include "engine/rigid_rk4.hpp"
-#include "engine/rotation.hpp"
+#include "core/rotation.hpp"
 
 using namespace dem;
 

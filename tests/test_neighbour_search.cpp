@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "contact/neighbour_search.hpp"
-#include "engine/parallel.hpp"
+#include "core/parallel.hpp"
 
 namespace dem {
 namespace {

@@ -7,10 +7,10 @@
 #include <cstdlib>
 #include <new>
 
-#include "engine/lattice_scene.hpp"
+#include "scene/lattice_scene.hpp"
 #include "engine/reorder.hpp"
 #include "engine/simulation.hpp"
-#include "engine/solid_torus.hpp"
+#include "scene/solid_torus.hpp"
 #include "engine/time_step.hpp"
 
 namespace {

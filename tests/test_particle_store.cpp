@@ -9,7 +9,7 @@
 #include "bonds/bond_list.hpp"
 #include "engine/force_field.hpp"
 #include "engine/integrator.hpp"
-#include "engine/particle_store.hpp"
+#include "core/particle_store.hpp"
 #include "engine/simulation.hpp"
 
 using namespace dem;

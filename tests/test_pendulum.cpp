@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "apps/pendulum.hpp"
-#include "engine/rotation.hpp"
+#include "core/rotation.hpp"
 
 namespace {
 

@@ -6,7 +6,7 @@
 #include <random>
 
 #include "engine/integrator.hpp"
-#include "engine/rotation.hpp"
+#include "core/rotation.hpp"
 #include "support.hpp"
 
 using namespace dem;

@@ -11,8 +11,8 @@
 #include <fstream>
 #include <string>
 
-#include "engine/ring_torus.hpp"
-#include "engine/solid_torus.hpp"
+#include "scene/ring_torus.hpp"
+#include "scene/solid_torus.hpp"
 #include "engine/time_step.hpp"
 #include "scene/csv_table.hpp"
 #include "scene/scene_builder.hpp"

@@ -10,10 +10,10 @@
 #include <set>
 #include <vector>
 
-#include "engine/parallel.hpp"
+#include "core/parallel.hpp"
 #include "engine/reorder.hpp"
 #include "engine/simulation.hpp"
-#include "engine/solid_torus.hpp"
+#include "scene/solid_torus.hpp"
 #include "engine/time_step.hpp"
 
 using namespace dem;

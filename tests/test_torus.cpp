@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/parallel.hpp"
-#include "engine/ring_torus.hpp"
+#include "core/parallel.hpp"
+#include "scene/ring_torus.hpp"
 #include "engine/simulation.hpp"
 #include "io/energy_table.hpp"
 

@@ -1,4 +1,4 @@
-#include "engine/dumbbells.hpp"
+#include "scene/dumbbells.hpp"
 
 namespace dem {
 

@@ -11,7 +11,7 @@
 
 #include <cmath>
 
-#include "engine/types.hpp"
+#include "core/types.hpp"
 
 namespace dem {
 

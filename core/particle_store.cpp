@@ -1,8 +1,10 @@
-#include "engine/particle_store.hpp"
+#include "core/particle_store.hpp"
 
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <string_view>
+#include <type_traits>
 
 namespace dem {
 
@@ -32,51 +34,35 @@ std::size_t ParticleStore::add(const ParticleSpec& spec) {
     throw std::invalid_argument("particle " + std::to_string(index) +
                                 ": attitude is not a unit quaternion");
   const Quat q = spec.attitude.normalized();
-  position.push_back(spec.position);
-  velocity.push_back(spec.velocity);
-  attitude.push_back(q);
-  angular_velocity.push_back(spec.angular_velocity);
-  force.push_back(Vec3::Zero());
-  moment.push_back(Vec3::Zero());
-  mass.push_back(spec.mass);
-  inertia.push_back(spec.inertia);
-  radius.push_back(0.5 * spec.diameter);
-  reference_position.push_back(spec.position);
-  reference_attitude.push_back(q);
-  id.push_back(static_cast<std::uint32_t>(index));
+  for_each_field([](const char*, auto& v) {
+    v.push_back(zero_value<typename std::decay_t<decltype(v)>::value_type>());
+  });
+  position[index] = spec.position;
+  velocity[index] = spec.velocity;
+  attitude[index] = q;
+  angular_velocity[index] = spec.angular_velocity;
+  mass[index] = spec.mass;
+  inertia[index] = spec.inertia;
+  radius[index] = 0.5 * spec.diameter;
+  reference_position[index] = spec.position;
+  reference_attitude[index] = q;
+  id[index] = static_cast<std::uint32_t>(index);
   return index;
 }
 
 void ParticleStore::append(const ParticleStore& p) {
   const std::size_t first = size();
-  const auto cat = [](auto& a, const auto& b) { a.insert(a.end(), b.begin(), b.end()); };
-  cat(position, p.position);
-  cat(velocity, p.velocity);
-  cat(attitude, p.attitude);
-  cat(angular_velocity, p.angular_velocity);
-  cat(force, p.force);
-  cat(moment, p.moment);
-  cat(mass, p.mass);
-  cat(inertia, p.inertia);
-  cat(radius, p.radius);
-  cat(reference_position, p.reference_position);
-  cat(reference_attitude, p.reference_attitude);
-  for (std::size_t k = 0; k < p.size(); ++k) id.push_back(static_cast<std::uint32_t>(first + k));
+  p.for_each_field([&](const char* name, const auto& from) {
+    this->for_each_field([&](const char* here, auto& to) {
+      if constexpr (std::is_same_v<std::decay_t<decltype(from)>, std::decay_t<decltype(to)>>)
+        if (std::string_view(here) == name) to.insert(to.end(), from.begin(), from.end());
+    });
+  });
+  for (std::size_t k = 0; k < p.size(); ++k) id[first + k] = static_cast<std::uint32_t>(first + k);
 }
 
 void ParticleStore::reserve(std::size_t n) {
-  position.reserve(n);
-  velocity.reserve(n);
-  attitude.reserve(n);
-  angular_velocity.reserve(n);
-  force.reserve(n);
-  moment.reserve(n);
-  mass.reserve(n);
-  inertia.reserve(n);
-  radius.reserve(n);
-  reference_position.reserve(n);
-  reference_attitude.reserve(n);
-  id.reserve(n);
+  for_each_field([n](const char*, auto& v) { v.reserve(n); });
 }
 
 }  // namespace dem

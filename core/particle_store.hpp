@@ -12,9 +12,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
-#include "engine/types.hpp"
+#include "core/types.hpp"
 
 namespace dem {
 
@@ -44,6 +45,20 @@ class ParticleStore {
   std::size_t size() const { return position.size(); }
   void reserve(std::size_t n);
 
+  /// The one list of per-particle arrays: calls f(name, array) for each, in
+  /// a fixed order (the checkpoint's). add(), append(), reserve(), the
+  /// re-ordering of engine/reorder.hpp and the checkpoint's particle section
+  /// all follow it, so a new per-particle field is one line here (plus its
+  /// member and, if it is not zero at creation, its value in add()).
+  template <class F>
+  void for_each_field(F&& f) {
+    visit_fields(*this, f);
+  }
+  template <class F>
+  void for_each_field(F&& f) const {
+    visit_fields(*this, f);
+  }
+
   // Dynamic state, one entry per particle.
   std::vector<Vec3> position;          ///< x_i (length)
   std::vector<Vec3> velocity;          ///< v_i (length/time)
@@ -62,6 +77,32 @@ class ParticleStore {
   std::vector<Quat> reference_attitude;  ///< R_i0
 
   std::vector<std::uint32_t> id;  ///< creation index of the particle in each slot
+
+ private:
+  template <class Self, class F>
+  static void visit_fields(Self& s, F& f) {
+    f("position", s.position);
+    f("velocity", s.velocity);
+    f("attitude", s.attitude);
+    f("angular_velocity", s.angular_velocity);
+    f("force", s.force);
+    f("moment", s.moment);
+    f("mass", s.mass);
+    f("inertia", s.inertia);
+    f("radius", s.radius);
+    f("reference_position", s.reference_position);
+    f("reference_attitude", s.reference_attitude);
+    f("id", s.id);
+  }
 };
+
+/// The value a new entry of a field of type T starts with: zero vectors,
+/// identity attitudes, zero numbers.
+template <class T>
+T zero_value() {
+  if constexpr (std::is_same_v<T, Vec3>) return Vec3::Zero();
+  else if constexpr (std::is_same_v<T, Quat>) return Quat::Identity();
+  else return T{};
+}
 
 }  // namespace dem

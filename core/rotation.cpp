@@ -1,4 +1,4 @@
-#include "engine/rotation.hpp"
+#include "core/rotation.hpp"
 
 #include <cmath>
 

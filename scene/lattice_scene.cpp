@@ -1,4 +1,4 @@
-#include "engine/lattice_scene.hpp"
+#include "scene/lattice_scene.hpp"
 
 #include <cmath>
 #include <cstdio>

@@ -1,4 +1,4 @@
-#include "engine/ring_torus.hpp"
+#include "scene/ring_torus.hpp"
 
 #include <cmath>
 #include <numbers>

@@ -11,7 +11,7 @@
 #include "bonds/bond_list.hpp"
 #include "contact/contact_potential.hpp"
 #include "engine/force_field.hpp"
-#include "engine/particle_store.hpp"
+#include "core/particle_store.hpp"
 #include "engine/scene.hpp"
 
 namespace dem {

@@ -22,7 +22,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "engine/ring_torus.hpp"  // Scene
+#include "scene/ring_torus.hpp"  // Scene
 
 namespace dem {
 

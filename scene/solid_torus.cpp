@@ -1,5 +1,5 @@
-#include "engine/solid_torus.hpp"
-#include "engine/format.hpp"
+#include "scene/solid_torus.hpp"
+#include "core/format.hpp"
 
 #include <algorithm>
 #include <cmath>

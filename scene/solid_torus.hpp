@@ -8,8 +8,8 @@
 
 #include <cstddef>
 
-#include "engine/ring_torus.hpp"  // Scene
-#include "engine/types.hpp"
+#include "scene/ring_torus.hpp"  // Scene
+#include "core/types.hpp"
 
 namespace dem {
 

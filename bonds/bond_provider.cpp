@@ -1,0 +1,185 @@
+#include "bonds/bond_provider.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+
+#include "bonds/bond_potential.hpp"
+#include "core/field_io.hpp"
+#include "core/format.hpp"
+#include "core/parallel.hpp"
+
+namespace dem {
+
+namespace {
+
+/// Q = R R0^T, the rotation of a particle since its reference attitude
+/// (R itself when every reference attitude is the identity, as in the
+/// generated scenes: the product would only multiply by 1).
+inline Quat relative_attitude(const ParticleStore& s, std::size_t i, bool identity_reference) {
+  if (identity_reference) return s.attitude[i];
+  return s.attitude[i] * s.reference_attitude[i].conjugate();
+}
+
+bool all_identity(const std::vector<Quat>& q) {
+  for (const Quat& a : q)
+    if (!(a.w() == 1.0 && a.x() == 0.0 && a.y() == 0.0 && a.z() == 0.0)) return false;
+  return true;
+}
+
+}  // namespace
+
+BondProvider::BondProvider(const ParticleStore& particles, BondList bonds) : bonds_(std::move(bonds)) {
+  const std::size_t n = particles.size();
+  for (std::size_t b = 0; b < bonds_.size(); ++b)
+    if (bonds_.first[b] >= n || bonds_.second[b] >= n)
+      throw std::invalid_argument("bond " + std::to_string(b) + " refers to a particle outside the " +
+                                  std::to_string(n) + " particles");
+  index_bonds(n);
+  bond_force_.resize(bonds_.size());
+  bond_moment_.resize(bonds_.size());
+  identity_reference_ = all_identity(particles.reference_attitude);
+}
+
+void BondProvider::index_bonds(std::size_t n) {
+  // Compressed rows of bonds per particle, ascending bond index.
+  bond_offsets_.assign(n + 1, 0);
+  for (std::size_t b = 0; b < bonds_.size(); ++b) {
+    ++bond_offsets_[bonds_.first[b] + 1];
+    ++bond_offsets_[bonds_.second[b] + 1];
+  }
+  for (std::size_t i = 0; i < n; ++i) bond_offsets_[i + 1] += bond_offsets_[i];
+  bond_entries_.resize(bond_offsets_[n]);
+  std::vector<std::uint32_t> fill(bond_offsets_.begin(), bond_offsets_.end() - 1);
+  for (std::size_t b = 0; b < bonds_.size(); ++b) {
+    bond_entries_[fill[bonds_.first[b]]++] = static_cast<std::uint32_t>(2 * b);
+    bond_entries_[fill[bonds_.second[b]]++] = static_cast<std::uint32_t>(2 * b + 1);
+  }
+}
+
+void BondProvider::renumber(std::span<const std::uint32_t> new_slot) {
+  renumber_and_sort_bonds(bonds_, new_slot);
+  index_bonds(new_slot.size());
+}
+
+void BondProvider::evaluate(const ParticleStore& s) {
+  parallel_for_ranges(bonds_.size(), [&](std::size_t begin, std::size_t end) {
+    for (std::size_t b = begin; b < end; ++b) {
+      const std::uint32_t i = bonds_.first[b], j = bonds_.second[b];
+      const BondStiffness& k = bonds_.stiffness(b);
+      const BondTerms t = bond_all(s.position[i], s.position[j], relative_attitude(s, i, identity_reference_),
+                                   relative_attitude(s, j, identity_reference_), bonds_.rest_length[b],
+                                   bonds_.rest_direction[b], k.bending, k.axial, k.shear);
+      bond_force_[b] = t.force_i;
+      bond_moment_[b] = t.moment_i;
+    }
+  });
+}
+
+PairResults BondProvider::pair_results() const {
+  PairResults r;
+  r.first = bonds_.first;
+  r.force = bond_force_;
+  r.moment = bond_moment_;
+  return r;
+}
+
+Incidence BondProvider::incidence() const {
+  Incidence inc;
+  if (bonds_.empty()) return inc;
+  inc.entry_offsets = bond_offsets_;
+  inc.entries = bond_entries_;
+  return inc;
+}
+
+void BondProvider::add_potential_energies(const ParticleStore& s, EnergyReport& r) const {
+  const BondEnergies be = deterministic_sum(bonds_.size(), BondEnergies{}, [&](std::size_t b) {
+    const std::uint32_t i = bonds_.first[b], j = bonds_.second[b];
+    const Quat qi = relative_attitude(s, i, identity_reference_),
+               qj = relative_attitude(s, j, identity_reference_);
+    BondEnergies e;
+    e.bending = bond_bending(qi, qj, bonds_.stiffness(b).bending).energy;
+    e.axial = bond_axial(s.position[i], s.position[j], bonds_.rest_length[b], bonds_.stiffness(b).axial).energy;
+    e.shear = bond_shear(s.position[i], s.position[j], qi, qj, bonds_.rest_direction[b],
+                         bonds_.stiffness(b).shear)
+                  .energy;
+    return e;
+  });
+  r.add("U_bend", be.bending);
+  r.add("U_axial", be.axial);
+  r.add("U_shear", be.shear);
+}
+
+void BondProvider::save(ByteWriter& w) const {
+  save_fields(w, bonds_, bonds_.size(), "bond");
+  w.u64(bonds_.stiffness_types.size());
+  for (const BondStiffness& k : bonds_.stiffness_types) {
+    w.f64(k.bending);
+    w.f64(k.axial);
+    w.f64(k.shear);
+  }
+}
+
+std::unique_ptr<BondProvider> BondProvider::load(ByteReader& r, const ParticleStore& particles) {
+  BondList b;
+  const std::size_t n = load_fields(r, b, "bond");
+  const std::size_t types = r.count("bond stiffness type", 24);
+  const auto fail = [](const std::string& m) { throw StateError("inconsistent: " + m); };
+  const auto finite_nonnegative = [](double x) { return std::isfinite(x) && x >= 0.0; };
+  b.stiffness_types.reserve(types);
+  for (std::size_t t = 0; t < types; ++t) {
+    BondStiffness k;
+    k.bending = r.f64("bond stiffness types");
+    k.axial = r.f64("bond stiffness types");
+    k.shear = r.f64("bond stiffness types");
+    if (!(finite_nonnegative(k.bending) && finite_nonnegative(k.axial) && finite_nonnegative(k.shear)))
+      fail("bond stiffness type " + std::to_string(t) + " has a stiffness that is negative or not finite");
+    b.stiffness_types.push_back(k);
+  }
+  const std::size_t particle_count = particles.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::string name = "bond " + std::to_string(i) + " (" + std::to_string(b.first[i]) + ", " +
+                             std::to_string(b.second[i]) + ")";
+    if (b.first[i] >= particle_count || b.second[i] >= particle_count)
+      fail(name + ": particle index out of range (" + std::to_string(particle_count) + " particles)");
+    if (b.first[i] == b.second[i]) fail(name + ": a particle bonded to itself");
+    if (!(std::isfinite(b.rest_length[i]) && b.rest_length[i] > 0.0))
+      fail(name + ": rest length must be finite and > 0, got " + format_g(b.rest_length[i], 17));
+    if (!b.rest_direction[i].allFinite() || !(std::abs(b.rest_direction[i].norm() - 1.0) < 1e-9))
+      fail(name + ": rest direction is not a unit vector");
+    if (b.type[i] >= types)
+      fail(name + ": stiffness type " + std::to_string(b.type[i]) + " out of range (" +
+           std::to_string(types) + " types)");
+  }
+  try {
+    b.rebuild_type_index();
+  } catch (const std::invalid_argument& e) {
+    fail(e.what());
+  }
+  return std::make_unique<BondProvider>(particles, std::move(b));
+}
+
+void renumber_and_sort_bonds(BondList& bonds, std::span<const std::uint32_t> new_slot) {
+  const std::size_t m = bonds.size();
+  for (std::size_t b = 0; b < m; ++b) {
+    std::uint32_t i = new_slot[bonds.first[b]], j = new_slot[bonds.second[b]];
+    if (i > j) {
+      std::swap(i, j);
+      bonds.rest_direction[b] = -bonds.rest_direction[b];
+    }
+    bonds.first[b] = i;
+    bonds.second[b] = j;
+  }
+  std::vector<std::uint32_t> order(m);
+  std::iota(order.begin(), order.end(), 0u);
+  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    if (bonds.first[a] != bonds.first[b]) return bonds.first[a] < bonds.first[b];
+    if (bonds.second[a] != bonds.second[b]) return bonds.second[a] < bonds.second[b];
+    return a < b;
+  });
+  bonds.permute(order);
+}
+
+}  // namespace dem

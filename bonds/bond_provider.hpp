@@ -1,0 +1,67 @@
+#pragma once
+/// \file bond_provider.hpp
+/// The Baker-Gonzalez binder bonds (MODEL.md section 4) as a force provider
+/// (core/force_provider.hpp).
+///
+/// Records: the bonds of a BondList. evaluate() computes, in parallel over
+/// bonds, the force and spatial moment on each bond's first end into the
+/// bond's 48-byte slot; the second end's moment follows from the balance of
+/// angular momentum (PairResults::moment_second empty). Each particle's bonds
+/// are visited in ascending bond index (Incidence::entries), which is what
+/// makes the sum independent of the thread count.
+///
+/// Re-ordering renames the bond ends, puts the lower slot first (flipping
+/// the rest direction) and sorts the bonds by (first, second), so that each
+/// particle's bonds are contiguous in memory.
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "bonds/bond_list.hpp"
+#include "core/force_provider.hpp"
+
+namespace dem {
+
+class BondProvider final : public ForceProvider {
+ public:
+  /// Throws std::invalid_argument if a bond refers to a particle outside
+  /// `particles`. The particles' reference attitudes are read once (if all
+  /// are the identity, Q = R is used without the product).
+  BondProvider(const ParticleStore& particles, BondList bonds);
+
+  std::string name() const override { return "bonds"; }
+  void renumber(std::span<const std::uint32_t> new_slot) override;
+  void evaluate(const ParticleStore& particles) override;
+  PairResults pair_results() const override;
+  Incidence incidence() const override;
+  /// U_bend, U_axial, U_shear.
+  void add_potential_energies(const ParticleStore& particles, EnergyReport& report) const override;
+  /// Section: the BondList fields (core/field_io.hpp) and the stiffness types.
+  void save(ByteWriter& out) const override;
+  /// The provider saved by save(); throws StateError for anything
+  /// inconsistent (ends out of range or equal, rest lengths, directions,
+  /// types, stiffnesses).
+  static std::unique_ptr<BondProvider> load(ByteReader& in, const ParticleStore& particles);
+
+  const BondList& bonds() const { return bonds_; }
+
+ private:
+  void index_bonds(std::size_t particle_count);
+
+  BondList bonds_;
+  /// Bonds of each particle (compressed rows): entry = 2 * bond + end, ascending.
+  std::vector<std::uint32_t> bond_offsets_;
+  std::vector<std::uint32_t> bond_entries_;
+  std::vector<Vec3> bond_force_;   ///< per bond: force on the first end
+  std::vector<Vec3> bond_moment_;  ///< per bond: moment on the first end
+  bool identity_reference_ = false;  ///< every reference attitude is the identity
+};
+
+/// Renames the bond ends by the permutation (new slot of old slot s is
+/// new_slot[s]), puts the lower slot first (flipping the rest direction) and
+/// sorts the bonds by (first, second).
+void renumber_and_sort_bonds(BondList& bonds, std::span<const std::uint32_t> new_slot);
+
+}  // namespace dem

@@ -1,0 +1,258 @@
+#pragma once
+/// \file contact_provider.hpp
+/// Particle-particle contact as a force provider (core/force_provider.hpp):
+/// the Verlet neighbour list of contact/neighbour_search.hpp gives the
+/// records (candidate pairs), a contact law gives each pair's force.
+///
+/// Every pair has its own slot in every scene: evaluate() computes each
+/// pair's force once into it, and the gather adds it to the owner (first
+/// end, the lower slot) and subtracts it from the partner. A particle's pairs
+/// are visited as owner in ascending partner slot, then as partner in
+/// ascending pair index.
+///
+/// Per-pair state (tangential history, later) lives beside the slots, one
+/// Law::State per pair, and is keyed by the particle ids of the pair's two
+/// ends: at each rebuild a pair that stays in the list keeps its state and a
+/// new pair starts from State{}. The key order (id_lo, id_hi) is a total
+/// order on pairs; the carry-over merges the old and new pair lists in that
+/// order, so it does not depend on slots, re-ordering or threads. Laws whose
+/// State is empty (the frictionless law of MODEL.md section 4) keep no
+/// state and skip the carry-over.
+///
+/// A contact law is a class with
+///   struct State;                                  (empty, or per-pair history)
+///   Vec3 force(const Vec3& x_i, const Vec3& x_j, double r_i, double r_j, State&) const;
+///   double energy(const Vec3& x_i, const Vec3& x_j, double r_i, double r_j, const State&) const;
+///   static constexpr const char* energy_column;    (e.g. "U_contact")
+///   void save(ByteWriter&) const;  static Law load(ByteReader&);
+///   and for a non-empty State: static void save_state(ByteWriter&, const State&),
+///   static State load_state(ByteReader&).
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <numeric>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "contact/contact_potential.hpp"
+#include "contact/neighbour_search.hpp"
+#include "core/force_provider.hpp"
+#include "core/parallel.hpp"
+
+namespace dem {
+
+/// Particle-particle contact settings of a scene.
+struct ContactSettings {
+  double stiffness = 0.0;  ///< K^pp (energy), >= 0; 0 disables contact
+  double skin = 0.0;       ///< Verlet skin of the neighbour list (length), >= 0
+  /// Sort the particles along a Morton curve (and renumber every provider's
+  /// records) each time the neighbour list is rebuilt, so that neighbours
+  /// stay close in memory. Particle slots then change during a run;
+  /// ParticleStore::id keeps each particle's identity. A setting of the
+  /// stepper (engine/simulation.hpp), kept here with the scene's contact.
+  bool reorder_on_rebuild = true;
+};
+
+/// The frictionless Hertz-type law of MODEL.md section 4 (eqs. 56-57): no
+/// per-pair state.
+struct HertzContactLaw {
+  struct State {};
+  static constexpr const char* energy_column = "U_contact";
+  double stiffness = 0.0;  ///< K^pp (energy)
+
+  Vec3 force(const Vec3& x_i, const Vec3& x_j, double r_i, double r_j, State&) const {
+    return contact_force(x_i, x_j, r_i, r_j, stiffness);
+  }
+  double energy(const Vec3& x_i, const Vec3& x_j, double r_i, double r_j, const State&) const {
+    return particle_contact(x_i, x_j, r_i, r_j, stiffness).energy;
+  }
+  void save(ByteWriter& w) const { w.f64(stiffness); }
+  static HertzContactLaw load(ByteReader& r);
+};
+
+/// A pair's key: the ids of its two ends, lower in the high half.
+inline std::uint64_t pair_key(std::uint32_t id_a, std::uint32_t id_b) {
+  const std::uint32_t lo = std::min(id_a, id_b), hi = std::max(id_a, id_b);
+  return (static_cast<std::uint64_t>(lo) << 32) | hi;
+}
+
+/// The law-independent part: the neighbour list, the per-pair force slots
+/// and the bookkeeping of the pairs' keys.
+class ContactProviderBase : public ForceProvider {
+ public:
+  /// skin: Verlet skin (length), finite and >= 0, else std::invalid_argument.
+  explicit ContactProviderBase(double skin) : search_(skin) {}
+
+  bool rebuild_due(const ParticleStore& s) override {
+    return stale_ || search_.rebuild_due(s.position, s.radius);
+  }
+  void rebuild(const ParticleStore& s) override {
+    search_.rebuild(s.position, s.radius);
+    stale_ = false;
+    after_rebuild(s);
+  }
+  /// The list is rebuilt before the next evaluation (the stepper re-orders
+  /// only at rebuilds, so nothing is lost).
+  void renumber(std::span<const std::uint32_t>) override { stale_ = true; }
+  PairResults pair_results() const override {
+    PairResults r;
+    r.first = search_.list().owner;
+    r.force = pair_force_;
+    return r;
+  }
+  Incidence incidence() const override {
+    Incidence inc;
+    if (!active()) return inc;
+    const NeighbourList& l = search_.list();
+    inc.owned_offsets = l.offsets;
+    inc.incoming_offsets = l.incoming_offsets;
+    inc.incoming = l.incoming_pairs;
+    return inc;
+  }
+
+  /// Rebuilds the list from the positions of an earlier build (a checkpoint)
+  /// and sets the build count, so that a continued run rebuilds at the same
+  /// steps. Throws std::invalid_argument if the sizes differ.
+  void restore(const ParticleStore& s, std::span<const Vec3> build_positions, std::size_t rebuild_count);
+
+  const NeighbourSearch& neighbours() const { return search_; }
+  double skin() const { return search_.skin(); }
+  /// False when the law does nothing (zero stiffness): the gather skips it.
+  virtual bool active() const { return true; }
+  /// Key (pair_key of the ids) of each pair of the list (kept only by laws
+  /// with per-pair state; empty otherwise).
+  const std::vector<std::uint64_t>& keys() const { return keys_; }
+
+ protected:
+  /// Called after every (re)build: sizes the slots, carries the state over.
+  virtual void after_rebuild(const ParticleStore& s) = 0;
+  /// Keys of the new list from the particle ids, and the permutation that
+  /// sorts them; returns the matching old pair of each new pair (or
+  /// kNoPair), found by a merge in key order.
+  std::vector<std::uint32_t> match_pairs(const ParticleStore& s);
+  void save_list(ByteWriter& w) const;
+
+  static constexpr std::uint32_t kNoPair = 0xffffffffu;
+  NeighbourSearch search_;
+  std::vector<Vec3> pair_force_;       ///< per pair: force on the owner
+  std::vector<std::uint64_t> keys_;    ///< per pair: pair_key (stateful laws)
+  std::vector<std::uint32_t> sorted_;  ///< pairs in ascending key (stateful laws)
+  bool stale_ = false;
+};
+
+template <class Law>
+class ContactProvider final : public ContactProviderBase {
+ public:
+  static constexpr bool kStateful = !std::is_empty_v<typename Law::State>;
+
+  ContactProvider(Law law, double skin, std::string name = "contact")
+      : ContactProviderBase(skin), law_(std::move(law)), name_(std::move(name)) {}
+
+  std::string name() const override { return name_; }
+  bool active() const override {
+    if constexpr (std::is_same_v<Law, HertzContactLaw>) return law_.stiffness > 0.0;
+    return true;
+  }
+
+  void evaluate(const ParticleStore& s) override {
+    if (!active()) return;
+    const NeighbourList& list = search_.list();
+    parallel_for_ranges(list.pair_count(), [&](std::size_t begin, std::size_t end) {
+      typename Law::State none{};
+      for (std::size_t k = begin; k < end; ++k) {
+        const std::uint32_t i = list.owner[k], j = list.partner[k];
+        typename Law::State& st = [&]() -> typename Law::State& {
+          if constexpr (kStateful) return state_[k];
+          else return none;
+        }();
+        pair_force_[k] = law_.force(s.position[i], s.position[j], s.radius[i], s.radius[j], st);
+      }
+    });
+  }
+
+  void add_potential_energies(const ParticleStore& s, EnergyReport& r) const override {
+    const NeighbourList& list = search_.list();
+    const double u = deterministic_sum(list.pair_count(), 0.0, [&](std::size_t k) {
+      const std::uint32_t i = list.owner[k], j = list.partner[k];
+      if constexpr (kStateful) return law_.energy(s.position[i], s.position[j], s.radius[i], s.radius[j], state_[k]);
+      else return law_.energy(s.position[i], s.position[j], s.radius[i], s.radius[j], typename Law::State{});
+    });
+    r.add(Law::energy_column, u);
+  }
+
+  /// Section: the law's parameters, the skin, the neighbour list's build
+  /// positions and count, and (stateful laws) each pair's key and state.
+  void save(ByteWriter& w) const override {
+    law_.save(w);
+    save_list(w);
+    if constexpr (kStateful) {
+      w.u64(keys_.size());
+      for (std::size_t k = 0; k < keys_.size(); ++k) {
+        w.u64(keys_[k]);
+        Law::save_state(w, state_[k]);
+      }
+    }
+  }
+
+  /// The provider saved by save(), its list rebuilt from the stored build
+  /// positions; throws StateError if anything is inconsistent (including
+  /// stored pair keys that differ from the rebuilt list's).
+  static std::unique_ptr<ContactProvider> load(ByteReader& r, const ParticleStore& s,
+                                               std::string name = "contact") {
+    Law law = Law::load(r);
+    const double skin = r.f64("contact skin");
+    if (!(std::isfinite(skin) && skin >= 0.0))
+      throw StateError("inconsistent: Verlet skin must be finite and >= 0");
+    auto p = std::make_unique<ContactProvider>(std::move(law), skin, std::move(name));
+    std::vector<Vec3> built;
+    r.array(built, 24, "neighbour build position", [](ByteReader& rr) { return rr.vec3("neighbour build positions"); });
+    if (!built.empty() && built.size() != s.size())
+      throw StateError("inconsistent: " + std::to_string(built.size()) + " neighbour build positions for " +
+                       std::to_string(s.size()) + " particles (expected 0 or " + std::to_string(s.size()) + ")");
+    for (std::size_t i = 0; i < built.size(); ++i)
+      if (!built[i].allFinite())
+        throw StateError("inconsistent: neighbour build position " + std::to_string(i) + " is not finite");
+    const std::uint64_t rebuilds = r.u64("neighbour rebuild count");
+    if (!built.empty()) p->restore(s, built, rebuilds);
+    if constexpr (kStateful) {
+      const std::size_t n = r.count("contact pair state", 8);
+      if (n != p->keys_.size())
+        throw StateError("inconsistent: " + std::to_string(n) + " contact pair states for " +
+                         std::to_string(p->keys_.size()) + " pairs");
+      for (std::size_t k = 0; k < n; ++k) {
+        if (r.u64("contact pair key") != p->keys_[k])
+          throw StateError("inconsistent: contact pair " + std::to_string(k) + " has another key than the rebuilt list");
+        p->state_[k] = Law::load_state(r);
+      }
+    }
+    return p;
+  }
+
+  const Law& law() const { return law_; }
+  /// Per-pair state, in pair order (empty for stateless laws).
+  const std::vector<typename Law::State>& state() const { return state_; }
+
+ private:
+  void after_rebuild(const ParticleStore& s) override {
+    pair_force_.resize(search_.list().pair_count());
+    if constexpr (kStateful) {
+      const std::vector<std::uint32_t> old_of_new = match_pairs(s);
+      std::vector<typename Law::State> next(old_of_new.size());
+      for (std::size_t k = 0; k < next.size(); ++k)
+        if (old_of_new[k] != kNoPair) next[k] = state_[old_of_new[k]];
+      state_.swap(next);
+    }
+  }
+
+  Law law_;
+  std::string name_;
+  std::vector<typename Law::State> state_;
+};
+
+/// The contact provider of MODEL.md section 4.
+using HertzContactProvider = ContactProvider<HertzContactLaw>;
+
+}  // namespace dem

@@ -1,0 +1,65 @@
+#include "contact/wall_provider.hpp"
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "core/parallel.hpp"
+
+namespace dem {
+
+namespace {
+/// The reason `w` is not a valid wall, or empty.
+std::string wall_problem(const Wall& w) {
+  if (!w.point.allFinite()) return "point is not finite";
+  if (!(std::abs(w.normal.norm() - 1.0) < 1e-12)) return "normal must be a unit vector";
+  if (!(std::isfinite(w.stiffness) && w.stiffness >= 0.0))
+    return "stiffness K^pw must be finite and >= 0, got " + std::to_string(w.stiffness);
+  return {};
+}
+}  // namespace
+
+WallProvider::WallProvider(std::vector<Wall> walls) : walls_(std::move(walls)) {
+  for (std::size_t w = 0; w < walls_.size(); ++w)
+    if (const std::string p = wall_problem(walls_[w]); !p.empty())
+      throw std::invalid_argument("wall " + std::to_string(w) + ": " + p);
+}
+
+void WallProvider::add_body_forces(const ParticleStore& s, std::size_t begin, std::size_t end,
+                                   std::span<Vec3> force, std::span<Vec3>) const {
+  for (std::size_t i = begin; i < end; ++i)
+    for (const Wall& w : walls_) force[i] += wall_contact(s.position[i], s.radius[i], w).force_i;
+}
+
+void WallProvider::add_potential_energies(const ParticleStore& s, EnergyReport& r) const {
+  r.add("U_wall", deterministic_sum(s.size(), 0.0, [&](std::size_t i) {
+    double u = 0.0;
+    for (const Wall& w : walls_) u += wall_contact(s.position[i], s.radius[i], w).energy;
+    return u;
+  }));
+}
+
+void WallProvider::save(ByteWriter& w) const {
+  w.array(walls_, [](ByteWriter& ww, const Wall& wall) {
+    ww.vec3(wall.point);
+    ww.vec3(wall.normal);
+    ww.f64(wall.stiffness);
+  });
+}
+
+std::unique_ptr<WallProvider> WallProvider::load(ByteReader& r) {
+  std::vector<Wall> walls;
+  r.array(walls, 56, "wall", [](ByteReader& rr) {
+    Wall w;
+    w.point = rr.vec3("walls");
+    w.normal = rr.vec3("walls");
+    w.stiffness = rr.f64("walls");
+    return w;
+  });
+  for (std::size_t i = 0; i < walls.size(); ++i)
+    if (const std::string p = wall_problem(walls[i]); !p.empty())
+      throw StateError("inconsistent: wall " + std::to_string(i) + ": " + p);
+  return std::make_unique<WallProvider>(std::move(walls));
+}
+
+}  // namespace dem

@@ -1,0 +1,39 @@
+#pragma once
+/// \file wall_provider.hpp
+/// Rigid plane walls (MODEL.md section 4, eq. 57 with the mirror image) as a
+/// one-body force provider: each particle feels every wall, in wall order.
+
+#include <memory>
+#include <vector>
+
+#include "contact/contact_potential.hpp"
+#include "core/force_provider.hpp"
+
+namespace dem {
+
+class WallProvider final : public ForceProvider {
+ public:
+  /// Throws std::invalid_argument naming the wall if a point is not finite,
+  /// a normal is not a unit vector (to 1e-12) or a stiffness is negative or
+  /// not finite.
+  explicit WallProvider(std::vector<Wall> walls);
+
+  std::string name() const override { return "walls"; }
+  void renumber(std::span<const std::uint32_t>) override {}
+  void evaluate(const ParticleStore&) override {}
+  void add_body_forces(const ParticleStore& s, std::size_t begin, std::size_t end, std::span<Vec3> force,
+                       std::span<Vec3> moment) const override;
+  /// U_wall.
+  void add_potential_energies(const ParticleStore& s, EnergyReport& r) const override;
+  /// Section: u64 count, then per wall vec3 point, vec3 normal, f64 stiffness.
+  void save(ByteWriter& w) const override;
+  /// Throws StateError for a wall WallProvider would refuse.
+  static std::unique_ptr<WallProvider> load(ByteReader& r);
+
+  const std::vector<Wall>& walls() const { return walls_; }
+
+ private:
+  std::vector<Wall> walls_;
+};
+
+}  // namespace dem

@@ -1,0 +1,61 @@
+#pragma once
+/// \file diagnostics.hpp
+/// Energies and momenta of the whole system, MODEL.md section 5.
+
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/types.hpp"
+
+namespace dem {
+
+/// One row of the energy table. Energies in energy units, momenta in
+/// mass length/time (P) and mass length^2/time (L, about the origin).
+struct EnergyReport {
+  double time = 0.0;             ///< t
+  double kinetic_translation = 0.0;  ///< E_kin_trans = sum m |v|^2 / 2
+  double kinetic_rotation = 0.0;     ///< E_kin_rot = sum J |Omega|^2 / 2
+  double bending = 0.0;          ///< U_bend
+  double axial = 0.0;            ///< U_axial
+  double shear = 0.0;            ///< U_shear
+  double contact = 0.0;          ///< U_contact (particle-particle)
+  double wall = 0.0;             ///< U_wall
+  double gravity = 0.0;          ///< U_gravity = -sum m g.x (zero without gravity)
+  /// Potential energies of providers whose column is none of the above, by
+  /// column name in the order first added (part of total()).
+  std::vector<std::pair<std::string, double>> other;
+  Vec3 linear_momentum = Vec3::Zero();   ///< P = sum m v
+  Vec3 angular_momentum = Vec3::Zero();  ///< L = sum (x x m v + J Omega)
+
+  /// Adds a potential energy to its named column: "U_bend", "U_axial",
+  /// "U_shear", "U_contact", "U_wall", "U_gravity", or any other name (kept
+  /// in `other`). Force providers report their energies through it.
+  void add(std::string_view column, double value) {
+    if (column == "U_bend") bending += value;
+    else if (column == "U_axial") axial += value;
+    else if (column == "U_shear") shear += value;
+    else if (column == "U_contact") contact += value;
+    else if (column == "U_wall") wall += value;
+    else if (column == "U_gravity") gravity += value;
+    else {
+      for (auto& [name, v] : other)
+        if (name == column) {
+          v += value;
+          return;
+        }
+      other.emplace_back(std::string(column), value);
+    }
+  }
+
+  double total() const {
+    double t = kinetic_translation + kinetic_rotation + bending + axial + shear + contact + wall +
+               gravity;
+    for (const auto& [name, v] : other) t += v;
+    return t;
+  }
+};
+
+}  // namespace dem

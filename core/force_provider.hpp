@@ -1,0 +1,171 @@
+#pragma once
+/// \file force_provider.hpp
+/// The interaction interface: what a bond law, a contact law, a wall or a
+/// field implements so that the engine can assemble its forces without
+/// knowing it.
+///
+/// Design note: what flows through a provider each force evaluation.
+///
+///     ParticleStore (x, R, r, m, id; read only)
+///        │
+///        ▼
+///     provider.evaluate()      parallel over the provider's records; each
+///        │                     record writes only its own result slot
+///        ▼
+///     PairResults + Incidence  per-record force (and moment) slots, and for
+///        │                     each particle the records it belongs to, in a
+///        │                     fixed order that the provider chooses
+///        ▼
+///     engine gather            per particle: pair providers in their order,
+///        │                     each record's slot in incidence order; then
+///        │                     one-body providers (walls, fields) add theirs
+///        ▼
+///     ParticleStore (F, tau)
+///
+/// A provider owns its records (bonds, contact pairs, walls) and their
+/// per-record state; records name particles by slot, and the provider
+/// renumbers them when the particles are re-ordered (renumber()). State that
+/// must survive re-ordering is keyed by particle id (ParticleStore::id).
+/// Providers never re-order particles themselves: the stepper does, as its
+/// own phase, just before a rebuild (engine/simulation.hpp).
+///
+/// Hot loops stay inside evaluate() as templates or free functions over
+/// spans: the engine makes a virtual call per provider per evaluation (and
+/// one per block of particles for one-body providers), never one per record.
+///
+/// Determinism: evaluate() writes only per-record slots, and the gather adds
+/// them in an order that depends on the records alone, so forces are
+/// bitwise identical for any thread count.
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/byte_stream.hpp"
+#include "core/diagnostics.hpp"
+#include "core/particle_store.hpp"
+#include "core/types.hpp"
+
+namespace dem {
+
+/// Results of a provider whose records join two particles (a bond, a contact
+/// pair). Spans over the provider's own arrays, valid until its next
+/// evaluate(), rebuild() or renumber().
+struct PairResults {
+  /// Slot of the first end of each record (used for the moment arm).
+  std::span<const std::uint32_t> first;
+  /// Force on the first end of each record (force); the second end takes
+  /// -force.
+  std::span<const Vec3> force;
+  /// Spatial moment on the first end of each record (force length); empty
+  /// for central forces (no moments at all).
+  std::span<const Vec3> moment;
+  /// Spatial moment on the second end; empty: it follows from the balance of
+  /// angular momentum of any objective pair interaction,
+  /// tau_j = -tau_i - (x_i - x_j) x F_i (MODEL.md section 2).
+  std::span<const Vec3> moment_second;
+};
+
+/// The records each particle takes part in, as the gather visits them. For
+/// particle i it adds, in this order:
+///  1. the entries entries[entry_offsets[i] .. entry_offsets[i+1]), each
+///     2 * record + end (end 0: i is the first end, 1: the second);
+///  2. the records owned_offsets[i] .. owned_offsets[i+1]), in which i is the
+///     first end (a contiguous range of records);
+///  3. the records incoming[incoming_offsets[i] .. incoming_offsets[i+1]), in
+///     which i is the second end.
+/// Any part may be empty (empty offset spans). Offsets have n + 1 entries.
+struct Incidence {
+  std::span<const std::uint32_t> entry_offsets, entries;
+  std::span<const std::uint32_t> owned_offsets;
+  std::span<const std::uint32_t> incoming_offsets, incoming;
+};
+
+/// Something that happened to a record during an evaluation (a bond that
+/// breaks, later); collected by the stepper after each evaluation, provider
+/// by provider, each provider's events in record order.
+struct InteractionEvent {
+  std::uint64_t step = 0;      ///< the step during which it happened (set by the stepper)
+  std::string provider;        ///< name() of the provider
+  std::string kind;            ///< what happened, e.g. "bond_failure"
+  std::uint32_t id_first = 0;  ///< particle ids of the record's ends
+  std::uint32_t id_second = 0;
+  double value = 0.0;          ///< a number that goes with it (provider-defined)
+};
+
+/// A 6x6 block of second derivatives of a record's energy with respect to
+/// the (translation, rotation) of one end and of another (for the implicit
+/// integrator; no provider implements it yet).
+using HessianBlock = Eigen::Matrix<double, 6, 6>;
+
+class ForceProvider {
+ public:
+  virtual ~ForceProvider() = default;
+
+  /// Short name: the tag of the provider's checkpoint section (at most 8
+  /// characters, e.g. "bonds", "contact", "walls", "gravity") and its name
+  /// in messages.
+  virtual std::string name() const = 0;
+
+  // --- records and re-ordering -------------------------------------------
+
+  /// True if the provider's record list (a neighbour list) must be rebuilt
+  /// before the next evaluation. Called once per step by the stepper, which
+  /// re-orders the particles (if asked) before calling rebuild(). May throw
+  /// std::runtime_error for a non-finite position.
+  virtual bool rebuild_due(const ParticleStore&) { return false; }
+  /// Rebuilds the record list at the current configuration (state of records
+  /// that persist is kept, keyed by particle id).
+  virtual void rebuild(const ParticleStore&) {}
+  /// The particles were re-ordered: the particle in old slot s is now in
+  /// slot new_slot[s]. Renames the records' particle slots.
+  virtual void renumber(std::span<const std::uint32_t> new_slot) = 0;
+
+  // --- evaluation ----------------------------------------------------------
+
+  /// Evaluates every record at the current configuration into its result
+  /// slots (parallel inside, deterministic). Records must be current.
+  virtual void evaluate(const ParticleStore& particles) = 0;
+  /// This provider's per-record results; empty for one-body providers.
+  virtual PairResults pair_results() const { return {}; }
+  /// The records of each particle, in gather order; empty for one-body
+  /// providers.
+  virtual Incidence incidence() const { return {}; }
+  /// One-body providers (walls, fields): adds their force and moment on the
+  /// particles in [begin, end) to force[i] and moment[i]. Called by the
+  /// gather after the pair providers, per block of particles.
+  virtual void add_body_forces(const ParticleStore&, std::size_t /*begin*/, std::size_t /*end*/,
+                               std::span<Vec3> /*force*/, std::span<Vec3> /*moment*/) const {}
+
+  /// Adds this provider's potential energies to the report by their named
+  /// columns (EnergyReport::add), at the current configuration. Records must
+  /// be current. Deterministic block sums.
+  virtual void add_potential_energies(const ParticleStore& particles, EnergyReport& report) const = 0;
+
+  /// Moves the events of the last evaluation to `out`, in record order.
+  virtual void take_events(std::vector<InteractionEvent>& /*out*/) {}
+
+  // --- second derivatives (implicit integrator, later) ----------------------
+
+  /// True if hessian_blocks() is implemented.
+  virtual bool provides_hessian() const { return false; }
+  /// Per record, the blocks d2U/(dq_a dq_b) for ends a, b in {first, second}
+  /// (4 blocks a record, order ff, fs, sf, ss). Throws std::logic_error unless
+  /// provides_hessian().
+  virtual void hessian_blocks(const ParticleStore&, std::span<HessianBlock>) const;
+
+  // --- checkpoints ------------------------------------------------------------
+
+  /// Writes everything needed to continue bit for bit (records, their state,
+  /// settings) into the provider's checkpoint section.
+  virtual void save(ByteWriter& out) const = 0;
+};
+
+inline void ForceProvider::hessian_blocks(const ParticleStore&, std::span<HessianBlock>) const {
+  throw std::logic_error("provider '" + name() + "' has no Hessian blocks");
+}
+
+}  // namespace dem

@@ -1,0 +1,7 @@
+# Regression guard: the energy.csv of each shipped scene (short runs at 1 and 2
+# threads) must match the sha256 recorded in tests/scene_digests.txt bit for
+# bit. Included from tests/CMakeLists.txt.
+add_test(NAME scene_digests
+  COMMAND bash ${PROJECT_SOURCE_DIR}/tests/tools/test_scene_digests.sh
+          ${PROJECT_BINARY_DIR} ${PROJECT_SOURCE_DIR})
+set_tests_properties(scene_digests PROPERTIES TIMEOUT 300)
