@@ -272,15 +272,23 @@ TEST(CsvTable, RejectsUnknownMissingAndRaggedColumns) {
   EXPECT_EQ(t.line_of(1), 6u);
 }
 
-TEST(SceneFile, ClumpsAreBuiltAfterTheSourcesAndTurnReorderingOff) {
+TEST(SceneFile, ClumpsAreBuiltAfterTheSourcesByIdAndMayBeReordered) {
   const BuiltScene b = build_scene(read_scene_file(fs::path(DEM_SOURCE_DIR) / "scenes/clumps.toml"));
   ASSERT_EQ(b.clumps.size(), 2u);
   EXPECT_EQ(b.scene.particles.size(), 24u + 4u + 2u);
-  EXPECT_EQ(b.clumps[0].slots, (std::vector<std::uint32_t>{24, 25, 26, 27}));
-  EXPECT_EQ(b.clumps[1].slots, (std::vector<std::uint32_t>{28, 29}));
+  EXPECT_EQ(b.clumps[0].ids, (std::vector<std::uint32_t>{24, 25, 26, 27}));
+  EXPECT_EQ(b.clumps[1].ids, (std::vector<std::uint32_t>{28, 29}));
   EXPECT_EQ(b.scene.particles.radius[29], 0.7);
   EXPECT_EQ(b.scene.bonds.size(), 24u) << "no bond reaches a clump";
-  EXPECT_FALSE(b.scene.contact.reorder_on_rebuild);
+  EXPECT_FALSE(b.scene.contact.reorder_on_rebuild) << "scenes/clumps.toml asks for no re-ordering";
+  // Without that line the clump scene is re-ordered like any other (members by id).
+  std::ifstream in(fs::path(DEM_SOURCE_DIR) / "scenes/clumps.toml");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  text.replace(text.find("reorder_on_rebuild = false"), 26, "");
+  const BuiltScene r = build_scene(parse_scene_text(text, "c.toml", fs::path(DEM_SOURCE_DIR) / "scenes"));
+  EXPECT_TRUE(r.scene.contact.reorder_on_rebuild);
+  for (std::size_t k = 0; k < 4; ++k)
+    EXPECT_EQ(r.scene.particles.id[slots_of_ids(r.scene.particles, r.clumps[0].ids)[k]], 24 + k);
   EXPECT_EQ(b.clumps[0].angular_velocity, Vec3(0.0, 0.5, 2.0));
   const std::string bad = kRing + "[[clump]]\ncenters = [[0, 0, 0]]\n";
   EXPECT_NE(error_of(bad).find("s.toml:22:1: [[clump]] centres: is required"), std::string::npos) << error_of(bad);
