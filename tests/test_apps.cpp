@@ -220,3 +220,19 @@ TEST(DemDumbbells, ReproducesThePapersEnergyErrorAndWritesItsFiles) {
   EXPECT_EQ(bad.status, 1);
   EXPECT_NE(bad.output.find("--dt must be a finite positive time step"), std::string::npos) << bad.output;
 }
+
+TEST(DemTorus, WritesACheckpointThatDemRestartContinuesBitForBit) {
+  const fs::path parts = scratch("torus_parts"), whole = scratch("torus_whole");
+  const std::string opts = " --quiet --energy-every 7 --vtk-every 0 --output-dir ";
+  const Result first = run(torus() + opts + parts.string() + " --steps 153");
+  ASSERT_EQ(first.status, 0) << first.output;
+  ASSERT_TRUE(fs::exists(parts / "checkpoint.bin"));
+  const Result second = run(dem_app() + " restart " + (parts / "checkpoint.bin").string() + " --quiet --steps 400");
+  ASSERT_EQ(second.status, 0) << second.output;
+  const Result straight = run(torus() + opts + whole.string() + " --steps 400");
+  ASSERT_EQ(straight.status, 0) << straight.output;
+  EXPECT_EQ(read_file(parts / "energy.csv"), read_file(whole / "energy.csv"));
+  EXPECT_EQ(read_file(parts / "checkpoint.bin"), read_file(whole / "checkpoint.bin"));
+  fs::remove_all(parts);
+  fs::remove_all(whole);
+}
