@@ -2,7 +2,7 @@
 # Speed of two builds of the engine side by side, measured in one invocation
 # on the same machine: OLD_BUILD_DIR/bench/dem_bench against
 # NEW_BUILD_DIR/bench/dem_bench on
-#   dem_bench ring
+#   dem_bench ring --steps 50000   (80 particles: the default 1,000 steps take 14 ms, too short to time)
 #   dem_bench solid-torus --particles 100000 --steps 200
 #   dem_bench lattice
 # each at --threads 1 and --threads 2, one thread count per process (so each
@@ -39,7 +39,7 @@ rows="$tmp/rows.csv"   # build,scene,particles,bonds,threads,steps,seconds,rate,
 : >"$rows"
 
 configs=(
-  "ring"
+  "ring --steps 50000"
   "solid-torus --particles 100000 --steps 200"
   "lattice"
 )

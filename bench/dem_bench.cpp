@@ -4,7 +4,7 @@
 // evaluation and the energy reports are outside the timed loop).
 //
 //   dem_bench SCENE [--particles N] [--threads T[,T...]] [--steps S]
-//             [--repeat R] [--integrator 23|25|27]
+//             [--repeat R] [--integrator 23|25|27] [--memory-table]
 //
 // Scenes:
 //   lattice      the contact benchmark of ../shared/peers/README.md
@@ -64,6 +64,7 @@ struct Options {
   std::vector<long long> threads{0};    ///< 0: all cores
   long long steps = -1;                 ///< -1: the scene's default
   long long repeat = 1;
+  bool memory_table = false;
   std::string integrator = "25";
 };
 
@@ -137,8 +138,29 @@ class SceneFactory {
 
 
 /// One timed run; prints its CSV row to stdout and a summary to stderr.
+/// Where the bytes go: every particle array and every array of every force
+/// provider (capacity), per particle, on stderr.
+void print_memory_table(const dem::Simulation& sim) {
+  const double n = static_cast<double>(sim.particles().size());
+  std::size_t total = 0;
+  std::cerr << "memory by array (bytes per particle, MiB):\n";
+  const auto row = [&](const std::string& name, std::size_t bytes) {
+    total += bytes;
+    char line[160];
+    std::snprintf(line, sizeof line, "  %-44s %8.1f  %9.1f\n", name.c_str(), static_cast<double>(bytes) / n,
+                  static_cast<double>(bytes) / 1048576.0);
+    std::cerr << line;
+  };
+  sim.particles().for_each_field(
+      [&](const char* name, const auto& v) { row(std::string("particle ") + name, dem::capacity_bytes(v)); });
+  for (const auto& p : sim.forces().providers())
+    for (const dem::ArrayBytes& a : p->memory_use()) row(a.name, a.bytes);
+  std::cerr << "  (sum " << format_g(static_cast<double>(total) / n, 4) << " bytes per particle; peak RSS "
+            << format_g(static_cast<double>(dem::peak_resident_bytes()) / n, 4) << ")\n";
+}
+
 void run_once(const std::string& name, SceneFactory& factory, std::size_t threads,
-              long long steps, dem::IntegratorMap map) {
+              long long steps, dem::IntegratorMap map, bool memory_table) {
   BenchScene b = factory.build();
   dem::sort_for_locality(b.scene);
   const dem::ThreadLimit limit(threads);
@@ -159,6 +181,7 @@ void run_once(const std::string& name, SceneFactory& factory, std::size_t thread
   if (dem::run_to_end(sim, plan, log, &summary) != dem::kExitOk)
     throw RunFailure(name + ": " + log.str());
   const double seconds = summary.seconds;
+  if (memory_table) print_memory_table(sim);
 
   const double e1 = sim.energy_report().total();
   if (!std::isfinite(e1)) throw RunFailure(name + ": the energy became non-finite");
@@ -193,7 +216,7 @@ int run(const Options& o) {
   std::fflush(stdout);
   for (long long t : o.threads)
     for (long long r = 0; r < o.repeat; ++r)
-      run_once(o.scene, factory, static_cast<std::size_t>(t), steps, map);
+      run_once(o.scene, factory, static_cast<std::size_t>(t), steps, map, o.memory_table);
   return 0;
 }
 
@@ -215,6 +238,8 @@ int main(int argc, char** argv) {
   app.add_option("--steps", o.steps, "Time steps per run (defaults 500, 200, 1000)");
   app.add_option("--repeat", o.repeat, "Runs per thread count (the scene is rebuilt for each)")
       ->capture_default_str();
+  app.add_flag("--memory-table", o.memory_table,
+               "After each run, print the bytes of every particle and provider array (stderr)");
   app.add_option("--integrator", o.integrator, "Map of Baker & Gonzalez: 23, 25 or 27")
       ->capture_default_str();
   try {

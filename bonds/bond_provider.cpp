@@ -112,6 +112,15 @@ void BondProvider::add_potential_energies(const ParticleStore& s, EnergyReport& 
   r.add("U_shear", be.shear);
 }
 
+std::vector<ArrayBytes> BondProvider::memory_use() const {
+  std::vector<ArrayBytes> out;
+  bonds_.for_each_field([&](const char* name, const auto& v) { out.push_back({std::string("bond ") + name, capacity_bytes(v)}); });
+  out.push_back({"bond force slots", capacity_bytes(bond_force_)});
+  out.push_back({"bond moment slots", capacity_bytes(bond_moment_)});
+  out.push_back({"bond incidence (offsets, entries)", capacity_bytes(bond_offsets_) + capacity_bytes(bond_entries_)});
+  return out;
+}
+
 void BondProvider::save(ByteWriter& w) const {
   save_fields(w, bonds_, bonds_.size(), "bond");
   w.u64(bonds_.stiffness_types.size());

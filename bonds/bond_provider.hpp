@@ -38,6 +38,7 @@ class BondProvider final : public ForceProvider {
   Incidence incidence() const override;
   /// U_bend, U_axial, U_shear.
   void add_potential_energies(const ParticleStore& particles, EnergyReport& report) const override;
+  std::vector<ArrayBytes> memory_use() const override;
   /// Section: the BondList fields (core/field_io.hpp) and the stiffness types.
   void save(ByteWriter& out) const override;
   /// The provider saved by save(); throws StateError for anything

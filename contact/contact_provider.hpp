@@ -119,6 +119,15 @@ class ContactProviderBase : public ForceProvider {
   void restore(const ParticleStore& s, std::span<const Vec3> build_positions, std::size_t rebuild_count);
 
   const NeighbourSearch& neighbours() const { return search_; }
+  std::vector<ArrayBytes> memory_use() const override {
+    const NeighbourList& l = search_.list();
+    return {{"contact pair list (owner, partner)", capacity_bytes(l.owner) + capacity_bytes(l.partner)},
+            {"contact pair incidence (offsets, incoming)",
+             capacity_bytes(l.offsets) + capacity_bytes(l.incoming_offsets) + capacity_bytes(l.incoming_pairs)},
+            {"contact pair force slots", capacity_bytes(pair_force_)},
+            {"contact pair keys and state", capacity_bytes(keys_) + capacity_bytes(sorted_) + state_bytes()},
+            {"neighbour build positions", capacity_bytes(search_.build_positions())}};
+  }
   double skin() const { return search_.skin(); }
   /// False when the law does nothing (zero stiffness): the gather skips it.
   virtual bool active() const { return true; }
@@ -127,6 +136,8 @@ class ContactProviderBase : public ForceProvider {
   const std::vector<std::uint64_t>& keys() const { return keys_; }
 
  protected:
+  /// Bytes of the per-pair state.
+  virtual std::size_t state_bytes() const { return 0; }
   /// Called after every (re)build: sizes the slots, carries the state over.
   virtual void after_rebuild(const ParticleStore& s) = 0;
   /// Keys of the new list from the particle ids, and the permutation that
@@ -232,6 +243,7 @@ class ContactProvider final : public ContactProviderBase {
   }
 
   const Law& law() const { return law_; }
+  std::size_t state_bytes() const override { return capacity_bytes(state_); }
   /// Per-pair state, in pair order (empty for stateless laws).
   const std::vector<typename Law::State>& state() const { return state_; }
 

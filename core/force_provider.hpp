@@ -96,6 +96,18 @@ struct InteractionEvent {
   double value = 0.0;          ///< a number that goes with it (provider-defined)
 };
 
+/// Bytes held by one array of a provider (its capacity), for memory tables.
+struct ArrayBytes {
+  std::string name;
+  std::size_t bytes = 0;
+};
+
+/// Bytes reserved by a vector (capacity times element size).
+template <class V>
+std::size_t capacity_bytes(const V& v) {
+  return v.capacity() * sizeof(typename V::value_type);
+}
+
 /// A 6x6 block of second derivatives of a record's energy with respect to
 /// the (translation, rotation) of one end and of another (for the implicit
 /// integrator; no provider implements it yet).
@@ -156,6 +168,10 @@ class ForceProvider {
   /// (4 blocks a record, order ff, fs, sf, ss). Throws std::logic_error unless
   /// provides_hessian().
   virtual void hessian_blocks(const ParticleStore&, std::span<HessianBlock>) const;
+
+  /// The provider's arrays and the bytes each holds (for memory tables;
+  /// may leave out small ones).
+  virtual std::vector<ArrayBytes> memory_use() const { return {}; }
 
   // --- checkpoints ------------------------------------------------------------
 

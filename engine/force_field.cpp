@@ -26,46 +26,54 @@ struct PairView {
   Incidence inc;
 };
 
-/// Adds the records of one pair provider to particle i's force and moment.
-inline void gather_pairs(const PairView& v, const ParticleStore& s, std::size_t i, const Vec3& x, Vec3& f,
-                         Vec3& tau) {
+/// Adds the records of one pair provider to particle i's force and moment,
+/// in incidence order. Accumulates in locals (registers) and writes back once.
+template <bool Moments>
+inline void gather_pairs(const PairView& v, const ParticleStore& s, std::size_t i, const Vec3& x, Vec3& f_out,
+                         Vec3& tau_out) {
   const PairResults& r = v.r;
   const Incidence& inc = v.inc;
-  const bool moments = !r.moment.empty();
-  const bool second_given = !r.moment_second.empty();
+  const Vec3* force = r.force.data();
+  Vec3 f = f_out;
+  Vec3 tau = tau_out;
   // The second end's moment: given, or from the balance of angular momentum.
   const auto second_end = [&](std::uint32_t b) {
-    f -= r.force[b];
-    if (!moments) return;
-    if (second_given) {
-      tau += r.moment_second[b];
-    } else {
-      const Vec3 arm = s.position[r.first[b]] - x;  // x_i - x_j
-      tau -= r.moment[b] + arm.cross(r.force[b]);
+    f -= force[b];
+    if constexpr (Moments) {
+      if (!r.moment_second.empty()) {
+        tau += r.moment_second[b];
+      } else {
+        const Vec3 arm = s.position[r.first[b]] - x;  // x_i - x_j
+        tau -= r.moment[b] + arm.cross(force[b]);
+      }
     }
   };
   if (!inc.entry_offsets.empty()) {
-    for (std::uint32_t e = inc.entry_offsets[i]; e < inc.entry_offsets[i + 1]; ++e) {
-      const std::uint32_t entry = inc.entries[e];
+    const std::uint32_t* entries = inc.entries.data();
+    for (std::uint32_t e = inc.entry_offsets[i], end = inc.entry_offsets[i + 1]; e < end; ++e) {
+      const std::uint32_t entry = entries[e];
       const std::uint32_t b = entry >> 1;
       if ((entry & 1u) == 0) {
-        f += r.force[b];
-        if (moments) tau += r.moment[b];
+        f += force[b];
+        if constexpr (Moments) tau += r.moment[b];
       } else {
         second_end(b);
       }
     }
   }
   if (!inc.owned_offsets.empty()) {
-    for (std::uint32_t k = inc.owned_offsets[i]; k < inc.owned_offsets[i + 1]; ++k) {
-      f += r.force[k];
-      if (moments) tau += r.moment[k];
+    for (std::uint32_t k = inc.owned_offsets[i], end = inc.owned_offsets[i + 1]; k < end; ++k) {
+      f += force[k];
+      if constexpr (Moments) tau += r.moment[k];
     }
   }
   if (!inc.incoming_offsets.empty()) {
-    for (std::uint32_t e = inc.incoming_offsets[i]; e < inc.incoming_offsets[i + 1]; ++e)
-      second_end(inc.incoming[e]);
+    const std::uint32_t* incoming = inc.incoming.data();
+    for (std::uint32_t e = inc.incoming_offsets[i], end = inc.incoming_offsets[i + 1]; e < end; ++e)
+      second_end(incoming[e]);
   }
+  f_out = f;
+  if constexpr (Moments) tau_out = tau;
 }
 
 }  // namespace
@@ -149,7 +157,12 @@ void ForceField::evaluate(ParticleStore& s) {
       const Vec3 x = s.position[i];
       Vec3 f = Vec3::Zero();
       Vec3 tau = Vec3::Zero();
-      for (std::size_t p = 0; p < pairs; ++p) gather_pairs(views[p], s, i, x, f, tau);
+      for (std::size_t p = 0; p < pairs; ++p) {
+        if (views[p].r.moment.empty())
+          gather_pairs<false>(views[p], s, i, x, f, tau);
+        else
+          gather_pairs<true>(views[p], s, i, x, f, tau);
+      }
       force[i] = f;
       moment[i] = tau;
     }
