@@ -37,6 +37,9 @@ struct RunPlan {
   std::uint64_t energy_rows = 0;    ///< rows of energy.csv written before on the schedule
   bool resume = false;              ///< continue the output files in output_dir
   bool progress = true;             ///< progress line / log lines
+  /// Progress as log lines every 10 s even on a terminal (never a \r line
+  /// on stdout): for programs whose stdout is data (dem_bench).
+  bool progress_on_log = false;
   /// What to tell the user when a step fails (the time step is the usual cause).
   std::string time_step_hint = "try a smaller [run] time_step_fraction or time_step";
 };
@@ -62,8 +65,9 @@ CheckpointState checkpoint_of(const Simulation& sim, const RunPlan& plan,
 /// the last step), VTK frames (every output.vtk_every steps and the last),
 /// checkpoint.bin (every output.checkpoint_every steps, at the end, and when
 /// interrupted; output.checkpoint_every = 0 and an empty output_dir write
-/// none during the run). Reports on `log`; returns an ExitStatus. Throws only
-/// for an output folder that cannot be made (before any step).
+/// none during the run). Reports on `log` (the closing summary only when it
+/// writes files); returns an ExitStatus. Throws only for an output folder
+/// that cannot be made (before any step).
 int run_to_end(Simulation& sim, const RunPlan& plan, std::ostream& log, RunSummary* summary = nullptr);
 
 }  // namespace dem

@@ -37,7 +37,6 @@
 #include <cstdio>
 #include <iostream>
 #include <optional>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -172,14 +171,13 @@ void run_once(const std::string& name, SceneFactory& factory, std::size_t thread
   const double e0 = sim.energy_report().total();
 
   // The one run loop of apps/run_loop.hpp, with no output folder (no files,
-  // no per-step I/O) and no progress line: its timer covers the steps only.
+  // no per-step I/O): its timer covers the steps only.
   dem::RunPlan plan;
   plan.end_step = static_cast<std::uint64_t>(steps);
-  plan.progress = false;
+  plan.progress_on_log = true;  // a line on stderr every 10 s of long runs
   dem::RunSummary summary;
-  std::ostringstream log;
-  if (dem::run_to_end(sim, plan, log, &summary) != dem::kExitOk)
-    throw RunFailure(name + ": " + log.str());
+  if (dem::run_to_end(sim, plan, std::cerr, &summary) != dem::kExitOk)
+    throw RunFailure(name + ": the run failed (see above)");
   const double seconds = summary.seconds;
   if (memory_table) print_memory_table(sim);
 

@@ -2,6 +2,17 @@
 /// \file scene_builder.hpp
 /// Turns a validated SceneSpec into particles, bonds, contact settings, walls
 /// and gravity, and resolves the time step and the step count.
+///
+/// Design note: what flows through the scene layer.
+///
+///     scene file (TOML) --parse_scene_text--> SceneSpec (checked values,
+///       each with its file:line:column for errors)
+///     SceneSpec --build_scene--> BuiltScene: the generators of this folder
+///       (ring_torus, solid_torus, lattice_scene, CSV tables) fill a Scene
+///       (particles, bonds, contact settings, walls, gravity), clumps by
+///       particle id, the time step and the step count
+///     BuiltScene --make_simulation--> Simulation (engine/): the built-in
+///       force providers and the stepper, ready for the run loop (apps/)
 
 #include <cstdint>
 
