@@ -1,8 +1,8 @@
 // dem: runs any scene file (docs/scene-format.md).
 //
-//   dem run SCENE.toml [--threads N] [--output-dir DIR] [--t-end T | --steps N]
-//   dem check SCENE.toml
-//   dem restart CHECKPOINT [--t-end T | --steps N] [--threads N] [--output-dir DIR]
+//   dem run SCENE.toml [--threads N] [--output-dir DIR] [--t-end T | --steps N] [--overwrite]
+//   dem check SCENE.toml [--max-memory BYTES]
+//   dem restart CHECKPOINT [--t-end T | --steps N] [--threads N] [--output-dir DIR] [--overwrite]
 //
 // Exit status: 0 done, 1 bad input (nothing run), 2 the run or its output
 // failed (what was written is kept), 3 interrupted (a checkpoint was written).
@@ -11,7 +11,9 @@
 
 #include <cmath>
 #include <iostream>
+#include <sstream>
 
+#include "apps/cli_checks.hpp"
 #include "apps/run_loop.hpp"
 #include "core/parallel.hpp"
 #include "scene/scene_builder.hpp"
@@ -30,7 +32,18 @@ struct Options {
   double t_end = -1.0;
   long long steps = -1;
   bool quiet = false;
+  bool overwrite = false;  ///< replace another run's files in the output folder
+  std::string max_memory;  ///< --max-memory: limit on the estimated peak (default: MemAvailable)
 };
+
+/// How build_scene holds the scene to a memory limit: --max-memory, else
+/// MemAvailable.
+BuildOptions build_options(const Options& o) {
+  BuildOptions b;
+  if (!o.max_memory.empty())
+    b.memory_limit = MemoryLimit{parse_byte_size(o.max_memory), "--max-memory " + o.max_memory};
+  return b;
+}
 
 /// The last step of a run at step size h: from --steps, --t-end or the scene.
 std::uint64_t end_step(const Options& o, double h, std::uint64_t scene_end) {
@@ -77,22 +90,27 @@ void print_summary(const BuiltScene& b, const SceneSpec& spec, std::ostream& out
         << format_g(w.normal.x()) << ", " << format_g(w.normal.y()) << ", " << format_g(w.normal.z()) << ") K^pw " << format_g(w.stiffness);
   out << "\n  gravity: (" << format_g(s.gravity.x()) << ", " << format_g(s.gravity.y()) << ", " << format_g(s.gravity.z()) << ")\n"
       << "  integrator: map (" << integrator_map_name(b.map) << ")\n"
-      << "  critical time step estimate (MODEL.md section 7): " << format_g(b.critical_time_step) << "\n"
+      << "  critical time step estimate (engine/time_step.hpp): " << format_g(b.critical_time_step)
+      << (b.critical_source.empty() ? std::string() : ", set by the " + b.critical_source) << "\n"
       << "  time step: " << format_g(b.time_step)
       << (b.automatic_time_step ? " (\"auto\": " : " (given: ") << format_g(b.time_step_fraction, 3)
       << " of the critical step)\n"
       << "  steps: " << b.steps << " to t = " << format_g(static_cast<double>(b.steps) * b.time_step) << "\n"
       << "  output every: energy " << b.output.energy_every << ", VTK " << b.output.vtk_every
       << ", checkpoint " << b.output.checkpoint_every << " steps (0 = never)\n"
-      << "  memory estimate: " << format_g(static_cast<double>(estimated_memory_bytes(n, s.bonds.size())) / 1048576.0, 4)
-      << " MiB\n";
+      << "  memory estimate: " << format_bytes(b.memory.peak) << " at the peak of dem run (state "
+      << format_bytes(b.memory.state) << ", output buffers " << format_bytes(b.memory.output) << ", program "
+      << format_bytes(b.memory.program) << "; " << b.sizes.contact_pairs << " contact pairs at the start); limit "
+      << (b.memory_limit.bytes > 0 ? format_bytes(b.memory_limit.bytes) + " (" + b.memory_limit.source + ")"
+                                   : std::string("none"))
+      << "\n";
 }
 
 int run_scene(const Options& o) {
   const SceneSpec spec = read_scene_file(o.scene);
   const std::string text = read_text_file(o.scene);
   ThreadLimit limit(o.threads);
-  BuiltScene built = build_scene(spec);
+  BuiltScene built = build_scene(spec, build_options(o));
   print_summary(built, spec, std::cout);
   RunPlan plan;
   plan.output_dir = o.output_dir.empty() ? std::filesystem::path("output") : std::filesystem::path(o.output_dir);
@@ -101,6 +119,9 @@ int run_scene(const Options& o) {
   plan.scene_path = o.scene;
   plan.scene_text = text;
   plan.progress = !o.quiet;
+  plan.overwrite = o.overwrite;
+  plan.max_energy_drift = spec.run.max_energy_drift;
+  plan.warn_energy_drift = spec.run.warn_energy_drift;
   const std::size_t clumps = built.clumps.size();
   Simulation sim = make_simulation(std::move(built));
   std::cout << "running " << plan.end_step << " steps on " << active_threads() << " threads into "
@@ -139,10 +160,11 @@ int restart(const Options& o) {
   plan.output = output;
   plan.scene_path = c.scene_path;
   plan.scene_text = c.scene_text;
-  plan.frame_times = c.frame_times;
-  plan.energy_rows = c.energy_rows;
-  plan.resume = true;
   plan.progress = !o.quiet;
+  plan.overwrite = o.overwrite;
+  // Continue the run's own files, or start a folder that continues its
+  // series (--output-dir NEW); another run's folder is refused.
+  plan_restart_output(c, o.checkpoint, plan, std::cout);
   Simulation sim = simulation_from(c);
   std::cout << "restart from " << o.checkpoint << " at step " << c.step_count << " (t = " << format_g(sim.time())
             << "), " << sim.particles().size() << " particles, " << sim.forces().bonds().size()
@@ -164,24 +186,54 @@ int main(int argc, char** argv) {
   check->add_option("scene", o.scene, "Scene file (TOML)")->required();
   CLI::App* rs = app.add_subcommand("restart", "Continue a run from its checkpoint");
   rs->add_option("checkpoint", o.checkpoint, "Checkpoint file (checkpoint.bin in a run's output folder)")->required();
+  // Every number is checked as it is parsed (apps/cli_checks.hpp): a bad
+  // one is exit status 1 with its option named, like any bad input.
+  const auto byte_size = CLI::Validator(
+      [](std::string& text) {
+        try {
+          parse_byte_size(text);
+          return std::string();
+        } catch (const std::invalid_argument& e) {
+          return std::string(e.what());
+        }
+      },
+      "BYTES");
+  for (CLI::App* c : {run, check})
+    c->add_option("--max-memory", o.max_memory,
+                  "Refuse a scene whose estimated peak memory is over this: bytes, or with K, M, G or T "
+                  "(e.g. 512M, 4G; default: MemAvailable in /proc/meminfo)")
+        ->check(byte_size);
   for (CLI::App* c : {run, rs}) {
-    c->add_option("--threads", o.threads, "Worker threads (default: all cores)");
+    c->add_option("--threads", o.threads, "Worker threads (default: all cores)")
+        ->check(cli::whole_number("the thread count", 0, 4096));
     c->add_option("--output-dir", o.output_dir,
                   c == run ? "Output folder (default: ./output)" : "Output folder (default: the checkpoint's)");
-    auto* t = c->add_option("--t-end", o.t_end, "End time (default: the scene's)");
-    auto* s = c->add_option("--steps", o.steps, "Run until this many steps in all (default: the scene's end)");
+    auto* t = c->add_option("--t-end", o.t_end, "End time (default: the scene's)")
+                  ->check(cli::positive_number("the end time"));
+    auto* s = c->add_option("--steps", o.steps, "Run until this many steps in all (default: the scene's end)")
+                  ->check(cli::whole_number("the step count", 0, 9000000000000000LL));
     t->excludes(s);
     c->add_flag("--quiet", o.quiet, "No progress output");
+    c->add_flag("--overwrite", o.overwrite,
+                "Replace the files of another run in the output folder (only the files the engine writes)");
   }
-  CLI11_PARSE(app, argc, argv);
   try {
-    if (o.steps < -1 || (o.t_end < 0 && o.t_end != -1.0))
-      throw std::invalid_argument("--steps and --t-end must not be negative");
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help and --version are exit 0; every other parse error is bad input.
+    return app.exit(e) == 0 ? kExitOk : kExitBadInput;
+  }
+  try {
     if (*check) {
+      // What dem run does before its first step, less the large run-time
+      // arrays (sized by the memory estimate): build, then assemble the
+      // force field and clumps, so that check refuses what run refuses.
       const SceneSpec spec = read_scene_file(o.scene);
-      const BuiltScene built = build_scene(spec);
-      print_summary(built, spec, std::cout);
-      std::cout << "ok: the scene is valid\n";
+      BuiltScene built = build_scene(spec, build_options(o));
+      std::ostringstream summary;
+      print_summary(built, spec, summary);
+      assemble_scene(std::move(built));
+      std::cout << summary.str() << "ok: the scene is valid\n";
       return kExitOk;
     }
     if (*run) return run_scene(o);

@@ -4,8 +4,10 @@
 // with --solid the solid torus of bonded spheres on an FCC lattice (MODEL.md
 // section 7).
 //
-// Exit status: 0 on success, 1 for bad input (options, output folder),
-// 2 when the run fails (instability, non-finite values, energy blow-up);
+// Exit status: 0 on success, 1 for bad input (options, an output folder that
+// cannot be made or holds another run's files without --overwrite), 2 when
+// the run fails (instability, non-finite values, energy drift past
+// --max-energy-drift) or its output does;
 // everything written up to the failure is kept.
 
 #include <CLI/CLI.hpp>
@@ -27,7 +29,9 @@
 #include "engine/simulation.hpp"
 #include "engine/time_step.hpp"
 #include "scene/ring_torus.hpp"
+#include "scene/scene_size.hpp"
 #include "scene/solid_torus.hpp"
+#include "apps/cli_checks.hpp"
 #include "apps/run_loop.hpp"
 #include "core/format.hpp"
 
@@ -54,6 +58,9 @@ struct Options {
   std::vector<double> spin;
   bool quiet = false;
   long long checkpoint_every = 0;
+  bool overwrite = false;
+  double max_energy_drift = dem::kDefaultMaxEnergyDrift;
+  double warn_energy_drift = dem::kDefaultWarnEnergyDrift;
 };
 
 /// Default end time of the solid scene (s): the torus crosses the 1 mm gap
@@ -61,6 +68,20 @@ struct Options {
 /// at the default time step: a few minutes on 2 cores.
 constexpr double kSolidEndTime = 4e-4;
 
+
+/// Refuses a scene whose estimated peak memory (scene/scene_size.hpp) is
+/// over the available memory, before it is built.
+void check_memory(const Options& o, const dem::SceneSizes& sizes, const std::string& key) {
+  dem::OutputSpec output;
+  output.vtk_every = static_cast<std::uint64_t>(o.vtk_every);
+  const std::uint64_t need = dem::estimate_memory(sizes, output).peak;
+  const dem::MemoryLimit limit = dem::available_memory();
+  if (limit.bytes == 0 || need <= limit.bytes) return;
+  throw std::invalid_argument("the scene needs about " + dem::format_bytes(need) + " of memory (the estimated peak for " +
+                              format_g(static_cast<double>(sizes.particles), 3) + " particles and " +
+                              format_g(static_cast<double>(sizes.bonds), 3) + " bonds), more than the " +
+                              dem::format_bytes(limit.bytes) + " available (" + limit.source + "): " + key);
+}
 
 /// Builds the scene the options ask for and describes it in `what`.
 dem::Scene build_scene(const Options& o, dem::RingTorusParameters ring,
@@ -74,6 +95,9 @@ dem::Scene build_scene(const Options& o, dem::RingTorusParameters ring,
     ring.spin = spin;
     ring.wall = !o.no_wall;
     what = "ring of " + std::to_string(ring.particles) + " particles";
+    dem::SceneSizes sizes;
+    sizes.particles = sizes.bonds = sizes.contact_pairs = ring.particles;
+    check_memory(o, sizes, "use a smaller --particles");
     return dem::make_ring_torus(ring);
   }
   solid.spin = spin;
@@ -88,6 +112,12 @@ dem::Scene build_scene(const Options& o, dem::RingTorusParameters ring,
     solid.particle_diameter =
         dem::solid_torus_diameter_for(solid, static_cast<std::size_t>(o.target_particles));
   }
+  const dem::SolidTorusCounts counts = dem::solid_torus_counts(solid);
+  dem::SceneSizes sizes;
+  sizes.particles = counts.sites;
+  sizes.bonds = sizes.contact_pairs = counts.bonds;
+  sizes.build_scratch = 4 * counts.lattice_cells + 24 * counts.sites;
+  check_memory(o, sizes, o.target_particles != 0 ? "use a smaller --target-particles" : "use a larger --particle-diameter");
   dem::Scene scene = dem::make_solid_torus(solid);
   // Stiffness overrides (the solid torus has one bond type).
   for (auto& k : scene.bonds.stiffness_types) {
@@ -122,6 +152,11 @@ int run(Options o, const dem::RingTorusParameters& ring_params,
   if (o.vtk_every < 0) throw std::invalid_argument("--vtk-every must be >= 0 (0: no VTK output)");
   if (o.energy_every < 1) throw std::invalid_argument("--energy-every must be >= 1");
   if (o.checkpoint_every < 0) throw std::invalid_argument("--checkpoint-every must be >= 0");
+  if (!(std::isfinite(o.max_energy_drift) && o.max_energy_drift > 0.0))
+    throw std::invalid_argument("--max-energy-drift must be a finite number > 0, got " + format_g(o.max_energy_drift));
+  if (!(std::isfinite(o.warn_energy_drift) && o.warn_energy_drift > 0.0))
+    throw std::invalid_argument("--warn-energy-drift must be a finite number > 0, got " +
+                                format_g(o.warn_energy_drift));
   const dem::IntegratorMap map = dem::parse_integrator_map(o.integrator);
   if (!o.solid && (o.km >= 0 || o.ka >= 0 || o.ks >= 0 || o.kpp >= 0 || o.kpw >= 0))
     throw std::logic_error("stiffness overrides are applied to the ring parameters directly");
@@ -129,7 +164,7 @@ int run(Options o, const dem::RingTorusParameters& ring_params,
   dem::ThreadLimit thread_limit(o.threads);
   std::string what;
   dem::Scene scene = build_scene(o, ring_params, solid_params, has_diameter, what);
-  const double h_crit = dem::critical_time_step(scene.particles, scene.bonds, scene.contact);
+  const double h_crit = dem::critical_time_step(scene.particles, scene.bonds, scene.contact, scene.walls);
   std::string dt_note;
   if (!dt_given) {
     if (o.solid) {
@@ -142,7 +177,7 @@ int run(Options o, const dem::RingTorusParameters& ring_params,
   if (!(o.dt < h_crit))
     std::cerr << "warning: the time step " << format_g(o.dt)
               << " is not below the critical step estimate " << format_g(h_crit)
-              << " (MODEL.md section 7); the run may blow up\n";
+              << " (engine/time_step.hpp); the run may blow up\n";
   const long long steps =
       o.steps >= 0 ? o.steps : static_cast<long long>(std::llround(o.t_end / o.dt));
   const bool wall = !scene.walls.empty();
@@ -160,6 +195,11 @@ int run(Options o, const dem::RingTorusParameters& ring_params,
   plan.scene_path = "dem_torus";  // no scene file: dem restart takes the intervals from the checkpoint
   plan.progress = !o.quiet;
   plan.time_step_hint = "try a smaller --dt (for example " + format_g(o.dt / 4) + ")";
+  plan.overwrite = o.overwrite;
+  plan.max_energy_drift = o.max_energy_drift;
+  plan.warn_energy_drift = o.warn_energy_drift;
+  plan.max_drift_name = "--max-energy-drift";
+  plan.warn_drift_name = "--warn-energy-drift";
 
   std::cout << "dem_torus: " << what << ", " << sim.forces().bonds().size()
             << " bonds, map (" << o.integrator << "), h = " << format_g(o.dt) << dt_note << ", "
@@ -172,6 +212,7 @@ int run(Options o, const dem::RingTorusParameters& ring_params,
 }  // namespace
 
 int main(int argc, char** argv) {
+  namespace cli = dem::cli;
   CLI::App app{
       "dem_torus: a bonded torus thrown at a rigid wall: the particle-binder ring of Baker & "
       "Gonzalez 2021, section 4.1 (default, the paper's parameters), or with --solid the solid "
@@ -183,68 +224,103 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--dt", o.dt,
                  "Time step h (ring default 1e-3; solid default: --dt-fraction of the critical "
-                 "step estimate, MODEL.md section 7)");
+                 "step estimate, engine/time_step.hpp)")
+      ->check(cli::positive_number("the time step"));
   app.add_option("--dt-fraction", o.dt_fraction,
                  "Solid scene: fraction of the critical time step used when --dt is not given")
-      ->capture_default_str();
-  app.add_option("--t-end", o.t_end, "End time t_N (ring default 35; solid default 4e-4 s)");
-  app.add_option("--steps", o.steps, "Run exactly this many steps (overrides --t-end)");
+      ->capture_default_str()
+      ->check(cli::finite_number("the fraction of the critical step", 0.0, true, 1.0));
+  app.add_option("--t-end", o.t_end, "End time t_N (ring default 35; solid default 4e-4 s)")
+      ->check(cli::positive_number("the end time"));
+  app.add_option("--steps", o.steps, "Run exactly this many steps (overrides --t-end)")
+      ->check(cli::whole_number("the step count", 0, 9000000000000000LL));
   app.add_option("--particles", p.particles, "Ring scene: number of particles N_p in the ring")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(cli::whole_number("the ring size (a ring needs at least 3 particles)", 3, 1LL << 30));
   double tilt = std::numeric_limits<double>::quiet_NaN();
   app.add_option("--tilt-deg", tilt,
                  "Tilt about the y axis (degrees) of the ring plane (default 0) or of the solid "
-                 "torus axis (default 30)");
+                 "torus axis (default 30)")
+      ->check(cli::finite_number("the tilt (degrees)"));
   app.add_flag("--solid", o.solid, "Solid torus of bonded spheres (MODEL.md section 7)");
   app.add_option("--major-diameter", sp.major_diameter, "Solid: centre-line diameter D_t (m)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(cli::positive_number("the major diameter D_t (m)"));
   app.add_option("--tube-diameter", sp.tube_diameter, "Solid: tube diameter D_tube (m)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(cli::positive_number("the tube diameter D_tube (m)"));
   app.add_option("--particle-diameter", sp.particle_diameter, "Solid: sphere diameter d (m)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(cli::positive_number("the particle diameter d (m)"));
   app.add_option("--target-particles", o.target_particles,
                  "Solid: choose d to give about this many particles (instead of "
-                 "--particle-diameter)");
+                 "--particle-diameter)")
+      ->check(cli::whole_number("the target particle count", 1, 1LL << 30));
   app.add_option("--density", sp.density, "Solid: particle density rho (kg/m^3)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(cli::positive_number("the density rho (kg/m^3)"));
   app.add_option("--particle-modulus", sp.particle_modulus, "Solid: Young's modulus E_p (Pa)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(cli::positive_number("the particle modulus E_p (Pa)"));
   app.add_option("--particle-poisson", sp.particle_poisson, "Solid: Poisson's ratio nu")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(cli::finite_number("Poisson's ratio nu", -1.0, true, 0.5, true));
   app.add_option("--binder-modulus", sp.binder_modulus, "Solid: binder modulus E_b (Pa)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(cli::nonnegative_number("the binder modulus E_b (Pa)"));
   app.add_option("--bond-radius-ratio", sp.bond_radius_ratio,
                  "Solid: bond radius ratio beta (r_b = beta d/2)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(cli::nonnegative_number("the bond radius ratio beta"));
   app.add_option("--gap", sp.gap, "Solid: gap between the wall and the nearest sphere (m)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(cli::nonnegative_number("the gap to the wall (m)"));
   app.add_option("--spin", o.spin, "Rigid spin wx,wy,wz of the ring about its centre")
       ->delimiter(',')
-      ->expected(3);
+      ->expected(3)
+      ->check(cli::finite_number("each spin component (1/time)"));
   app.add_flag("--no-wall", o.no_wall, "Leave out the wall (free flight)");
   double speed = std::numeric_limits<double>::quiet_NaN();
-  app.add_option("--speed", speed, "Initial speed towards the wall (ring default 1; solid 10 m/s)");
+  app.add_option("--speed", speed, "Initial speed towards the wall (ring default 1; solid 10 m/s)")
+      ->check(cli::finite_number("the speed"));
   double km = -1, ka = -1, ks = -1, kpp = -1;
-  app.add_option("--km", km, "Bending/torsion stiffness K^m (ring default 10; solid: from E_b)");
-  app.add_option("--ka", ka, "Axial stiffness K^a (ring default 200; solid: from E_b)");
-  app.add_option("--ks", ks, "Shear stiffness K^s (ring default 200; solid: = K^a)");
+  app.add_option("--km", km, "Bending/torsion stiffness K^m (ring default 10; solid: from E_b)")
+      ->check(cli::nonnegative_number("K^m (bending stiffness)"));
+  app.add_option("--ka", ka, "Axial stiffness K^a (ring default 200; solid: from E_b)")
+      ->check(cli::nonnegative_number("K^a (axial stiffness)"));
+  app.add_option("--ks", ks, "Shear stiffness K^s (ring default 200; solid: = K^a)")
+      ->check(cli::nonnegative_number("K^s (shear stiffness)"));
   app.add_option("--kpp", kpp,
                  "Particle-particle contact stiffness K^pp (ring default 2100; solid: Hertz from "
-                 "E_p, nu)");
+                 "E_p, nu)")
+      ->check(cli::nonnegative_number("K^pp (contact stiffness)"));
   app.add_option("--kpw", p.k_wall,
-                 "Particle-wall contact stiffness K^pw (ring default K^pp; solid: Hertz)");
+                 "Particle-wall contact stiffness K^pw (ring default K^pp; solid: Hertz)")
+      ->check(cli::nonnegative_number("K^pw (wall stiffness)"));
   app.add_option("--output-dir", o.output_dir, "Folder for VTK frames and energy.csv")
       ->capture_default_str();
   app.add_option("--vtk-every", o.vtk_every,
-                 "Steps between VTK frames (0: none; ring default 100, solid 250)");
+                 "Steps between VTK frames (0: none; ring default 100, solid 250)")
+      ->check(cli::whole_number("the VTK interval (steps)", 0, 1LL << 53));
   app.add_option("--energy-every", o.energy_every,
-                 "Steps between energy.csv rows (ring default 10, solid 100)");
-  app.add_option("--threads", o.threads, "Worker threads (0: all cores)")->capture_default_str();
+                 "Steps between energy.csv rows (ring default 10, solid 100)")
+      ->check(cli::whole_number("the energy interval (steps)", 1, 1LL << 53));
+  app.add_option("--threads", o.threads, "Worker threads (0: all cores)")->capture_default_str()
+      ->check(cli::whole_number("the thread count", 0, 4096));
+  app.add_flag("--overwrite", o.overwrite,
+               "Replace the files of an earlier run in --output-dir (only the files the engine writes)");
+  app.add_option("--max-energy-drift", o.max_energy_drift,
+                 "Stop (exit 2) when |E_total - E_0| passes this fraction of |E_0| + |U_gravity(0)|")
+      ->capture_default_str();
+  app.add_option("--warn-energy-drift", o.warn_energy_drift,
+                 "Warn once when |E_total - E_0| passes this fraction of |E_0| + |U_gravity(0)|")
+      ->capture_default_str();
   app.add_flag("--quiet", o.quiet, "No progress lines");
   app.add_option("--checkpoint-every", o.checkpoint_every,
                  "Steps between checkpoints (0: only at the end and when interrupted; continue with "
                  "dem restart OUTPUT_DIR/checkpoint.bin)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(cli::whole_number("the checkpoint interval (steps)", 0, 1LL << 53));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

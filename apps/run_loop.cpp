@@ -2,21 +2,27 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
+#include <fstream>
 #include <iostream>
-#include <sstream>
-#include <algorithm>
 #include <optional>
+#include <random>
+#include <sstream>
 
+#include "core/format.hpp"
 #include "core/peak_memory.hpp"
 #include "io/energy_table.hpp"
 #include "io/vtk_writer.hpp"
-#include "core/format.hpp"
 
 namespace dem {
+
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -52,11 +58,364 @@ std::string duration_text(double seconds) {
   return format_g(seconds / 3600, 3) + " h";
 }
 
+/// Writing an output file failed (full disk, permissions, ...).
 struct OutputFailure : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// Runs `write`, turning any exception into an OutputFailure.
+template <class F>
+void output(F&& write) {
+  try {
+    write();
+  } catch (const OutputFailure&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw OutputFailure(e.what());
+  }
+}
+
+/// The index of a frame file particles_N.vtp or bonds_N.vtp; nullopt for
+/// any other name.
+std::optional<std::size_t> frame_index(const std::string& name) {
+  for (const std::string stem : {"particles_", "bonds_"}) {
+    if (name.size() <= stem.size() + 4 || name.compare(0, stem.size(), stem) != 0 ||
+        name.compare(name.size() - 4, 4, ".vtp") != 0)
+      continue;
+    const std::string digits = name.substr(stem.size(), name.size() - stem.size() - 4);
+    if (digits.size() > 18 || !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      return std::nullopt;
+    return static_cast<std::size_t>(std::stoull(digits));
+  }
+  return std::nullopt;
+}
+
+bool is_final_name(const std::string& name) {
+  return name == "energy.csv" || name == "particles.pvd" || name == "bonds.pvd" || name == kCheckpointFile ||
+         name == kRunIdFile || frame_index(name).has_value();
+}
+
+bool is_temporary_name(const std::string& name) {
+  return name == ".dem_write_probe" ||
+         (name.size() > 4 && name.compare(name.size() - 4, 4, ".tmp") == 0 &&
+          is_final_name(name.substr(0, name.size() - 4)));
+}
+
+/// The engine's files in a folder (none if it does not exist): complete
+/// files and temporaries, sorted by name.
+struct EngineFiles {
+  std::vector<std::string> files, temporaries;
+};
+
+EngineFiles engine_files_in(const fs::path& folder) {
+  EngineFiles found;
+  std::error_code ec;
+  if (!fs::is_directory(folder, ec)) return found;
+  fs::directory_iterator it(folder, ec);
+  if (ec) throw OutputFolderError("output folder '" + folder.string() + "': cannot list it: " + ec.message());
+  for (const fs::directory_entry& e : it) {
+    std::error_code sec;
+    if (e.symlink_status(sec).type() == fs::file_type::directory) continue;
+    const std::string name = e.path().filename().string();
+    if (is_final_name(name)) found.files.push_back(name);
+    else if (is_temporary_name(name)) found.temporaries.push_back(name);
+  }
+  std::sort(found.files.begin(), found.files.end());
+  std::sort(found.temporaries.begin(), found.temporaries.end());
+  return found;
+}
+
+/// "energy.csv, particles.pvd, 31 frame files, ...": what a list of engine
+/// files holds, frames counted.
+std::string describe_files(const std::vector<std::string>& names) {
+  std::string text;
+  std::size_t frames = 0;
+  for (const std::string& n : names) {
+    if (frame_index(n)) {
+      ++frames;
+      continue;
+    }
+    text += (text.empty() ? "" : ", ") + n;
+  }
+  if (frames > 0) text += (text.empty() ? "" : ", ") + std::to_string(frames) + " frame files (particles_N.vtp, bonds_N.vtp)";
+  return text;
+}
+
+/// Removes the named files from the folder; throws OutputFolderError naming
+/// the first that cannot be removed.
+void remove_files(const fs::path& folder, const std::vector<std::string>& names) {
+  for (const std::string& n : names) {
+    std::error_code ec;
+    fs::remove(folder / n, ec);
+    if (ec) throw OutputFolderError("cannot remove '" + (folder / n).string() + "': " + ec.message());
+  }
+}
+
+/// Removes the stale temporaries of a stopped run, saying so.
+void remove_stale_temporaries(const fs::path& folder, std::ostream& log) {
+  const EngineFiles found = engine_files_in(folder);
+  if (found.temporaries.empty()) return;
+  remove_files(folder, found.temporaries);
+  log << "removed " << found.temporaries.size() << " stale temporary file"
+      << (found.temporaries.size() == 1 ? "" : "s") << " of a stopped run from " << folder.string() << ": "
+      << describe_files(found.temporaries) << "\n";
+}
+
+/// Writes folder/run.id (through a temporary file, renamed).
+void write_run_id(const fs::path& folder, std::uint64_t id) {
+  const fs::path path = folder / kRunIdFile;
+  fs::path tmp = path;
+  tmp += ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    out << run_id_text(id) << "\n";
+    out.flush();
+    if (!out) {
+      std::error_code ec;
+      fs::remove(tmp, ec);
+      throw std::runtime_error("cannot write '" + tmp.string() + "'");
+    }
+  }
+  std::error_code ec;
+  fs::rename(tmp, path, ec);
+  if (ec) {
+    fs::remove(tmp, ec);
+    throw std::runtime_error("cannot rename '" + tmp.string() + "' to '" + path.string() + "': " + ec.message());
+  }
+}
+
+/// Checks (and prepares) the output folder of a run before its first step;
+/// returns the run's identity.
+std::uint64_t prepare_folder(const fs::path& out, const RunPlan& plan, std::ostream& log) {
+  std::uint64_t id = plan.run_id;
+  const std::optional<std::uint64_t> found = read_run_id(out);
+  if (plan.resume) {
+    if (id != 0 && found != id)
+      throw OutputFolderError(
+          "output folder '" + out.string() + "' " +
+          (found ? "holds the files of run " + run_id_text(*found) : std::string("has no ") + kRunIdFile) +
+          ", not of the run to continue (" + run_id_text(id) + ")");
+    if (id == 0) {
+      if (found)
+        throw OutputFolderError("output folder '" + out.string() + "' holds the files of run " +
+                                run_id_text(*found) +
+                                ", and the checkpoint (of an older version) does not say which run it is of");
+      id = new_run_id();
+      write_run_id(out, id);
+    }
+    // Frames an earlier attempt wrote after the checkpoint are not part of
+    // the series any more (the .pvd files are rewritten without them).
+    std::vector<std::string> later;
+    for (const std::string& n : engine_files_in(out).files)
+      if (const auto k = frame_index(n); k && *k >= plan.frame_times.size()) later.push_back(n);
+    if (!later.empty()) {
+      remove_files(out, later);
+      log << "removed " << later.size() << " frame files written after the checkpoint from " << out.string()
+          << "\n";
+    }
+  } else {
+    EngineFiles existing = engine_files_in(out);
+    if (found && *found == id && id != 0) {
+      // The run's own folder, its series started anew from a checkpoint
+      // (plan_restart_output): only the checkpoint and run.id are there.
+      std::erase_if(existing.files, [](const std::string& n) { return n == kCheckpointFile || n == kRunIdFile; });
+    }
+    if (!existing.files.empty()) {
+      if (!plan.overwrite)
+        throw OutputFolderError("output folder '" + out.string() + "' holds the files of another run (" +
+                                describe_files(existing.files) + "): give " + plan.overwrite_option +
+                                " to replace them, or choose another folder");
+      remove_files(out, existing.files);
+      log << "removed the files of an earlier run from " << out.string() << " (" << plan.overwrite_option
+          << "): " << describe_files(existing.files) << "\n";
+    }
+    if (id == 0) id = new_run_id();
+  }
+  remove_stale_temporaries(out, log);
+  if (!plan.resume) write_run_id(out, id);
+  return id;
+}
+
+/// Copies the header and the first `rows` rows of from/energy.csv to
+/// to/energy.csv (through a temporary file); throws naming the file.
+void copy_energy_rows(const fs::path& from, const fs::path& to, std::uint64_t rows) {
+  std::ifstream in(from);
+  if (!in) throw std::runtime_error("cannot open '" + from.string() + "'");
+  std::string line, kept;
+  if (!std::getline(in, line) || line != energy_table_header())
+    throw std::runtime_error("'" + from.string() + "': its header is not this engine's energy table");
+  kept = line + '\n';
+  std::uint64_t n = 0;
+  while (n < rows && std::getline(in, line)) {
+    kept += line + '\n';
+    ++n;
+  }
+  if (n < rows)
+    throw std::runtime_error("'" + from.string() + "' has " + std::to_string(n) +
+                             " rows, the checkpoint was taken after " + std::to_string(rows));
+  fs::path tmp = to;
+  tmp += ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    out << kept;
+    out.flush();
+    if (!out) {
+      std::error_code ec;
+      fs::remove(tmp, ec);
+      throw std::runtime_error("cannot write '" + tmp.string() + "'");
+    }
+  }
+  std::error_code ec;
+  fs::rename(tmp, to, ec);
+  if (ec) throw std::runtime_error("cannot rename '" + tmp.string() + "': " + ec.message());
+}
+
+/// A hard link to `from` at `to` (the engine never changes a complete file
+/// in place, so the two folders cannot disturb each other), else a copy
+/// through a temporary file.
+void link_or_copy(const fs::path& from, const fs::path& to) {
+  std::error_code ec;
+  fs::create_hard_link(from, to, ec);
+  if (!ec) return;
+  fs::path tmp = to;
+  tmp += ".tmp";
+  fs::copy_file(from, tmp, fs::copy_options::overwrite_existing, ec);
+  if (!ec) fs::rename(tmp, to, ec);
+  if (ec) {
+    std::error_code ignored;
+    fs::remove(tmp, ignored);
+    throw std::runtime_error("cannot copy '" + from.string() + "' to '" + to.string() + "': " + ec.message());
+  }
+}
+
 }  // namespace
+
+std::uint64_t new_run_id() {
+  std::uint64_t id = 0;
+  try {
+    std::random_device device;
+    id = (static_cast<std::uint64_t>(device()) << 32) ^ device();
+  } catch (const std::exception&) {
+  }
+  // Mixed with the time and the process id (splitmix64), in case the random
+  // device is weak or missing.
+  std::uint64_t z = id ^ static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count()) ^
+                    (static_cast<std::uint64_t>(::getpid()) << 40);
+  for (;;) {
+    z += 0x9e3779b97f4a7c15ull;
+    std::uint64_t x = z;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    x ^= x >> 31;
+    if (x != 0) return x;
+  }
+}
+
+std::string run_id_text(std::uint64_t id) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%016llx", static_cast<unsigned long long>(id));
+  return buffer;
+}
+
+std::optional<std::uint64_t> read_run_id(const fs::path& folder) {
+  const fs::path path = folder / kRunIdFile;
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(path, ec))) return std::nullopt;
+  std::ifstream in(path);
+  std::string text;
+  if (!in || !std::getline(in, text))
+    throw OutputFolderError("'" + path.string() + "': cannot read the run identity");
+  const bool hex = text.size() == 16 && std::all_of(text.begin(), text.end(), [](char c) {
+                     return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+                   });
+  if (!hex)
+    throw OutputFolderError("'" + path.string() + "' is not a run identity (16 hex digits), got '" +
+                            text.substr(0, 40) + "'");
+  return std::stoull(text, nullptr, 16);
+}
+
+bool is_engine_output_name(const std::string& name) { return is_final_name(name) || is_temporary_name(name); }
+
+void plan_restart_output(const CheckpointState& c, const fs::path& checkpoint_path, RunPlan& plan,
+                         std::ostream& log) {
+  const fs::path out = plan.output_dir;
+  const fs::path checkpoint_folder =
+      checkpoint_path.parent_path().empty() ? fs::path(".") : checkpoint_path.parent_path();
+  std::error_code ec;
+  const bool in_place = fs::equivalent(out, checkpoint_folder, ec);
+  plan.run_id = c.run_id;
+  plan.initial_energy = c.initial_energy;
+  plan.energy_scale = c.energy_scale;
+  plan.max_energy_drift = c.max_energy_drift;
+  plan.warn_energy_drift = c.warn_energy_drift;
+  plan.frame_times = c.frame_times;
+  plan.energy_rows = c.energy_rows;
+  plan.resume = true;
+  const std::optional<std::uint64_t> owner = read_run_id(out);
+  if (c.run_id == 0) {  // a version-2 checkpoint: nothing to check against
+    if (owner)
+      throw OutputFolderError("output folder '" + out.string() + "' holds the files of run " + run_id_text(*owner) +
+                              "; the checkpoint (of an older version) does not say which run it is of: give "
+                              "--output-dir a folder of its own");
+    log << "note: the checkpoint is of an older version without a run identity: the files in " << out.string()
+        << " are taken to be its run's\n";
+    return;
+  }
+  if (owner == c.run_id) return;  // the run's own folder
+  EngineFiles existing = engine_files_in(out);
+  // The checkpoint being continued is not in the way (it was read, and the
+  // run writes its own).
+  const auto own = std::find(existing.files.begin(), existing.files.end(), checkpoint_path.filename().string());
+  const bool own_checkpoint = in_place && own != existing.files.end();
+  if (own_checkpoint) existing.files.erase(own);
+  if (!existing.files.empty()) {
+    const std::string whose = owner ? "the files of run " + run_id_text(*owner)
+                                    : "files of another run (no " + std::string(kRunIdFile) + ")";
+    if (!plan.overwrite)
+      throw OutputFolderError("output folder '" + out.string() + "' holds " + whose + " (" +
+                              describe_files(existing.files) + "), not of the checkpoint's run " +
+                              run_id_text(c.run_id) + ": give --output-dir a new folder to continue the series "
+                              "there, or --overwrite to replace these files");
+    remove_files(out, existing.files);
+    log << "removed the files of an earlier run from " << out.string() << " (--overwrite): "
+        << describe_files(existing.files) << "\n";
+  }
+  // A new folder for the series: copy the run's series up to the checkpoint.
+  const bool source_ok = read_run_id(checkpoint_folder) == c.run_id &&
+                         fs::exists(checkpoint_folder / "energy.csv", ec);
+  if (!source_ok) {
+    log << "note: " << checkpoint_folder.string() << " does not hold the output of the checkpoint's run "
+        << run_id_text(c.run_id) << ", so the series in " << out.string() << " starts at the checkpoint (t = "
+        << format_g(static_cast<double>(c.step_count) * c.time_step) << ")\n";
+    plan.resume = false;
+    plan.frame_times.clear();
+    plan.energy_rows = 0;
+    // The checkpoint's own folder becomes the run's again (run_to_end keeps
+    // the checkpoint until it writes the next).
+    if (own_checkpoint) write_run_id(out, c.run_id);
+    return;
+  }
+  fs::create_directories(out, ec);
+  if (ec) throw std::runtime_error("output folder '" + out.string() + "': cannot create it: " + ec.message());
+  for (std::size_t k = 0; k < c.frame_times.size(); ++k)
+    for (const char* stem : {"particles", "bonds"}) {
+      char name[64];
+      std::snprintf(name, sizeof name, "%s_%06zu.vtp", stem, k);
+      if (!fs::exists(checkpoint_folder / name, ec))
+        throw std::runtime_error("cannot continue the series in '" + out.string() + "': frame '" +
+                                 (checkpoint_folder / name).string() + "' of the run is missing");
+    }
+  copy_energy_rows(checkpoint_folder / "energy.csv", out / "energy.csv", c.energy_rows);
+  for (std::size_t k = 0; k < c.frame_times.size(); ++k)
+    for (const char* stem : {"particles", "bonds"}) {
+      char name[64];
+      std::snprintf(name, sizeof name, "%s_%06zu.vtp", stem, k);
+      link_or_copy(checkpoint_folder / name, out / name);
+    }
+  write_run_id(out, c.run_id);  // last: the folder is the run's once complete
+  log << "continuing the series of " << checkpoint_folder.string() << " in " << out.string() << ": "
+      << c.energy_rows << " energy rows and " << c.frame_times.size() << " frames up to the checkpoint\n";
+}
 
 CheckpointState checkpoint_of(const Simulation& sim, const RunPlan& plan,
                               const std::vector<double>& frame_times, std::uint64_t energy_rows) {
@@ -69,11 +428,19 @@ CheckpointState checkpoint_of(const Simulation& sim, const RunPlan& plan,
   c.energy_every = plan.output.energy_every;
   c.checkpoint_every = plan.output.checkpoint_every;
   c.end_step = plan.end_step;
+  c.run_id = plan.run_id;
+  c.initial_energy = plan.initial_energy;
+  c.energy_scale = plan.energy_scale;
+  c.max_energy_drift = plan.max_energy_drift;
+  c.warn_energy_drift = plan.warn_energy_drift;
   return c;
 }
 
-int run_to_end(Simulation& sim, const RunPlan& plan, std::ostream& log, RunSummary* summary) {
-  namespace fs = std::filesystem;
+int run_to_end(Simulation& sim, const RunPlan& given, std::ostream& log, RunSummary* summary) {
+  RunPlan plan = given;  // with the run's identity and energy reference filled in
+  if (!(plan.max_energy_drift > 0.0) || !(plan.warn_energy_drift > 0.0))
+    throw std::invalid_argument("the energy drift limits must be > 0, got " + format_g(plan.max_energy_drift) +
+                                " and " + format_g(plan.warn_energy_drift));
   const bool files = !plan.output_dir.empty();
   const bool checkpoints = files;
   const fs::path out = plan.output_dir;
@@ -81,6 +448,7 @@ int run_to_end(Simulation& sim, const RunPlan& plan, std::ostream& log, RunSumma
   std::optional<EnergyTable> table;
   if (files) {
     vtk.emplace(out);  // creates the folder, or throws naming it
+    plan.run_id = prepare_folder(out, plan, log);
     if (plan.resume) vtk->resume(plan.frame_times);
     if (plan.resume)
       table.emplace(out / "energy.csv", plan.energy_rows);
@@ -98,64 +466,79 @@ int run_to_end(Simulation& sim, const RunPlan& plan, std::ostream& log, RunSumma
   const auto on = [](std::uint64_t k, std::uint64_t every) { return every > 0 && k % every == 0; };
   const auto save_checkpoint = [&]() {
     const auto t0 = std::chrono::steady_clock::now();
-    if (checkpoints) write_checkpoint(checkpoint_path, checkpoint_of(sim, plan, frame_times, energy_rows));
+    if (checkpoints)
+      output([&] { write_checkpoint(checkpoint_path, checkpoint_of(sim, plan, frame_times, energy_rows)); });
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return secs;
   };
 
+  // The drift reference: the run's first step (kept in its checkpoints).
   const EnergyReport first = sim.energy_report();
-  const double e0 = first.total();
-  double max_dev = 0.0;
-  if (!plan.resume && files) {
-    table->write(first);
-    ++energy_rows;
-    if (o.vtk_every > 0) {
-      vtk->write_frame(sim.time(), sim.particles(), sim.forces().bonds());
-      frame_times.push_back(sim.time());
-    }
+  if (plan.energy_scale == 0.0) {
+    plan.initial_energy = first.total();
+    plan.energy_scale = std::abs(first.total()) + std::abs(first.gravity);
   }
+  const double e0 = plan.initial_energy, scale = plan.energy_scale;
+  double max_dev = 0.0;
+  bool warned = false;
 
   SignalGuard signals;
   const bool terminal = !plan.progress_on_log && isatty(fileno(stdout)) != 0;
+  bool progress_line = false;  // a \r progress line is open on stdout
+  const auto end_progress_line = [&] {
+    if (progress_line) std::cout << "\n" << std::flush;
+    progress_line = false;
+  };
   using clock = std::chrono::steady_clock;
   const auto start = clock::now();
   auto last_report = start;
   std::uint64_t k = first_step;
   const auto elapsed = [&]() { return std::chrono::duration<double>(clock::now() - start).count(); };
   try {
+    if (!plan.resume && files) {
+      output([&] { table->write(first); });
+      ++energy_rows;
+      if (o.vtk_every > 0) {
+        output([&] { vtk->write_frame(sim.time(), sim.particles(), sim.forces().bonds()); });
+        frame_times.push_back(sim.time());
+      }
+    }
     while (k < plan.end_step) {
       sim.step();
       k = sim.step_count();
       const bool last = k == plan.end_step;
       if (files && (on(k, o.energy_every) || last)) {
         const EnergyReport r = sim.energy_report();
-        table->write(r);
+        output([&] { table->write(r); });
         if (on(k, o.energy_every)) ++energy_rows;
         const double e = r.total();
-        const double scale = std::max(std::abs(e0), 1e-300);
-        if (!std::isfinite(e) || std::abs(e - e0) > 10.0 * scale)
-          throw std::runtime_error("E_total = " + format_g(e) + " (started at " + format_g(e0) + ") has " +
-                                   (std::isfinite(e) ? "moved by more than ten times its start" : "become non-finite"));
-        if (e0 != 0.0) max_dev = std::max(max_dev, std::abs(e - e0) / std::abs(e0));
+        if (!std::isfinite(e)) throw std::runtime_error("E_total has become non-finite (" + format_g(e) + ")");
+        const double drift = scale > 0.0 ? std::abs(e - e0) / scale : 0.0;
+        max_dev = std::max(max_dev, drift);
+        if (drift > plan.max_energy_drift)
+          throw std::runtime_error("E_total = " + format_g(e) + " has drifted from E_0 = " + format_g(e0) +
+                                   " by " + format_g(drift, 3) +
+                                   " of |E_0| + |U_gravity(0)| = " + format_g(scale) + ", past the limit " +
+                                   plan.max_drift_name + " = " + format_g(plan.max_energy_drift));
+        if (drift > plan.warn_energy_drift && !warned) {
+          warned = true;
+          end_progress_line();
+          log << "warning: at step " << k << " (t = " << format_g(sim.time()) << ") E_total = " << format_g(e)
+              << " has drifted from E_0 = " << format_g(e0) << " by " << format_g(drift, 3)
+              << " of |E_0| + |U_gravity(0)|, past " << plan.warn_drift_name << " = "
+              << format_g(plan.warn_energy_drift) << " (the run stops past " << plan.max_drift_name << " = "
+              << format_g(plan.max_energy_drift) << "); the time step may be too large: " << plan.time_step_hint
+              << std::endl;
+        }
       }
       if (o.vtk_every > 0 && (on(k, o.vtk_every) || last)) {
-        try {
-          vtk->write_frame(sim.time(), sim.particles(), sim.forces().bonds());
-        } catch (const std::exception& e) {
-          throw OutputFailure(e.what());
-        }
+        output([&] { vtk->write_frame(sim.time(), sim.particles(), sim.forces().bonds()); });
         if (on(k, o.vtk_every)) frame_times.push_back(sim.time());
       }
-      if (checkpoints && on(k, o.checkpoint_every) && !last) {
-        try {
-          save_checkpoint();
-        } catch (const std::exception& e) {
-          throw OutputFailure(e.what());
-        }
-      }
+      if (checkpoints && on(k, o.checkpoint_every) && !last) save_checkpoint();
       if (g_signal != 0) {
-        if (terminal && plan.progress) std::cout << "\n";
-        if (vtk) vtk->flush();
+        end_progress_line();
+        if (vtk) output([&] { vtk->flush(); });
         if (!checkpoints) {
           log << "interrupted by " << (g_signal == SIGINT ? "SIGINT" : "SIGTERM") << " after step " << k
               << " (t = " << format_g(sim.time()) << "); no output folder, so no checkpoint\n";
@@ -178,26 +561,29 @@ int run_to_end(Simulation& sim, const RunPlan& plan, std::ostream& log, RunSumma
         line << "t = " << format_g(sim.time(), 5) << " of " << format_g(plan.end_step * sim.time_step(), 5) << " ("
              << (100 * k / plan.end_step) << "%), " << format_g(rate, 4) << " steps/s, about "
              << duration_text(left) << " left";
-        if (terminal)
+        if (terminal) {
           std::cout << "\r  " << line.str() << "     " << std::flush;
-        else
+          progress_line = true;
+        } else {
           log << "  " << line.str() << std::endl;
+        }
       }
     }
-    if (terminal && plan.progress) std::cout << "\n";
-    if (vtk) vtk->flush();
+    end_progress_line();
+    if (vtk) output([&] { vtk->flush(); });
     if (checkpoints) save_checkpoint();
   } catch (const OutputFailure& e) {
-    if (terminal && plan.progress) std::cout << "\n";
-    log << "error: writing the output failed near step " << k << ": " << e.what()
-        << "\n  Files written before are kept in " << out.string() << "\n";
+    end_progress_line();
+    log << "error: writing the output failed near step " << k << " (t = " << format_g(sim.time())
+        << "): " << e.what() << "\n  The run stopped there; files written before are kept in " << out.string()
+        << "\n";
     return kExitRunFailed;
   } catch (const std::exception& e) {
-    if (terminal && plan.progress) std::cout << "\n";
+    end_progress_line();
     try {
       if (vtk) vtk->flush();
     } catch (const std::exception& w) {
-      log << "error: " << w.what() << "\n";
+      log << "error: writing the output failed too: " << w.what() << "\n";
     }
     log << "error: the run failed at step " << k << " (t = " << format_g(sim.time()) << "): " << e.what()
         << "\n  The time step is probably too large: " << plan.time_step_hint << ".\n";
@@ -219,11 +605,13 @@ int run_to_end(Simulation& sim, const RunPlan& plan, std::ostream& log, RunSumma
       << "  neighbour-list builds: " << sim.forces().neighbours().rebuild_count() << "\n"
       << "  peak memory: " << format_g(peak / 1048576.0, 4) << " MiB ("
       << format_g(peak / static_cast<double>(std::max<std::size_t>(n, 1)), 4) << " bytes per particle)\n"
-      << "  largest |E_total - E_0|/|E_0| in this run: " << format_g(max_dev, 4) << " (E_0 = " << format_g(e0, 10)
+      << "  largest |E_total - E_0|/(|E_0| + |U_gravity(0)|) in this run: " << format_g(max_dev, 4)
+      << " (E_0 = " << format_g(e0, 10) << ")\n";
+  // Name only the files this run's folder holds.
+  std::string written = "energy.csv, ";
+  if (vtk->frame_count() > 0) written = "particles.pvd and bonds.pvd for ParaView, " + written;
+  log << "  output: " << fs::absolute(out).string() << " (" << written << kCheckpointFile << ", " << kRunIdFile
       << ")\n";
-  if (files)
-    log << "  output: " << fs::absolute(out).string()
-        << " (particles.pvd and bonds.pvd for ParaView, energy.csv, " << kCheckpointFile << ")\n";
   return kExitOk;
 }
 

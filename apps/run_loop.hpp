@@ -5,10 +5,22 @@
 /// progress on the terminal, SIGINT/SIGTERM caught between steps (a
 /// checkpoint is written to continue from), divergence detection, failures
 /// reported with what was kept. Works for every scene, clumps included.
+///
+/// Output folders belong to one run: `run.id` in the folder holds the run's
+/// identity (16 hex digits and a newline; CheckpointState::run_id). A fresh
+/// run refuses a folder that holds another run's files (unless told to
+/// replace them, --overwrite), a restart continues only its own run's files,
+/// and `dem restart --output-dir NEW` starts a folder that holds the whole
+/// series (plan_restart_output). The engine's files in a folder, by name:
+/// energy.csv, particles.pvd, bonds.pvd, particles_N.vtp, bonds_N.vtp,
+/// checkpoint.bin, run.id, and "NAME.tmp" of each while it is written (and
+/// .dem_write_probe); nothing else in a folder is ever touched.
 
 #include <cstdint>
 #include <filesystem>
 #include <iosfwd>
+#include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -42,32 +54,107 @@ struct RunPlan {
   bool progress_on_log = false;
   /// What to tell the user when a step fails (the time step is the usual cause).
   std::string time_step_hint = "try a smaller [run] time_step_fraction or time_step";
+  /// The run's identity (CheckpointState::run_id, written into
+  /// output_dir/run.id): 0 makes a new one. A resumed run (resume = true)
+  /// requires the folder's run.id to hold it.
+  std::uint64_t run_id = 0;
+  /// A fresh run (resume = false) into a folder that holds another run's
+  /// files first removes them (the engine's files only, by name) instead of
+  /// refusing the folder.
+  bool overwrite = false;
+  /// The option that sets `overwrite`, named when a folder is refused.
+  std::string overwrite_option = "--overwrite";
+  /// Drift limits, as fractions of the energy scale |E_0| + |U_gravity(0)|
+  /// (E_0: E_total at the run's first step; gravity's potential is part of
+  /// E_total, so its start is a fair measure of the work it can do): beyond
+  /// max_energy_drift the run stops (exit 2) with a message naming the step,
+  /// the time and the drift; beyond warn_energy_drift it warns once.
+  double max_energy_drift = kDefaultMaxEnergyDrift;
+  double warn_energy_drift = kDefaultWarnEnergyDrift;
+  /// How the limits are set, named in the messages.
+  std::string max_drift_name = "[run] max_energy_drift";
+  std::string warn_drift_name = "[run] warn_energy_drift";
+  /// E_0 and the energy scale of the run (a restart: from its checkpoint);
+  /// energy_scale = 0: measured at the start of this call.
+  double initial_energy = 0.0, energy_scale = 0.0;
+};
+
+/// An output folder that a run may not use: it holds another run's files,
+/// or not the files of the run to continue. Nothing was run or changed.
+class OutputFolderError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 /// What a finished (or stopped) run reports, besides the exit status.
 struct RunSummary {
   std::uint64_t steps = 0;       ///< steps made by this call
   double seconds = 0.0;          ///< wall time of the stepping loop
-  double max_energy_deviation = 0.0;  ///< largest |E_total - E_0|/|E_0| seen at energy rows
-  double e0 = 0.0;               ///< E_total at the start of this call
+  /// largest |E_total - E_0| / (|E_0| + |U_gravity(0)|) seen at energy rows
+  double max_energy_deviation = 0.0;
+  double e0 = 0.0;               ///< E_0: E_total at the run's first step
 };
 
 /// Name of the checkpoint file in the output folder.
 inline constexpr const char* kCheckpointFile = "checkpoint.bin";
+/// Name of the file that holds the identity of the run that owns a folder.
+inline constexpr const char* kRunIdFile = "run.id";
+
+/// A new run identity: 64 random bits (std::random_device, mixed with the
+/// time and the process id), never 0.
+std::uint64_t new_run_id();
+/// A run identity as 16 lower-case hex digits.
+std::string run_id_text(std::uint64_t id);
+/// The identity in folder/run.id; nullopt if there is none. Throws
+/// OutputFolderError naming the file if it cannot be read or holds anything
+/// but 16 hex digits.
+std::optional<std::uint64_t> read_run_id(const std::filesystem::path& folder);
+/// Whether a file of this name is one the engine writes into an output
+/// folder (see the file comment), temporaries included.
+bool is_engine_output_name(const std::string& name);
+
+/// Prepares `dem restart` of the checkpoint `c`, read from `checkpoint_path`
+/// (whose folder is "checkpoint_folder" below), into plan.output_dir (set by the caller, with
+/// plan.overwrite): sets plan's run identity, energy reference, drift limits
+/// and output bookkeeping from the checkpoint, and chooses how to continue:
+///  - the folder's run.id is the checkpoint's run: continue its files
+///    (plan.resume; energy.csv is cut back to the checkpoint's rows);
+///  - the folder holds no engine files (or another run's, with
+///    plan.overwrite: they are removed first): a new folder for the series;
+///    if checkpoint_folder holds the checkpoint's run, energy.csv's rows up to
+///    the checkpoint are copied and its frames linked (or copied) into the
+///    new folder, which then continues them; else the new folder's series
+///    starts at the checkpoint (said on `log`);
+///  - else (another run's files, or none of this run's) throws
+///    OutputFolderError naming the folder and what to do.
+/// The checkpoint file itself is not counted as another run's file.
+/// A checkpoint of format version 2 (run_id 0) continues in any folder
+/// without a run.id, as before run identities, with a note on `log`.
+void plan_restart_output(const CheckpointState& c, const std::filesystem::path& checkpoint_path,
+                         RunPlan& plan, std::ostream& log);
 
 /// The state of a running simulation with the run's output bookkeeping, as a
 /// checkpoint keeps it.
 CheckpointState checkpoint_of(const Simulation& sim, const RunPlan& plan,
                               const std::vector<double>& frame_times, std::uint64_t energy_rows);
 
-/// Runs `sim` to plan.end_step, writing into plan.output_dir: energy.csv
+/// Runs `sim` to plan.end_step, writing into plan.output_dir: run.id,
+/// energy.csv
 /// (a row every output.energy_every steps, at the start of a fresh run and at
 /// the last step), VTK frames (every output.vtk_every steps and the last),
 /// checkpoint.bin (every output.checkpoint_every steps, at the end, and when
 /// interrupted; output.checkpoint_every = 0 and an empty output_dir write
-/// none during the run). Reports on `log` (the closing summary only when it
-/// writes files); returns an ExitStatus. Throws only for an output folder
-/// that cannot be made (before any step).
+/// none during the run). First it checks the folder: a fresh run refuses one
+/// that holds engine files (unless plan.overwrite: they are removed, and
+/// said so), a resumed run requires the folder's run.id to be plan.run_id;
+/// then stale temporaries of the engine's files (a killed run's) are removed
+/// (and said so). A run whose E_total drifts past plan.max_energy_drift (or
+/// becomes non-finite) stops with kExitRunFailed; a failure to write any
+/// output is reported as an output failure (kExitRunFailed), never as a
+/// failed step. Reports on `log` (the closing summary only when it writes
+/// files); returns an ExitStatus. Throws before any step, changing nothing,
+/// for an output folder that cannot be made or opened (std::runtime_error)
+/// or may not be used (OutputFolderError).
 int run_to_end(Simulation& sim, const RunPlan& plan, std::ostream& log, RunSummary* summary = nullptr);
 
 }  // namespace dem

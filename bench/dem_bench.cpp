@@ -117,7 +117,7 @@ class SceneFactory {
       p.particle_diameter = *torus_diameter_;
       b.scene = dem::make_solid_torus(p);
       b.time_step = dem::kDefaultTimeStepFraction *
-                    dem::critical_time_step(b.scene.particles, b.scene.bonds, b.scene.contact);
+                    dem::critical_time_step(b.scene.particles, b.scene.bonds, b.scene.contact, b.scene.walls);
     } else {
       dem::RingTorusParameters p;
       p.particles = static_cast<std::size_t>(target_);

@@ -21,6 +21,7 @@ void ContactProviderBase::restore(const ParticleStore& s, std::span<const Vec3> 
                                 " build positions for " + std::to_string(s.size()) + " particles");
   search_.restore(build_positions, s.radius, rebuild_count);
   stale_ = false;
+  pending_ = false;
   after_rebuild(s);
 }
 
@@ -46,8 +47,8 @@ std::vector<std::uint32_t> ContactProviderBase::match_pairs(const ParticleStore&
 
 void ContactProviderBase::save_list(ByteWriter& w) const {
   w.f64(search_.skin());
-  w.array(search_.build_positions(), [](ByteWriter& ww, const Vec3& x) { ww.vec3(x); });
-  w.u64(search_.rebuild_count());
+  w.array(pending_ ? pending_positions_ : search_.build_positions(), [](ByteWriter& ww, const Vec3& x) { ww.vec3(x); });
+  w.u64(pending_ ? pending_rebuilds_ : search_.rebuild_count());
 }
 
 }  // namespace dem

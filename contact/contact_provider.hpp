@@ -87,6 +87,7 @@ class ContactProviderBase : public ForceProvider {
   explicit ContactProviderBase(double skin) : search_(skin) {}
 
   bool rebuild_due(const ParticleStore& s) override {
+    if (pending_) finish_restore(s);
     return stale_ || search_.rebuild_due(s.position, s.radius);
   }
   void rebuild(const ParticleStore& s) override {
@@ -117,6 +118,18 @@ class ContactProviderBase : public ForceProvider {
   /// and sets the build count, so that a continued run rebuilds at the same
   /// steps. Throws std::invalid_argument if the sizes differ.
   void restore(const ParticleStore& s, std::span<const Vec3> build_positions, std::size_t rebuild_count);
+  /// Completes a restore that load() deferred (the list is built only when
+  /// the stepper first asks, so that reading a checkpoint allocates no
+  /// more than a small multiple of its size). Throws StateError if stored
+  /// per-pair keys differ from the rebuilt list's. Called by rebuild_due().
+  void finish_restore(const ParticleStore& s) {
+    if (!pending_) return;
+    pending_ = false;
+    std::vector<Vec3> built;
+    built.swap(pending_positions_);
+    restore(s, built, pending_rebuilds_);
+    apply_pending_state();
+  }
 
   const NeighbourSearch& neighbours() const { return search_; }
   std::vector<ArrayBytes> memory_use() const override {
@@ -138,6 +151,8 @@ class ContactProviderBase : public ForceProvider {
  protected:
   /// Bytes of the per-pair state.
   virtual std::size_t state_bytes() const { return 0; }
+  /// Moves the per-pair state read by load() onto the restored list.
+  virtual void apply_pending_state() {}
   /// Called after every (re)build: sizes the slots, carries the state over.
   virtual void after_rebuild(const ParticleStore& s) = 0;
   /// Keys of the new list from the particle ids, and the permutation that
@@ -152,6 +167,10 @@ class ContactProviderBase : public ForceProvider {
   std::vector<std::uint64_t> keys_;    ///< per pair: pair_key (stateful laws)
   std::vector<std::uint32_t> sorted_;  ///< pairs in ascending key (stateful laws)
   bool stale_ = false;
+  /// A restore read from a checkpoint, not yet built (finish_restore()).
+  bool pending_ = false;
+  std::vector<Vec3> pending_positions_;
+  std::uint64_t pending_rebuilds_ = 0;
 };
 
 template <class Law>
@@ -200,17 +219,20 @@ class ContactProvider final : public ContactProviderBase {
     law_.save(w);
     save_list(w);
     if constexpr (kStateful) {
-      w.u64(keys_.size());
-      for (std::size_t k = 0; k < keys_.size(); ++k) {
-        w.u64(keys_[k]);
-        Law::save_state(w, state_[k]);
+      const std::vector<std::uint64_t>& keys = pending_ ? pending_keys_ : keys_;
+      const std::vector<typename Law::State>& state = pending_ ? pending_state_ : state_;
+      w.u64(keys.size());
+      for (std::size_t k = 0; k < keys.size(); ++k) {
+        w.u64(keys[k]);
+        Law::save_state(w, state[k]);
       }
     }
   }
 
-  /// The provider saved by save(), its list rebuilt from the stored build
-  /// positions; throws StateError if anything is inconsistent (including
-  /// stored pair keys that differ from the rebuilt list's).
+  /// The provider saved by save(); its list is rebuilt from the stored build
+  /// positions when the stepper first asks (finish_restore()). Throws
+  /// StateError if anything is inconsistent (finish_restore() if stored pair
+  /// keys differ from the rebuilt list's).
   static std::unique_ptr<ContactProvider> load(ByteReader& r, const ParticleStore& s,
                                                std::string name = "contact") {
     Law law = Law::load(r);
@@ -227,16 +249,18 @@ class ContactProvider final : public ContactProviderBase {
       if (!built[i].allFinite())
         throw StateError("inconsistent: neighbour build position " + std::to_string(i) + " is not finite");
     const std::uint64_t rebuilds = r.u64("neighbour rebuild count");
-    if (!built.empty()) p->restore(s, built, rebuilds);
+    if (!built.empty()) {
+      p->pending_ = true;
+      p->pending_positions_ = std::move(built);
+      p->pending_rebuilds_ = rebuilds;
+    }
     if constexpr (kStateful) {
       const std::size_t n = r.count("contact pair state", 8);
-      if (n != p->keys_.size())
-        throw StateError("inconsistent: " + std::to_string(n) + " contact pair states for " +
-                         std::to_string(p->keys_.size()) + " pairs");
+      if (n > 0 && !p->pending_)
+        throw StateError("inconsistent: " + std::to_string(n) + " contact pair states without a neighbour list");
       for (std::size_t k = 0; k < n; ++k) {
-        if (r.u64("contact pair key") != p->keys_[k])
-          throw StateError("inconsistent: contact pair " + std::to_string(k) + " has another key than the rebuilt list");
-        p->state_[k] = Law::load_state(r);
+        p->pending_keys_.push_back(r.u64("contact pair key"));
+        p->pending_state_.push_back(Law::load_state(r));
       }
     }
     return p;
@@ -259,9 +283,26 @@ class ContactProvider final : public ContactProviderBase {
     }
   }
 
+  void apply_pending_state() override {
+    if constexpr (kStateful) {
+      if (pending_keys_.size() != keys_.size())
+        throw StateError("inconsistent: " + std::to_string(pending_keys_.size()) + " contact pair states for " +
+                         std::to_string(keys_.size()) + " pairs of the rebuilt list");
+      for (std::size_t k = 0; k < keys_.size(); ++k) {
+        if (pending_keys_[k] != keys_[k])
+          throw StateError("inconsistent: contact pair " + std::to_string(k) + " has another key than the rebuilt list");
+        state_[k] = pending_state_[k];
+      }
+      pending_keys_.clear();
+      pending_state_.clear();
+    }
+  }
+
   Law law_;
   std::string name_;
   std::vector<typename Law::State> state_;
+  std::vector<std::uint64_t> pending_keys_;            ///< read by load(), until finish_restore()
+  std::vector<typename Law::State> pending_state_;
 };
 
 /// The contact provider of MODEL.md section 4.

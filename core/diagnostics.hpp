@@ -58,4 +58,11 @@ struct EnergyReport {
   }
 };
 
+/// Default drift limits of a run (apps/run_loop.hpp, docs/scene-format.md
+/// [run] max_energy_drift and warn_energy_drift): |E_total - E_0| as a
+/// fraction of the energy scale |E_0| + |U_gravity(0)| at which a run stops
+/// (exit 2), and at which it warns once.
+inline constexpr double kDefaultMaxEnergyDrift = 0.5;
+inline constexpr double kDefaultWarnEnergyDrift = 0.05;
+
 }  // namespace dem

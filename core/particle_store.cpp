@@ -6,6 +6,8 @@
 #include <string_view>
 #include <type_traits>
 
+#include "core/format.hpp"
+
 namespace dem {
 
 namespace {
@@ -13,7 +15,7 @@ void require_positive(double value, const char* what, std::size_t index) {
   if (!(std::isfinite(value) && value > 0.0))
     throw std::invalid_argument("particle " + std::to_string(index) + ": " + what +
                                 " must be a finite positive number, got " +
-                                std::to_string(value));
+                                format_g(value));
 }
 void require_finite(const Vec3& v, const char* what, std::size_t index) {
   if (!v.allFinite())

@@ -105,10 +105,18 @@ std::vector<Clump> load_clumps(ByteReader& r, std::size_t particle_count) {
     if (!(std::isfinite(b.mass) && b.mass > 0.0)) fail(k, "mass must be finite and > 0");
     if (!(b.position.allFinite() && b.velocity.allFinite() && b.attitude.allFinite() && b.momentum.allFinite()))
       fail(k, "its state is not finite");
+    if (!((b.attitude.transpose() * b.attitude - Mat3::Identity()).norm() < 1e-6 && b.attitude.determinant() > 0.0))
+      fail(k, "its attitude is not a rotation matrix");
     if (c.members.empty() || c.offsets.size() != c.members.size() || c.member_attitudes.size() != c.members.size())
       fail(k, "member arrays are empty or of different lengths");
     for (const std::uint32_t id : c.members)
       if (id >= particle_count) fail(k, "member id " + std::to_string(id) + " is not a particle");
+    for (std::size_t q = 0; q < c.members.size(); ++q) {
+      if (!c.offsets[q].allFinite()) fail(k, "offset of member " + std::to_string(q) + " is not finite");
+      const Quat& a = c.member_attitudes[q];
+      if (!a.coeffs().allFinite() || !(std::abs(a.norm() - 1.0) < 0.5))
+        fail(k, "attitude of member " + std::to_string(q) + " is not a unit quaternion");
+    }
     try {
       validate_inertia(b.inertia);
     } catch (const std::exception& e) {

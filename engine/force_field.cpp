@@ -8,6 +8,7 @@
 
 #include "bonds/bond_provider.hpp"
 #include "contact/wall_provider.hpp"
+#include "core/format.hpp"
 #include "core/parallel.hpp"
 #include "fields/gravity_provider.hpp"
 
@@ -17,7 +18,7 @@ namespace {
 
 void require_nonnegative(double v, const std::string& what) {
   if (!(std::isfinite(v) && v >= 0.0))
-    throw std::invalid_argument(what + " must be finite and >= 0, got " + std::to_string(v));
+    throw std::invalid_argument(what + " must be finite and >= 0, got " + format_g(v));
 }
 
 /// One pair provider's results and incidence, read once per evaluation.

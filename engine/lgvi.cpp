@@ -4,6 +4,7 @@
 #include <Eigen/Eigenvalues>
 #include <string>
 
+#include "core/format.hpp"
 #include "core/rotation.hpp"
 
 namespace dem {
@@ -34,11 +35,11 @@ void validate_inertia(const Mat3& j) {
   const Vec3 m = eig.eigenvalues();  // ascending
   if (!(m[0] > 0.0))
     throw std::invalid_argument("inertia tensor must be positive definite; smallest principal moment " +
-                                std::to_string(m[0]));
+                                format_g(m[0]));
   if (m[2] > (m[0] + m[1]) * (1.0 + 1e-12))
     throw std::invalid_argument("inertia tensor is not that of a body: its largest principal moment " +
-                                std::to_string(m[2]) + " exceeds the sum of the other two, " +
-                                std::to_string(m[0] + m[1]));
+                                format_g(m[2]) + " exceeds the sum of the other two, " +
+                                format_g(m[0] + m[1]));
 }
 
 Mat3 rotation_from_vector(const Vec3& f) {
@@ -77,7 +78,7 @@ Mat3 lgvi_rotation_increment(const Mat3& inertia, const Vec3& g, int* iterations
       return rotation_from_vector(f);
     }
   }
-  throw LgviSolveError("LGVI: Newton's method did not converge for |g| = " + std::to_string(g.norm()) +
+  throw LgviSolveError("LGVI: Newton's method did not converge for |g| = " + format_g(g.norm()) +
                        "; the time step is probably too large for the spin");
 }
 

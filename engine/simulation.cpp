@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/format.hpp"
 #include "engine/reorder.hpp"
 
 namespace dem {
@@ -24,7 +25,7 @@ Simulation::Simulation(ParticleStore particles, ForceField forces, std::vector<C
       h_(time_step),
       steps_(steps_done) {
   if (!(std::isfinite(h_) && h_ > 0.0))
-    throw std::invalid_argument("time step must be a finite positive number, got " + std::to_string(h_));
+    throw std::invalid_argument("time step must be a finite positive number, got " + format_g(h_));
   time_ = static_cast<double>(steps_) * h_;
   start();
 }

@@ -7,7 +7,7 @@
 ///
 ///     offset  size  field
 ///          0     8  magic "DEMCKPT\0"
-///          8     4  format version (uint32, 2)
+///          8     4  format version (uint32, 3; version 2 is read too)
 ///         12     4  reserved (uint32, 0)
 ///         16     8  payload length L in bytes (uint64)
 ///         24     4  CRC-32 of the payload (zlib crc32, uint32)
@@ -21,7 +21,9 @@
 ///                  (23, 25 or 27), f64 time_step, u64 step_count,
 ///                  u8 reorder_on_rebuild, array of f64 frame_times,
 ///                  u64 energy_rows, u64 vtk_every, u64 energy_every,
-///                  u64 checkpoint_every, u64 end_step
+///                  u64 checkpoint_every, u64 end_step, then (version 3)
+///                  u64 run_id, f64 initial_energy, f64 energy_scale,
+///                  f64 max_energy_drift, f64 warn_energy_drift
 ///     "particles"  the particle store by its field list
 ///                  (ParticleStore::for_each_field, core/field_io.hpp:
 ///                  every field named and typed)
@@ -34,7 +36,9 @@
 ///                  for laws that keep it), "provider:walls",
 ///                  "provider:gravity"
 ///
-/// A version-1 file (the fixed positional layout before force providers) is
+/// A version-2 file is the same without the five version-3 fields of "run"
+/// (it reads as run_id 0, energy_scale 0 and the default drift limits). A
+/// version-1 file (the fixed positional layout before force providers) is
 /// refused with a message naming its version.
 ///
 /// decode_checkpoint never reads out of bounds and never allocates more than
@@ -43,7 +47,8 @@
 /// count against the bytes left before allocating, the string limits (path
 /// 64 KiB, text 1 GiB), the section tags and order, and the consistency of
 /// the result: map 23/25/27, h finite and > 0; positions, velocities,
-/// angular velocities and reference positions finite, attitudes finite and
+/// angular velocities and reference positions finite, initial energy finite,
+/// energy scale finite and >= 0, drift limits finite and > 0, attitudes finite and
 /// of norm within 0.5 of 1, mass, inertia and radius finite and > 0, ids a
 /// permutation of 0..N-1; clumps (engine/clump.hpp load_clumps); every
 /// provider section as its loader checks it (bond ends < N and distinct,
@@ -51,9 +56,12 @@
 /// stiffness and skin; wall points, unit normals, stiffnesses; gravity
 /// finite; 0 or N finite neighbour build positions); frame times finite,
 /// >= 0 and non-decreasing; no bytes left over. Forces and moments are kept
-/// as stored. It throws CheckpointError with a message saying what is wrong
-/// ("truncated: ...", "corrupted: ...", "inconsistent: ...", or the header
-/// messages).
+/// as stored. Provider sections are parsed and checked but their neighbour
+/// lists are built only by simulation_from() (so decoding allocates no more
+/// than a small multiple of the input). It throws CheckpointError with a
+/// message saying what is wrong ("truncated: ...", "corrupted: ...",
+/// "inconsistent: ...", "provider 'NAME': " followed by one of those for a
+/// provider section, or the header messages).
 
 #include <cstddef>
 #include <cstdint>
@@ -64,6 +72,7 @@
 #include <vector>
 
 #include "core/byte_stream.hpp"
+#include "core/diagnostics.hpp"
 #include "engine/clump.hpp"
 #include "engine/integrator.hpp"
 #include "engine/provider_registry.hpp"
@@ -87,6 +96,18 @@ struct CheckpointState {
   /// The run's output intervals (steps; 0: none) and its planned last step,
   /// for runs without a scene file (dem_torus) to continue with.
   std::uint64_t vtk_every = 0, energy_every = 0, checkpoint_every = 0, end_step = 0;
+  /// The run's identity: a random non-zero number made when the run started,
+  /// kept by its restarts and written into its output folder (run.id,
+  /// apps/run_loop.hpp), so that a restart continues only its own run's
+  /// files. 0: unknown (a version-2 checkpoint).
+  std::uint64_t run_id = 0;
+  /// E_total at the run's first step, and the scale of its drift check
+  /// (|E_0| + |U_gravity(0)|); energy_scale = 0: not recorded (a version-2
+  /// checkpoint, or nothing moving), the restart measures from its own start.
+  double initial_energy = 0.0, energy_scale = 0.0;
+  /// The run's drift limits, as fractions of energy_scale: stop beyond
+  /// max_energy_drift, warn once beyond warn_energy_drift.
+  double max_energy_drift = kDefaultMaxEnergyDrift, warn_energy_drift = kDefaultWarnEnergyDrift;
 };
 
 /// The simulation's part of a checkpoint (map, h, steps, particles, clumps,
@@ -105,7 +126,9 @@ class CheckpointError : public StateError {
 };
 
 /// Current format version, written by encode_checkpoint.
-inline constexpr std::uint32_t checkpoint_format_version = 2;
+inline constexpr std::uint32_t checkpoint_format_version = 3;
+/// The oldest format version decode_checkpoint still reads.
+inline constexpr std::uint32_t checkpoint_oldest_version = 2;
 /// Size of the fixed header before the payload (bytes).
 inline constexpr std::size_t checkpoint_header_size = 32;
 

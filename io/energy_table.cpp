@@ -1,7 +1,11 @@
 #include "io/energy_table.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <array>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <string>
@@ -23,6 +27,23 @@ void append_value(std::string& out, double value) {
 [[noreturn]] void fail(const std::filesystem::path& path, const char* what, int error) {
   throw std::runtime_error("energy table '" + path.string() + "': " + what + ": " +
                            std::strerror(error));
+}
+
+/// Writes all of `text` to fd; returns 0 or the errno of the failure.
+int write_all(int fd, const std::string& text) {
+  const char* p = text.data();
+  std::size_t left = text.size();
+  while (left > 0) {
+    const ssize_t w = ::write(fd, p, left);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    if (w == 0) return EIO;
+    p += w;
+    left -= static_cast<std::size_t>(w);
+  }
+  return 0;
 }
 
 }  // namespace
@@ -47,16 +68,15 @@ std::string energy_table_row(const EnergyReport& r) {
 }
 
 EnergyTable::EnergyTable(const std::filesystem::path& path) : path_(path) {
-  errno = 0;
-  file_ = std::fopen(path_.c_str(), "w");
-  if (file_ == nullptr) fail(path_, "cannot open for writing", errno);
+  fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd_ < 0) fail(path_, "cannot open for writing", errno);
   const std::string header = energy_table_header() + '\n';
-  if (std::fputs(header.c_str(), file_) == EOF || std::fflush(file_) == EOF) {
-    const int error = errno;
-    std::fclose(file_);
-    file_ = nullptr;
+  if (const int error = write_all(fd_, header)) {
+    ::close(fd_);
+    fd_ = -1;
     fail(path_, "cannot write the header", error);
   }
+  complete_ = header.size();
 }
 
 EnergyTable::EnergyTable(const std::filesystem::path& path, std::size_t keep_rows) : path_(path) {
@@ -89,20 +109,23 @@ EnergyTable::EnergyTable(const std::filesystem::path& path, std::size_t keep_row
   std::error_code ec;
   std::filesystem::rename(temporary, path_, ec);
   if (ec) throw std::runtime_error("energy table '" + path_.string() + "': " + ec.message());
-  errno = 0;
-  file_ = std::fopen(path_.c_str(), "a");
-  if (file_ == nullptr) fail(path_, "cannot open for appending", errno);
+  fd_ = ::open(path_.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+  if (fd_ < 0) fail(path_, "cannot open for appending", errno);
+  complete_ = kept.size();
 }
 
 EnergyTable::~EnergyTable() {
-  if (file_ != nullptr) std::fclose(file_);
+  if (fd_ >= 0) ::close(fd_);
 }
 
 void EnergyTable::write(const EnergyReport& report) {
   const std::string row = energy_table_row(report) + '\n';
-  errno = 0;
-  if (std::fputs(row.c_str(), file_) == EOF || std::fflush(file_) == EOF)
-    fail(path_, "cannot write a row", errno);
+  if (const int error = write_all(fd_, row)) {
+    // Cut off what part of the row was written: the table stays whole.
+    if (::ftruncate(fd_, static_cast<off_t>(complete_)) == 0) ::lseek(fd_, static_cast<off_t>(complete_), SEEK_SET);
+    fail(path_, "cannot write a row", error);
+  }
+  complete_ += row.size();
 }
 
 }  // namespace dem

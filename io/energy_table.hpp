@@ -6,6 +6,7 @@
 /// t,E_kin_trans,E_kin_rot,U_bend,U_axial,U_shear,U_contact,U_wall,U_gravity,E_total,P_x,P_y,P_z,L_x,L_y,L_z
 /// every value written with 17 significant digits (%.16e).
 
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -20,9 +21,11 @@ std::string energy_table_header();
 std::string energy_table_row(const EnergyReport& report);
 
 /// Appends rows to a CSV file. The file is created (truncated) with its
-/// header on construction; every row is flushed, so a run that stops keeps
-/// the rows it wrote. Throws std::runtime_error naming the path if the file
-/// cannot be opened or written.
+/// header on construction; every row goes to the file at once (no buffer in
+/// the process), so a run that stops keeps the rows it wrote. A row that
+/// cannot be written whole (a full disk) is cut off again, so the file always
+/// ends with a complete row. Throws std::runtime_error naming the path and
+/// the system's reason if the file cannot be opened or written.
 class EnergyTable {
  public:
   explicit EnergyTable(const std::filesystem::path& path);
@@ -42,7 +45,8 @@ class EnergyTable {
 
  private:
   std::filesystem::path path_;
-  std::FILE* file_ = nullptr;
+  int fd_ = -1;                 ///< open for writing (appending)
+  std::uint64_t complete_ = 0;  ///< bytes of the file up to its last complete row
 };
 
 }  // namespace dem

@@ -487,6 +487,12 @@ void VtkSeriesWriter::resume(std::vector<double> times) {
   if (!times_.empty() || worker_.joinable())
     throw std::logic_error("VtkSeriesWriter::resume: frames were already written");
   times_ = std::move(times);
+  if (!times_.empty()) {
+    // The collections list exactly the earlier frames from now on (not the
+    // frames an earlier attempt wrote after them).
+    write_collection(folder_, "particles", times_);
+    write_collection(folder_, "bonds", times_);
+  }
 }
 
 void VtkSeriesWriter::flush() {

@@ -104,8 +104,10 @@ class VtkSeriesWriter {
 
   /// Continues a series whose first frames (at these times) an earlier run
   /// wrote into the folder: the next frame gets number times.size(), and the
-  /// .pvd collections list the earlier frames too. Only before the first
-  /// write_frame(); throws std::logic_error after it.
+  /// .pvd collections list the earlier frames too; they are rewritten at once
+  /// to list exactly those frames. Only before the first write_frame();
+  /// throws std::logic_error after it, std::runtime_error naming the file if
+  /// a collection cannot be written.
   void resume(std::vector<double> times);
 
   /// Times of the frames accepted so far.

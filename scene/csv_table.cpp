@@ -91,17 +91,45 @@ CsvTable parse_csv_table(const std::string& text, const std::string& name,
   return t;
 }
 
+namespace {
+
+constexpr std::uint64_t kMaxCsvBytes = 2ull << 30;
+
+/// The size of a CSV file that can be read; throws SceneError naming it.
+std::uint64_t readable_csv_size(const std::filesystem::path& path) {
+  const std::uint64_t size = regular_file_size(path);
+  if (size > kMaxCsvBytes) throw SceneError(path.string() + ": larger than 2 GiB");
+  return size;
+}
+
+}  // namespace
+
 CsvTable read_csv_table(const std::filesystem::path& path, std::initializer_list<const char*> required,
                         std::initializer_list<const char*> optional) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) throw SceneError(path.string() + ": no such file");
-  const auto size = std::filesystem::file_size(path, ec);
-  if (ec || size > (2ull << 30)) throw SceneError(path.string() + ": cannot read, or larger than 2 GiB");
+  const std::uint64_t size = readable_csv_size(path);
   std::ifstream in(path, std::ios::binary);
+  if (!in) throw SceneError(path.string() + ": cannot open for reading");
   std::string text(static_cast<std::size_t>(size), '\0');
   in.read(text.data(), static_cast<std::streamsize>(size));
   if (!in) throw SceneError(path.string() + ": cannot read");
   return parse_csv_table(text, path.string(), required, optional);
+}
+
+std::size_t count_csv_rows(const std::filesystem::path& path, std::uint64_t* bytes) {
+  const std::uint64_t size = readable_csv_size(path);
+  if (bytes != nullptr) *bytes = size;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw SceneError(path.string() + ": cannot open for reading");
+  std::string line;
+  std::size_t rows = 0;
+  bool header = false;
+  while (std::getline(in, line)) {
+    const auto b = line.find_first_not_of(" \t\r");
+    if (b == std::string::npos || line[b] == '#') continue;
+    if (header) ++rows;
+    header = true;
+  }
+  return rows;
 }
 
 }  // namespace dem

@@ -5,6 +5,7 @@
 /// comment line, blank lines skipped.
 
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <initializer_list>
 #include <string>
@@ -38,8 +39,17 @@ CsvTable parse_csv_table(const std::string& text, const std::string& name,
                          std::initializer_list<const char*> required,
                          std::initializer_list<const char*> optional);
 
-/// Reads a file (at most 2 GiB) and parses it.
+/// Reads a file (at most 2 GiB) and parses it. Throws SceneError naming the
+/// file if it does not exist, is a directory or not a regular file (a
+/// device, a pipe), cannot be read, or does not parse.
 CsvTable read_csv_table(const std::filesystem::path& path, std::initializer_list<const char*> required,
                         std::initializer_list<const char*> optional);
+
+/// The data rows of a CSV file (lines after the header that are neither
+/// blank nor comments), counted line by line without keeping them, so a
+/// table's size is known before it is read; its size in bytes into *bytes.
+/// Throws SceneError as read_csv_table() does for a file it cannot read
+/// (the fields are not checked: read_csv_table() does that).
+std::size_t count_csv_rows(const std::filesystem::path& path, std::uint64_t* bytes = nullptr);
 
 }  // namespace dem

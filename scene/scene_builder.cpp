@@ -6,29 +6,42 @@
 #include <cmath>
 #include <limits>
 #include <numbers>
+#include <tuple>
 
 #include "contact/neighbour_search.hpp"
+#include "core/format.hpp"
 #include "engine/clump.hpp"
 #include "engine/reorder.hpp"
 #include "engine/time_step.hpp"
 #include "scene/csv_table.hpp"
-#include "core/format.hpp"
 
 namespace dem {
 
 namespace {
 
+/// Lengths are at most this, so that their squares and sums of squares stay
+/// finite.
+constexpr double kMaxLength = 1e100;
+/// A coordinate over this many radii from the origin moves in steps of more
+/// than 1e-6 of the radius (doubles near |x| are 2^-52 |x| apart).
+constexpr double kMaxPositionInRadii = 1e-6 / 0x1p-52;
+/// Centres closer than this fraction of r_i + r_j are one place.
+constexpr double kCoincidence = 1e-6;
+/// The neighbour list holds at most 2^32 - 1 pairs (contact/neighbour_search.hpp).
+constexpr std::uint64_t kMaxPairs = std::numeric_limits<std::uint32_t>::max();
 
-[[noreturn]] void fail(const SourcePlace& at, const std::string& what) {
-  throw SceneError(at.text() + ": " + what);
-}
+[[noreturn]] void fail(const SourcePlace& at, const std::string& what) { throw SceneError(at.text() + ": " + what); }
 
-double need(const std::optional<double>& v, const MaterialSpec& m, const char* key,
-            const SourcePlace& user, const std::string& why) {
+double need(const std::optional<double>& v, const MaterialSpec& m, const char* key, const SourcePlace& user,
+            const std::string& why) {
   if (!v)
     fail(user, why + " needs [material] " + key +
                    (m.place.line > 0 ? " (the [material] table at " + m.place.text() + " lacks it)" : ""));
   return *v;
+}
+
+std::string point_text(const Vec3& x) {
+  return "(" + format_g(x.x()) + ", " + format_g(x.y()) + ", " + format_g(x.z()) + ")";
 }
 
 /// MODEL.md section 7 bond stiffnesses for ends of radii r_i, r_j and rest length r0.
@@ -43,21 +56,100 @@ BondStiffness binder_stiffness(double e_b, double beta, double r_i, double r_j, 
   return k;
 }
 
-/// Appends `part`'s particles (ids renumbered after those already there) and,
-/// if `with_bonds`, its bonds with their own stiffnesses or `override`.
-void append(Scene& into, const Scene& part, bool with_bonds, const std::optional<BondStiffness>& override) {
+/// Where each particle came from, for messages.
+struct Origin {
+  std::size_t first = 0;  ///< id of its first particle
+  std::size_t count = 0;
+  bool clump = false;  ///< a [[clump]] table, else a [[particles]] table
+  SourceKind kind = SourceKind::csv;
+  SourcePlace place;
+  std::filesystem::path csv;       ///< CSV source: the file
+  std::vector<std::size_t> lines;  ///< CSV source: the line of each row
+};
+
+class Origins {
+ public:
+  void add(Origin o) { list_.push_back(std::move(o)); }
+  /// The table of particle `id` (tables are added in id order).
+  const Origin& of(std::size_t id) const {
+    const auto after =
+        std::upper_bound(list_.begin(), list_.end(), id, [](std::size_t i, const Origin& o) { return i < o.first; });
+    return after == list_.begin() ? list_.front() : *(after - 1);
+  }
+  /// "grains.csv:4", "particle 3 of the [[particles]] table at s.toml:9:1", ...
+  std::string describe(std::size_t id) const {
+    const Origin& o = of(id);
+    const std::size_t k = id - o.first;
+    if (!o.clump && o.kind == SourceKind::csv && k < o.lines.size())
+      return o.csv.string() + ":" + std::to_string(o.lines[k]) + " (particle " + std::to_string(id) + ")";
+    return "particle " + std::to_string(id) + " (" + (o.clump ? "member " : "particle ") + std::to_string(k) +
+           " of the " + (o.clump ? "[[clump]]" : "[[particles]]") + " table at " + o.place.text() + ")";
+  }
+  /// The keys that set the masses and motion of `id`'s table.
+  std::string motion_keys(std::size_t id) const {
+    const Origin& o = of(id);
+    if (o.clump) return "[[clump]] member_mass, velocity, angular_velocity";
+    switch (o.kind) {
+      case SourceKind::ring_torus:
+        return "[[particles]] mass, speed";
+      case SourceKind::solid_torus:
+        return "[[particles]] speed, spin";
+      case SourceKind::box_lattice:
+        return "[[particles]] temperature";
+      case SourceKind::csv:
+        return "[[particles]] file (columns mass, vx, vy, vz, wx, wy, wz)";
+    }
+    return "[[particles]]";
+  }
+  /// The keys that place the particles of `id`'s table.
+  std::string position_keys(std::size_t id) const {
+    const Origin& o = of(id);
+    if (o.clump) return "[[clump]] centres";
+    switch (o.kind) {
+      case SourceKind::ring_torus:
+        return "[[particles]] gap, torus_diameter";
+      case SourceKind::solid_torus:
+        return "[[particles]] gap, major_diameter";
+      case SourceKind::box_lattice:
+        return "[[particles]] origin";
+      case SourceKind::csv:
+        return "[[particles]] file (columns x, y, z)";
+    }
+    return "[[particles]]";
+  }
+
+ private:
+  std::vector<Origin> list_;
+};
+
+/// Appends `part`'s particles (ids renumbered after those already there)
+/// and, if `with_bonds`, its bonds with their own stiffnesses or `override`.
+/// Moves rather than copies into an empty scene.
+void append(Scene& into, Scene&& part, bool with_bonds, const std::optional<BondStiffness>& override) {
+  if (with_bonds && override && !part.bonds.empty()) {
+    part.bonds.type.assign(part.bonds.size(), 0);
+    part.bonds.stiffness_types = {*override};
+    part.bonds.rebuild_type_index();
+  }
+  if (!with_bonds) part.bonds = BondList();
   const std::uint32_t offset = static_cast<std::uint32_t>(into.particles.size());
-  ParticleStore& s = into.particles;
-  s.append(part.particles);
-  if (!with_bonds) return;
+  if (offset == 0 && into.bonds.empty()) {
+    into.particles = std::move(part.particles);
+    into.bonds = std::move(part.bonds);
+    return;
+  }
+  into.particles.append(part.particles);
   for (std::size_t b = 0; b < part.bonds.size(); ++b)
-    into.bonds.add(s, offset + part.bonds.first[b], offset + part.bonds.second[b],
-                   override ? *override : part.bonds.stiffness(b));
+    into.bonds.add(into.particles, offset + part.bonds.first[b], offset + part.bonds.second[b],
+                   part.bonds.stiffness(b));
 }
 
-Scene read_csv_particles(const ParticleSourceSpec& src, const MaterialSpec& material) {
-  const CsvTable table = read_csv_table(src.file, {"x", "y", "z", "diameter"},
-                                        {"vx", "vy", "vz", "wx", "wy", "wz", "mass"});
+Scene read_csv_particles(const ParticleSourceSpec& src, const MaterialSpec& material, std::vector<std::size_t>& lines) {
+  const CsvTable table =
+      read_csv_table(src.file, {"x", "y", "z", "diameter"}, {"vx", "vy", "vz", "wx", "wy", "wz", "mass"});
+  if (table.rows() == 0)
+    fail(src.place, "[[particles]] file: " + src.file.string() +
+                        ": no particle rows (after the header there are only blank or comment lines)");
   const bool has_v = table.has("vx") || table.has("vy") || table.has("vz");
   const bool has_w = table.has("wx") || table.has("wy") || table.has("wz");
   if (has_v && !(table.has("vx") && table.has("vy") && table.has("vz")))
@@ -68,7 +160,9 @@ Scene read_csv_particles(const ParticleSourceSpec& src, const MaterialSpec& mate
   if (!has_mass) need(material.density, material, "density", src.place, "a CSV source without a mass column");
   Scene scene;
   scene.particles.reserve(table.rows());
+  lines.resize(table.rows());
   for (std::size_t r = 0; r < table.rows(); ++r) {
+    lines[r] = table.line_of(r);
     ParticleSpec p;
     p.position = Vec3(table.at(r, "x"), table.at(r, "y"), table.at(r, "z"));
     p.diameter = table.at(r, "diameter");
@@ -89,21 +183,28 @@ Scene read_csv_particles(const ParticleSourceSpec& src, const MaterialSpec& mate
   return scene;
 }
 
-/// One source's particles (and its own neighbour bonds).
-Scene generate(const ParticleSourceSpec& src, const MaterialSpec& material) {
+/// The solid torus of a source: the material's values, and d from
+/// target_particles when given.
+SolidTorusParameters solid_parameters(const ParticleSourceSpec& src, const MaterialSpec& material) {
+  SolidTorusParameters p = src.solid;
+  if (material.density) p.density = *material.density;
+  if (material.particle_modulus) p.particle_modulus = *material.particle_modulus;
+  if (material.particle_poisson) p.particle_poisson = *material.particle_poisson;
+  if (material.binder_modulus) p.binder_modulus = *material.binder_modulus;
+  if (material.bond_radius_ratio) p.bond_radius_ratio = *material.bond_radius_ratio;
+  if (src.target_particles) p.particle_diameter = solid_torus_diameter_for(p, *src.target_particles);
+  return p;
+}
+
+/// One source's particles (and its own neighbour bonds); a CSV source's
+/// row lines into `lines`.
+Scene generate(const ParticleSourceSpec& src, const MaterialSpec& material, std::vector<std::size_t>& lines) {
   try {
     switch (src.kind) {
-      case SourceKind::ring_torus: return make_ring_torus(src.ring);
-      case SourceKind::solid_torus: {
-        SolidTorusParameters p = src.solid;
-        if (material.density) p.density = *material.density;
-        if (material.particle_modulus) p.particle_modulus = *material.particle_modulus;
-        if (material.particle_poisson) p.particle_poisson = *material.particle_poisson;
-        if (material.binder_modulus) p.binder_modulus = *material.binder_modulus;
-        if (material.bond_radius_ratio) p.bond_radius_ratio = *material.bond_radius_ratio;
-        if (src.target_particles) p.particle_diameter = solid_torus_diameter_for(p, *src.target_particles);
-        return make_solid_torus(p);
-      }
+      case SourceKind::ring_torus:
+        return make_ring_torus(src.ring);
+      case SourceKind::solid_torus:
+        return make_solid_torus(solid_parameters(src, material));
       case SourceKind::box_lattice: {
         LatticeParameters p = src.lattice;
         if (material.density) p.density = *material.density;
@@ -114,7 +215,8 @@ Scene generate(const ParticleSourceSpec& src, const MaterialSpec& material) {
         }
         return s;
       }
-      case SourceKind::csv: return read_csv_particles(src, material);
+      case SourceKind::csv:
+        return read_csv_particles(src, material, lines);
     }
   } catch (const SceneError&) {
     throw;
@@ -125,8 +227,7 @@ Scene generate(const ParticleSourceSpec& src, const MaterialSpec& material) {
 }
 
 /// Hertz stiffnesses of MODEL.md section 7 for radius r.
-SolidTorusConstants hertz_constants(const MaterialSpec& m, double r, const SourcePlace& user,
-                                    const std::string& what) {
+SolidTorusConstants hertz_constants(const MaterialSpec& m, double r, const SourcePlace& user, const std::string& what) {
   SolidTorusParameters p;
   p.particle_modulus = need(m.particle_modulus, m, "particle_modulus", user, what);
   p.particle_poisson = need(m.particle_poisson, m, "particle_poisson", user, what);
@@ -134,26 +235,372 @@ SolidTorusConstants hertz_constants(const MaterialSpec& m, double r, const Sourc
   return solid_torus_constants(p);
 }
 
-}  // namespace
+// ------------------------------------------------------------- sizes
 
-std::uint64_t estimated_memory_bytes(std::uint64_t particles, std::uint64_t bonds) {
-  // Store 212 B, neighbour list and search about 300 B, VTK buffers 172 B per
-  // particle; bond data, scratch, per-particle rows and VTK about 110 B per bond.
-  return 690 * particles + 110 * bonds;
+/// count_scene with each source's particle count, for messages.
+struct SourceCounts {
+  SceneSizes sizes;
+  std::vector<std::uint64_t> particles;  ///< per [[particles]] table
+  std::uint64_t clump_particles = 0;
+};
+
+/// Ring neighbours within r_i + r_j + skin: chords D_t sin(pi k/N) < D_p +
+/// skin, for k up to N/2 (an estimate: the exact count comes once built).
+std::uint64_t ring_pairs(const RingTorusParameters& p, double skin) {
+  const std::uint64_t n = p.particles;
+  const double pi = std::numbers::pi;
+  const double dp = p.torus_diameter * std::sin(pi / static_cast<double>(n));
+  const double ratio = (dp + skin) / p.torus_diameter;
+  if (!(ratio < 1.0)) return n * (n - 1) / 2;
+  // The largest k with sin(pi k/n) < ratio, k <= n/2.
+  const auto k = std::min<std::uint64_t>(
+      n / 2, static_cast<std::uint64_t>(std::floor(std::asin(ratio) * static_cast<double>(n) / pi)));
+  return k * n - (2 * k == n ? n / 2 : 0);
 }
 
-BuiltScene build_scene(const SceneSpec& spec) {
+/// Pairs of the simple cubic lattice closer than d + skin (exact up to 64
+/// spacings, a volume estimate beyond).
+std::uint64_t lattice_pairs(const LatticeParameters& p, double skin) {
+  const double spacing = p.spacing_ratio * p.diameter, cutoff = p.diameter + skin;
+  const std::int64_t n = static_cast<std::int64_t>(p.per_side);
+  const double reach = cutoff / spacing;
+  const double all = 0.5 * static_cast<double>(n * n * n) * static_cast<double>(n * n * n - 1);
+  if (!(reach <= 64.0))
+    return static_cast<std::uint64_t>(
+        std::min(all, 0.5 * static_cast<double>(n * n * n) * 4.19 * reach * reach * reach));
+  const std::int64_t m = std::min<std::int64_t>(n - 1, static_cast<std::int64_t>(std::ceil(reach)));
+  std::uint64_t pairs = 0;
+  for (std::int64_t a = 0; a <= m; ++a)
+    for (std::int64_t b = -m; b <= m; ++b)
+      for (std::int64_t c = -m; c <= m; ++c) {
+        if (a == 0 && (b < 0 || (b == 0 && c <= 0))) continue;  // each pair once
+        const double d2 = static_cast<double>(a * a + b * b + c * c) * spacing * spacing;
+        if (!(d2 < cutoff * cutoff)) continue;
+        pairs += static_cast<std::uint64_t>((n - a) * (n - std::abs(b)) * (n - std::abs(c)));
+      }
+  return pairs;
+}
+
+/// Lattice vectors of the FCC lattice of nearest-neighbour distance d shorter
+/// than d + skin (12 for a skin below (sqrt(2) - 1) d).
+std::uint64_t fcc_shell(double d, double skin) {
+  const double s = d / std::sqrt(2.0), cutoff = d + skin;
+  const int m = static_cast<int>(std::min(50.0, std::ceil(cutoff / s)));
+  std::uint64_t count = 0;
+  for (int i = -m; i <= m; ++i)
+    for (int j = -m; j <= m; ++j)
+      for (int k = -m; k <= m; ++k)
+        if (((i + j + k) & 1) == 0 && (i || j || k) && (i * i + j * j + k * k) * s * s < cutoff * cutoff) ++count;
+  return count;
+}
+
+/// The solid torus of a source when it is far too large for the memory
+/// (max_particles, 0: no limit) to be worth counting site by site row: its
+/// parameters with d from the volume (target_particles), and its counts
+/// from the volume 2 pi^2 (D_t/2) ((D_tube - d)/2)^2 at sqrt(2)/d^3 sites per
+/// volume, 6 bonds a site. nullopt when it may fit: count it exactly.
+std::optional<std::pair<SolidTorusParameters, SolidTorusCounts>> solid_far_too_large(const ParticleSourceSpec& src,
+                                                                                     const MaterialSpec& material,
+                                                                                     std::uint64_t max_particles) {
+  if (max_particles == 0) return std::nullopt;
+  SolidTorusParameters p = src.solid;
+  const auto volume = [&](double d) {
+    return 2.0 * std::numbers::pi * std::numbers::pi * 0.5 * p.major_diameter *
+           std::pow(0.5 * (p.tube_diameter - d), 2);
+  };
+  double sites = 0.0;
+  if (src.target_particles) {
+    if (static_cast<double>(*src.target_particles) <= 2.0 * static_cast<double>(max_particles)) return std::nullopt;
+    p.particle_diameter = std::cbrt(volume(0.0) * std::sqrt(2.0) / static_cast<double>(*src.target_particles));
+    sites = static_cast<double>(*src.target_particles);
+  } else {
+    validate(p);
+    sites = volume(p.particle_diameter) * std::sqrt(2.0) / std::pow(p.particle_diameter, 3);
+    if (!(sites > 2.0 * static_cast<double>(max_particles))) return std::nullopt;
+  }
+  SolidTorusCounts c;
+  c.sites = static_cast<std::uint64_t>(std::min(sites, 1e18));
+  c.bonds = 6 * c.sites;
+  c.lattice_cells = 7 * c.sites;
+  return std::pair{p, c};
+}
+
+SourceCounts count_sources(const SceneSpec& spec, std::uint64_t max_particles) {
+  SourceCounts out;
+  SceneSizes& s = out.sizes;
+  const MaterialSpec& material = spec.material;
+  const bool generator_bonds = spec.bonds.pairs == BondPairs::generator;
+  // The skin as the contact settings will have it, from the smallest
+  // diameter the generators and clumps give (CSV diameters are read later).
+  double d_min = std::numeric_limits<double>::infinity();
+  std::vector<double> diameters(spec.sources.size(), 0.0);
+  for (std::size_t k = 0; k < spec.sources.size(); ++k) {
+    const ParticleSourceSpec& src = spec.sources[k];
+    try {
+      if (src.kind == SourceKind::ring_torus)
+        diameters[k] = src.ring.torus_diameter * std::sin(std::numbers::pi / static_cast<double>(src.ring.particles));
+      if (src.kind == SourceKind::solid_torus) {
+        const auto rough = solid_far_too_large(src, material, max_particles);
+        diameters[k] = rough ? rough->first.particle_diameter : solid_parameters(src, material).particle_diameter;
+      }
+      if (src.kind == SourceKind::box_lattice) diameters[k] = src.lattice.diameter;
+    } catch (const std::exception& e) {
+      fail(src.place, e.what());
+    }
+    if (diameters[k] > 0.0) d_min = std::min(d_min, diameters[k]);
+  }
+  for (const ClumpSpec& c : spec.clumps)
+    for (const double d : c.diameters) d_min = std::min(d_min, d);
+  const double skin = !spec.contact.given    ? 0.0
+                      : spec.contact.skin    ? *spec.contact.skin
+                      : std::isfinite(d_min) ? spec.contact.skin_fraction * d_min
+                                             : 0.0;
+  const auto contact_pairs = [&](std::uint64_t pairs) { return spec.contact.given ? pairs : 0; };
+  for (std::size_t k = 0; k < spec.sources.size(); ++k) {
+    const ParticleSourceSpec& src = spec.sources[k];
+    std::uint64_t n = 0;
+    try {
+      switch (src.kind) {
+        case SourceKind::ring_torus:
+          n = src.ring.particles;
+          if (generator_bonds) s.bonds += n;
+          s.contact_pairs += contact_pairs(ring_pairs(src.ring, skin));
+          break;
+        case SourceKind::solid_torus: {
+          const auto rough = solid_far_too_large(src, material, max_particles);
+          const SolidTorusCounts c = rough ? rough->second : solid_torus_counts(solid_parameters(src, material));
+          n = c.sites;
+          if (generator_bonds) s.bonds += c.bonds;
+          s.contact_pairs += contact_pairs(c.bonds * fcc_shell(diameters[k], skin) / 12);
+          // The lattice index, and the sites before the particles are made.
+          s.build_scratch = std::max(s.build_scratch, 4 * c.lattice_cells + 24 * c.sites);
+          break;
+        }
+        case SourceKind::box_lattice: {
+          if (src.lattice.per_side > 1625)
+            throw std::invalid_argument("lattice scene: per_side must keep per_side^3 below 2^32");
+          n = static_cast<std::uint64_t>(src.lattice.per_side) * src.lattice.per_side * src.lattice.per_side;
+          s.contact_pairs += contact_pairs(lattice_pairs(src.lattice, skin));
+          s.build_scratch = std::max(s.build_scratch, 24 * n);  // the velocities
+          break;
+        }
+        case SourceKind::csv: {
+          std::uint64_t bytes = 0;
+          n = count_csv_rows(src.file, &bytes);
+          // The file's text and its values (up to 11 columns) and lines.
+          s.build_scratch = std::max(s.build_scratch, bytes + n * (11 * 8 + 8 + 8));
+          break;
+        }
+      }
+    } catch (const SceneError&) {
+      throw;
+    } catch (const std::exception& e) {
+      fail(src.place, e.what());
+    }
+    out.particles.push_back(n);
+    s.particles += n;
+  }
+  for (const ClumpSpec& c : spec.clumps) out.clump_particles += c.centres.size();
+  s.particles += out.clump_particles;
+  if (spec.bonds.pairs == BondPairs::csv) {
+    std::uint64_t bytes = 0;
+    const std::uint64_t rows = count_csv_rows(spec.bonds.file, &bytes);
+    s.bonds += rows;
+    s.build_scratch = std::max(s.build_scratch, bytes + rows * (2 * 8 + 8 + 16));
+  }
+  return out;
+}
+
+/// Which counting pass stopped at the room the memory limit leaves.
+enum class Stopped { none, contact, distance };
+
+/// Refuses the scene if its estimated peak memory is over the limit (or a
+/// counting pass stopped: its count is then a lower bound of what does not
+/// fit), naming the key that sizes it.
+void check_memory(const SceneSpec& spec, const SourceCounts& counts, const SceneSizes& sizes, const MemoryLimit& limit,
+                  bool files, std::uint64_t distance_bonds, Stopped stopped) {
+  const MemoryEstimate e = estimate_memory(sizes, spec.output, files);
+  if (stopped == Stopped::none && (limit.bytes == 0 || e.peak <= limit.bytes)) return;
+  // What to change: bonds by distance or the contact skin if they weigh
+  // more than the particles, else the largest source.
+  const MemoryEstimate without_pairs = [&] {
+    SceneSizes t = sizes;
+    t.contact_pairs = 0;
+    t.bonds -= distance_bonds;
+    return estimate_memory(t, spec.output, files);
+  }();
+  const std::uint64_t extra = e.peak - std::min(e.peak, without_pairs.peak);
+  const bool pairs_weigh = extra > without_pairs.peak;
+  const bool distance_weighs = distance_bonds * kStateBytesPerBond > sizes.contact_pairs * kStateBytesPerPair;
+  SourcePlace place;
+  std::string key, advice;
+  if (stopped == Stopped::distance || (stopped == Stopped::none && pairs_weigh && distance_weighs)) {
+    place = spec.bonds.place;
+    key = "[bonds] distance";
+    advice = "use a smaller distance";
+  } else if (stopped == Stopped::contact || pairs_weigh) {
+    place = spec.contact.place;
+    key = spec.contact.skin ? "[contact] skin" : "[contact] skin_fraction";
+    advice = "use a smaller skin, or particles that overlap less";
+  } else {
+    std::size_t big = 0;
+    for (std::size_t k = 0; k < counts.particles.size(); ++k)
+      if (counts.particles[k] > counts.particles[big]) big = k;
+    if (counts.clump_particles > counts.particles[big]) {
+      place = spec.clumps.front().place;
+      key = "[[clump]] centres";
+      advice = "use fewer clump members";
+    } else {
+      const ParticleSourceSpec& src = spec.sources[big];
+      place = src.place;
+      switch (src.kind) {
+        case SourceKind::ring_torus:
+          key = "[[particles]] count", advice = "use a smaller count";
+          break;
+        case SourceKind::solid_torus:
+          if (src.target_particles)
+            key = "[[particles]] target_particles", advice = "use a smaller target_particles";
+          else
+            key = "[[particles]] particle_diameter", advice = "use a larger particle_diameter";
+          break;
+        case SourceKind::box_lattice:
+          key = "[[particles]] per_side", advice = "use a smaller per_side";
+          break;
+        case SourceKind::csv:
+          key = "[[particles]] file", advice = "use a file with fewer rows";
+          break;
+      }
+    }
+  }
+  const auto count = [](std::uint64_t v) { return format_g(static_cast<double>(v), 3); };
+  const std::string allowed =
+      format_bytes(limit.bytes) + " allowed (" + limit.source + "; dem --max-memory sets the limit)";
+  if (stopped != Stopped::none) {
+    const std::string what = stopped == Stopped::distance
+                                 ? count(distance_bonds) + " pairs closer than " + format_g(spec.bonds.distance)
+                                 : count(sizes.contact_pairs) + " candidate contact pairs";
+    fail(place, key + ": counting stopped at " + what + ", all that the memory limit leaves room for beside " +
+                    count(sizes.particles) + " particles: the scene needs more than the " + allowed + "; " + advice);
+  }
+  fail(place, key + ": the scene needs about " + format_bytes(e.peak) +
+                  " of memory (the estimated peak of dem run for " + count(sizes.particles) + " particles, " +
+                  count(sizes.bonds) + " bonds and " + count(sizes.contact_pairs) + " contact pairs), more than the " +
+                  allowed + ": " + advice);
+}
+
+// ------------------------------------------------------- validation
+
+/// Lengths, the precision of positions, and overflow of the initial
+/// kinetic energy, momenta and gravitational energy.
+void check_particles(const ParticleStore& p, const Origins& origins, const Vec3& gravity, const SceneSpec& spec) {
+  const std::size_t n = p.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto at = [&]() -> const SourcePlace& { return origins.of(i).place; };
+    const double d = 2.0 * p.radius[i];
+    if (!(d <= kMaxLength))
+      fail(at(),
+           origins.describe(i) + ": diameter " + format_g(d) + " is over 1e100 (squares of lengths would overflow)");
+    const double x = p.position[i].cwiseAbs().maxCoeff();
+    if (!(x <= kMaxLength))
+      fail(at(), origins.position_keys(i) + ": " + origins.describe(i) + " is at " + point_text(p.position[i]) +
+                     ", a coordinate over 1e100 (squares of lengths would overflow)");
+    if (!(x <= kMaxPositionInRadii * p.radius[i]))
+      fail(at(), origins.position_keys(i) + ": " + origins.describe(i) + " is at " + point_text(p.position[i]) + ", " +
+                     format_g(x / p.radius[i], 3) + " radii from the origin: doubles there are " +
+                     format_g(x * 0x1p-52, 3) + " apart, more than 1e-6 of its radius " + format_g(p.radius[i]) +
+                     ", so its motion is lost to rounding; keep coordinates within " +
+                     format_g(kMaxPositionInRadii, 2) + " radii of the origin");
+  }
+  // The sums of core/diagnostics.hpp, in plain double as the run makes them.
+  double e_trans = 0.0, e_rot = 0.0, u_gravity = 0.0;
+  Vec3 momentum = Vec3::Zero(), angular = Vec3::Zero();
+  std::size_t worst = 0;
+  double worst_size = -1.0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const Vec3 mv = p.mass[i] * p.velocity[i];
+    const Vec3 jw = p.inertia[i] * p.angular_velocity[i];
+    const double et = 0.5 * p.mass[i] * p.velocity[i].squaredNorm(),
+                 er = 0.5 * p.inertia[i] * p.angular_velocity[i].squaredNorm();
+    const double ug = -p.mass[i] * gravity.dot(p.position[i]);
+    const Vec3 l = p.position[i].cross(mv) + jw;
+    e_trans += et;
+    e_rot += er;
+    u_gravity += ug;
+    momentum += mv;
+    angular += l;
+    const double size = std::max({et, er, std::abs(ug), mv.norm(), l.norm()});
+    if (!(size <= worst_size)) worst = i, worst_size = std::isnan(size) ? INFINITY : size;
+  }
+  const char* what = !std::isfinite(e_trans)                       ? "the translational kinetic energy sum m|v|^2/2"
+                     : !std::isfinite(e_rot)                       ? "the rotational kinetic energy sum J|w|^2/2"
+                     : !momentum.allFinite()                       ? "the momentum sum m v"
+                     : !angular.allFinite()                        ? "the angular momentum sum x cross m v + J w"
+                     : !std::isfinite(u_gravity)                   ? "the gravitational energy -sum m g.x"
+                     : !std::isfinite(e_trans + e_rot + u_gravity) ? "the total energy"
+                                                                   : nullptr;
+  if (what == nullptr) return;
+  const std::size_t i = worst;
+  fail(origins.of(i).place, origins.motion_keys(i) + ": " + what + " overflows at the start: " + origins.describe(i) +
+                                " has mass " + format_g(p.mass[i]) + ", speed " + format_g(p.velocity[i].norm()) +
+                                ", inertia " + format_g(p.inertia[i]) + ", spin " +
+                                format_g(p.angular_velocity[i].norm()) +
+                                (gravity.isZero() ? "" : ", gravity " + format_g(gravity.norm())) +
+                                "; values this large cannot be integrated in double precision" +
+                                (spec.gravity.isZero() ? "" : " (see also [gravity] acceleration)"));
+}
+
+/// The scene key that sets a stiffness term of critical_time_step_of().
+std::string stiffness_key(const std::string& term, const SceneSpec& spec, SourcePlace& place) {
+  const bool direct = spec.bonds.stiffness.has_value();
+  if (term == "contact") {
+    place = spec.contact.place;
+    return spec.contact.stiffness ? "[contact] stiffness" : "[material] particle_modulus (contact stiffness \"auto\")";
+  }
+  if (term == "wall") {
+    place = spec.walls.empty() ? SourcePlace{spec.file} : spec.walls.front().place;
+    for (const WallSpec& w : spec.walls)
+      if (!w.stiffness) return "[material] particle_modulus (wall stiffness \"auto\")";
+    return "[[wall]] stiffness";
+  }
+  place = direct ? spec.bonds.place : spec.material.place.line > 0 ? spec.material.place : spec.bonds.place;
+  if (place.line == 0 && !spec.sources.empty()) place = spec.sources.front().place;
+  const std::string which = term == "bond axial" ? "axial" : term == "bond shear" ? "shear" : "bending";
+  return direct ? "[bonds] " + which : "[material] binder_modulus (" + which + " stiffness)";
+}
+
+}  // namespace
+
+SceneSizes count_scene(const SceneSpec& spec) { return count_sources(spec, 0).sizes; }
+
+BuiltScene build_scene(const SceneSpec& spec, const BuildOptions& options) {
   BuiltScene out;
+  out.file = spec.file;
   Scene& scene = out.scene;
   const MaterialSpec& material = spec.material;
   const BondSpec& bonds = spec.bonds;
+  const MemoryLimit limit = options.memory_limit ? *options.memory_limit : available_memory();
+  out.memory_limit = limit;
+
+  // Sizes first: nothing is built that the limit has no room for.
+  // (A solid torus with 2 times more particles than the limit holds, at 236
+  // bytes each, is not counted site row by site row: see solid_far_too_large.)
+  const SourceCounts counts = count_sources(spec, limit.bytes / 236);
+  SceneSizes sizes = counts.sizes;
+  check_memory(spec, counts, sizes, limit, options.output_files, 0, Stopped::none);
 
   // Bond stiffness for bonds that do not keep their generator's.
   std::optional<BondStiffness> direct = bonds.stiffness;
   const bool from_material = !direct && (material.binder_modulus || material.bond_radius_ratio);
 
+  Origins origins;
   for (const ParticleSourceSpec& src : spec.sources) {
-    const Scene part = generate(src, material);
+    Origin origin;
+    origin.first = scene.particles.size();
+    origin.kind = src.kind;
+    origin.place = src.place;
+    origin.csv = src.file;
+    Scene part = generate(src, material, origin.lines);
+    origin.count = part.particles.size();
     if (scene.particles.size() + part.particles.size() > (1ull << 31))
       fail(src.place, "the scene has more than 2^31 particles");
     bool own_bonds = bonds.pairs == BondPairs::generator;
@@ -164,64 +611,32 @@ BuiltScene build_scene(const SceneSpec& spec) {
     std::optional<BondStiffness> override = direct;
     if (own_bonds && !direct && from_material && src.kind == SourceKind::ring_torus) {
       const double r = part.particles.radius[0];
-      override = binder_stiffness(need(material.binder_modulus, material, "binder_modulus", bonds.place, "bond stiffness"),
-                                  need(material.bond_radius_ratio, material, "bond_radius_ratio", bonds.place, "bond stiffness"),
-                                  r, r, part.bonds.rest_length.empty() ? 2 * r : part.bonds.rest_length[0]);
+      override = binder_stiffness(
+          need(material.binder_modulus, material, "binder_modulus", bonds.place, "bond stiffness"),
+          need(material.bond_radius_ratio, material, "bond_radius_ratio", bonds.place, "bond stiffness"), r, r,
+          part.bonds.rest_length.empty() ? 2 * r : part.bonds.rest_length[0]);
     }
-    append(scene, part, own_bonds, override);
+    try {
+      append(scene, std::move(part), own_bonds, override);
+    } catch (const std::invalid_argument& e) {
+      fail(src.place, e.what());
+    }
+    origins.add(std::move(origin));
   }
   ParticleStore& particles = scene.particles;
   const std::size_t n = particles.size();
 
-  // Bonds found by distance or read from a file.
-  if (bonds.pairs == BondPairs::distance || bonds.pairs == BondPairs::csv) {
-    std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
-    if (bonds.pairs == BondPairs::distance) {
-      NeighbourSearch search(bonds.distance);
-      const std::vector<double> zero(n, 0.0);
-      search.rebuild(particles.position, zero);
-      const NeighbourList& l = search.list();
-      for (std::size_t k = 0; k < l.pair_count(); ++k) pairs.emplace_back(l.owner[k], l.partner[k]);
-    } else {
-      const CsvTable table = read_csv_table(bonds.file, {"i", "j"}, {});
-      for (std::size_t r = 0; r < table.rows(); ++r) {
-        const double i = table.at(r, "i"), j = table.at(r, "j");
-        const std::string where = bonds.file.string() + ":" + std::to_string(table.line_of(r));
-        if (!(i >= 0 && j >= 0 && i < static_cast<double>(n) && j < static_cast<double>(n) &&
-              i == std::floor(i) && j == std::floor(j)))
-          fail(bonds.place, where + ": i and j must be particle indices in [0, " + std::to_string(n) + ")");
-        if (i == j) fail(bonds.place, where + ": a particle cannot be bonded to itself");
-        pairs.emplace_back(static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(j));
-      }
-    }
-    if (!direct && !from_material)
-      fail(bonds.place, "bonds need stiffnesses: give bending, axial and shear in [bonds], or "
-                        "binder_modulus and bond_radius_ratio in [material]");
-    scene.bonds.reserve(pairs.size());
-    for (const auto& [i, j] : pairs) {
-      BondStiffness k;
-      if (direct) {
-        k = *direct;
-      } else {
-        const double r0 = (particles.position[i] - particles.position[j]).norm();
-        k = binder_stiffness(need(material.binder_modulus, material, "binder_modulus", bonds.place, "bond stiffness"),
-                             need(material.bond_radius_ratio, material, "bond_radius_ratio", bonds.place, "bond stiffness"),
-                             particles.radius[i], particles.radius[j], r0);
-      }
-      try {
-        scene.bonds.add(particles, i, j, k);
-      } catch (const std::invalid_argument& e) {
-        fail(bonds.place, e.what());
-      }
-    }
-  }
-
-  // Clumps: members appended after everything else, so no bond reaches them.
+  // Clumps: members appended after every source, so no bond reaches them.
   for (const ClumpSpec& c : spec.clumps) {
     ClumpStart start;
     start.velocity = c.velocity;
     start.angular_velocity = c.angular_velocity;
     if (!c.member_mass) need(material.density, material, "density", c.place, "a [[clump]] without member_mass");
+    Origin origin;
+    origin.first = particles.size();
+    origin.count = c.centres.size();
+    origin.clump = true;
+    origin.place = c.place;
     for (std::size_t k = 0; k < c.centres.size(); ++k) {
       ParticleSpec p;
       p.position = c.centres[k];
@@ -238,26 +653,176 @@ BuiltScene build_scene(const SceneSpec& spec) {
       start.ids.push_back(slot);  // = the id: nothing is re-ordered yet
     }
     out.clumps.push_back(std::move(start));
+    origins.add(std::move(origin));
   }
   const std::size_t n_all = particles.size();
+  if (n_all == 0) throw SceneError(spec.file + ": the scene has no particles");
 
-  // Contact, walls, gravity.
+  // Every particle: lengths, precision, energies that overflow.
+  check_particles(particles, origins, spec.gravity, spec);
+
+  // Contact settings (the skin decides the contact pairs).
   const double r_min = *std::min_element(particles.radius.begin(), particles.radius.end());
   if (!spec.contact.given && n_all > 1)
-    throw SceneError(spec.file + ": the [contact] table is required: stiffness = K^pp (energy), "
-                                 "\"auto\" (Hertz, from [material]) or 0 (no contact)");
+    throw SceneError(spec.file +
+                     ": the [contact] table is required: stiffness = K^pp (energy), "
+                     "\"auto\" (Hertz, from [material]) or 0 (no contact)");
   scene.contact.stiffness =
       spec.contact.stiffness ? *spec.contact.stiffness
-      : spec.contact.given   ? hertz_constants(material, r_min, spec.contact.place, "contact stiffness \"auto\"").k_contact
-                             : 0.0;
-  scene.contact.skin = spec.contact.skin ? *spec.contact.skin : spec.contact.skin_fraction * 2.0 * r_min;
+      : spec.contact.given
+          ? hertz_constants(material, r_min, spec.contact.place, "contact stiffness \"auto\"").k_contact
+          : 0.0;
+  scene.contact.skin = spec.contact.skin ? *spec.contact.skin : spec.contact.skin_fraction * (2.0 * r_min);
   scene.contact.reorder_on_rebuild = spec.contact.reorder_on_rebuild;
+  if (!(scene.contact.skin <= kMaxLength))
+    fail(spec.contact.place, std::string(spec.contact.skin ? "[contact] skin" : "[contact] skin_fraction") +
+                                 ": the skin " + format_g(scene.contact.skin) +
+                                 " is over 1e100 (squares of lengths would overflow)");
+  if (bonds.pairs == BondPairs::distance && !(bonds.distance <= kMaxLength))
+    fail(bonds.place,
+         "[bonds] distance: " + format_g(bonds.distance) + " is over 1e100 (squares of lengths would overflow)");
+  if (!std::isfinite(scene.contact.stiffness))
+    fail(spec.contact.place, "[contact] stiffness: K^pp = " + format_g(scene.contact.stiffness) + " is not finite");
+
+  // Count the close pairs, as many as the limit leaves room for: contact
+  // candidates and coincident particles over all particles, bonds by
+  // distance over the sources' particles.
+  {
+    const auto cap = [&](std::uint64_t each) {
+      if (limit.bytes == 0) return kMaxPairs;
+      SceneSizes without = sizes;
+      without.contact_pairs = 0;
+      const std::uint64_t used = estimate_memory(without, spec.output, options.output_files).peak;
+      return std::min(kMaxPairs, used >= limit.bytes ? 0 : (limit.bytes - used) / each);
+    };
+    const ClosePairs close = count_close_pairs(particles.position, particles.radius, scene.contact.skin, 0.0,
+                                               cap(kStateBytesPerPair), 0, kCoincidence);
+    if (close.coincident) {
+      const auto [i, j] = *close.coincident;
+      fail(origins.of(i).place, origins.describe(i) + " and " + origins.describe(j) + " are at one place, " +
+                                    point_text(particles.position[i]) + " and " + point_text(particles.position[j]) +
+                                    " (centres closer than 1e-6 of the sum of their radii): remove one of them");
+    }
+    sizes.contact_pairs = close.contact;
+    if (close.over_cap) {
+      if (close.contact > kMaxPairs)
+        fail(spec.contact.place, "[contact] skin: more than 2^32 - 1 candidate contact pairs at the start");
+      check_memory(spec, counts, sizes, limit, options.output_files, 0, Stopped::contact);
+    }
+  }
+  std::uint64_t distance_bonds = 0;
+  if (bonds.pairs == BondPairs::distance) {
+    // Each bond costs its state, its VTK cells and its checkpoint bytes.
+    SceneSizes more = sizes;
+    more.bonds += 1u << 20;
+    const std::uint64_t each =
+        std::max<std::uint64_t>(1, (estimate_memory(more, spec.output, options.output_files).peak -
+                                    estimate_memory(sizes, spec.output, options.output_files).peak) >>
+                                       20);
+    const std::uint64_t used = estimate_memory(sizes, spec.output, options.output_files).peak;
+    const std::uint64_t room =
+        limit.bytes == 0 ? kMaxPairs : std::min(kMaxPairs, used >= limit.bytes ? 0 : (limit.bytes - used) / each);
+    const std::vector<double> zero(n, 0.0);
+    const ClosePairs within =
+        count_close_pairs(std::span(particles.position).first(n), zero, 0.0, bonds.distance, kMaxPairs, room, 0.0);
+    distance_bonds = within.within;
+    sizes.bonds += distance_bonds;
+    if (within.over_cap) {
+      if (within.within > kMaxPairs)
+        fail(bonds.place, "[bonds] distance: more than 2^32 - 1 pairs are closer than " + format_g(bonds.distance));
+      check_memory(spec, counts, sizes, limit, options.output_files, distance_bonds, Stopped::distance);
+    }
+  }
+  sizes.counted = true;
+  check_memory(spec, counts, sizes, limit, options.output_files, distance_bonds, Stopped::none);
+
+  // Bonds found by distance or read from a file.
+  if (bonds.pairs == BondPairs::distance || bonds.pairs == BondPairs::csv) {
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
+    if (bonds.pairs == BondPairs::distance) {
+      NeighbourSearch search(bonds.distance);
+      const std::vector<double> zero(n, 0.0);
+      search.rebuild(std::span(particles.position).first(n), zero);
+      const NeighbourList& l = search.list();
+      pairs.reserve(l.pair_count());
+      for (std::size_t k = 0; k < l.pair_count(); ++k) pairs.emplace_back(l.owner[k], l.partner[k]);
+    } else {
+      const CsvTable table = read_csv_table(bonds.file, {"i", "j"}, {});
+      if (table.rows() == 0)
+        fail(bonds.place, "[bonds] file: " + bonds.file.string() +
+                              ": no bond rows (after the header there are only blank or comment lines); "
+                              "pairs = \"none\" bonds nothing");
+      // (lower index, higher index, row) of every row, to find repeated pairs.
+      std::vector<std::tuple<std::uint32_t, std::uint32_t, std::size_t>> seen;
+      seen.reserve(table.rows());
+      for (std::size_t r = 0; r < table.rows(); ++r) {
+        const double i = table.at(r, "i"), j = table.at(r, "j");
+        const std::string where = bonds.file.string() + ":" + std::to_string(table.line_of(r));
+        if (!(i >= 0 && j >= 0 && i < static_cast<double>(n) && j < static_cast<double>(n) && i == std::floor(i) &&
+              j == std::floor(j)))
+          fail(bonds.place, where + ": i and j must be particle indices in [0, " + std::to_string(n) + ")");
+        if (i == j) fail(bonds.place, where + ": a particle cannot be bonded to itself");
+        pairs.emplace_back(static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(j));
+        seen.emplace_back(std::min(pairs.back().first, pairs.back().second),
+                          std::max(pairs.back().first, pairs.back().second), r);
+      }
+      std::sort(seen.begin(), seen.end());
+      // The repeat whose later row comes first in the file.
+      std::size_t first_repeat = table.rows(), earlier = 0;
+      for (std::size_t k = 1; k < seen.size(); ++k)
+        if (std::get<0>(seen[k]) == std::get<0>(seen[k - 1]) && std::get<1>(seen[k]) == std::get<1>(seen[k - 1]) &&
+            std::get<2>(seen[k]) < first_repeat) {
+          std::size_t e = k - 1;  // the first row of this pair
+          while (e > 0 && std::get<0>(seen[e - 1]) == std::get<0>(seen[k]) &&
+                 std::get<1>(seen[e - 1]) == std::get<1>(seen[k]))
+            --e;
+          first_repeat = std::get<2>(seen[k]);
+          earlier = std::get<2>(seen[e]);
+        }
+      if (first_repeat < table.rows()) {
+        const auto [a, b] = pairs[first_repeat];
+        const auto [c, d] = pairs[earlier];
+        fail(bonds.place, bonds.file.string() + ":" + std::to_string(table.line_of(first_repeat)) + ": the pair " +
+                              std::to_string(a) + "," + std::to_string(b) + " repeats line " +
+                              std::to_string(table.line_of(earlier)) + " (" + std::to_string(c) + "," +
+                              std::to_string(d) + ")" + (a == c ? "" : ", reversed") + ": list each bonded pair once");
+      }
+    }
+    if (!direct && !from_material)
+      fail(bonds.place,
+           "bonds need stiffnesses: give bending, axial and shear in [bonds], or "
+           "binder_modulus and bond_radius_ratio in [material]");
+    scene.bonds.reserve(scene.bonds.size() + pairs.size());
+    for (const auto& [i, j] : pairs) {
+      BondStiffness k;
+      if (direct) {
+        k = *direct;
+      } else {
+        const double r0 = (particles.position[i] - particles.position[j]).norm();
+        k = binder_stiffness(
+            need(material.binder_modulus, material, "binder_modulus", bonds.place, "bond stiffness"),
+            need(material.bond_radius_ratio, material, "bond_radius_ratio", bonds.place, "bond stiffness"),
+            particles.radius[i], particles.radius[j], r0);
+      }
+      try {
+        scene.bonds.add(particles, i, j, k);
+      } catch (const std::invalid_argument& e) {
+        fail(bonds.place, e.what());
+      }
+    }
+  }
+
+  // Walls, gravity.
   for (const WallSpec& w : spec.walls) {
     Wall wall;
     wall.point = w.point;
     wall.normal = w.normal;
-    wall.stiffness = w.stiffness ? *w.stiffness
-                                 : hertz_constants(material, r_min, w.place, "wall stiffness \"auto\"").k_wall;
+    wall.stiffness =
+        w.stiffness ? *w.stiffness : hertz_constants(material, r_min, w.place, "wall stiffness \"auto\"").k_wall;
+    if (!(w.point.cwiseAbs().maxCoeff() <= kMaxLength))
+      fail(w.place, "[[wall]] point: " + point_text(w.point) + " has a coordinate over 1e100");
+    if (!std::isfinite(wall.stiffness))
+      fail(w.place, "[[wall]] stiffness: K^pw = " + format_g(wall.stiffness) + " is not finite");
     for (std::size_t i = 0; i < n_all; ++i)
       if (wall.normal.dot(particles.position[i] - wall.point) < 0.0)
         fail(w.place, "particle " + std::to_string(i) + " (at " + format_g(particles.position[i].x()) + ", " +
@@ -278,23 +843,45 @@ BuiltScene build_scene(const SceneSpec& spec) {
   // Time step and step count.
   out.map = spec.run.map;
   out.output = spec.output;
-  out.critical_time_step = critical_time_step(particles, scene.bonds, scene.contact);
+  out.critical = critical_time_step_of(particles, scene.bonds, scene.contact, scene.walls);
+  out.critical_time_step = out.critical.h;
+  if (!out.critical.term.empty()) {
+    SourcePlace place;
+    const std::string key = stiffness_key(out.critical.term, spec, place);
+    const std::size_t slot = out.critical.particle;
+    out.critical_source = out.critical.term + " stiffness " + format_g(out.critical.term_stiffness, 4) +
+                          " of particle " + std::to_string(particles.id[slot]) + " (" +
+                          (out.critical.rotation ? "rotation" : "translation") + "; " + key + ")";
+    if (!(out.critical.h > 0.0))
+      fail(place, key + ": the " + out.critical.term + " stiffness of particle " + std::to_string(particles.id[slot]) +
+                      " overflows (" + format_g(out.critical.stiffness) + " for mass " +
+                      format_g(out.critical.rotation ? particles.inertia[slot] : particles.mass[slot]) +
+                      "): the critical time step estimate is 0; use a smaller stiffness");
+  }
   if (spec.run.time_step) {
     out.time_step = *spec.run.time_step;
     if (out.time_step > out.critical_time_step)
       fail(spec.run.place, "[run] time_step = " + format_g(out.time_step) +
                                " is over the stability limit: the critical time step estimate "
-                               "(MODEL.md section 7) is " + format_g(out.critical_time_step) +
+                               "(engine/time_step.hpp) is " +
+                               format_g(out.critical_time_step) + ", set by the " + out.critical_source +
                                "; use a smaller step or time_step = \"auto\"");
   } else {
     if (!std::isfinite(out.critical_time_step))
-      fail(spec.run.place, "[run] time_step = \"auto\" needs something stiff (bonds or contact); "
-                           "give the time step as a number");
+      fail(spec.run.place,
+           "[run] time_step = \"auto\" needs something stiff (bonds or contact); "
+           "give the time step as a number");
     out.automatic_time_step = true;
     out.time_step = spec.run.time_step_fraction * out.critical_time_step;
+    if (!(out.time_step > 0.0))
+      fail(spec.run.place, "[run] time_step = \"auto\": " + format_g(spec.run.time_step_fraction) + " of " +
+                               format_g(out.critical_time_step) + " is 0 in double precision");
   }
   out.time_step_fraction = out.time_step / out.critical_time_step;
   out.steps = end_step_of(spec.run, out.time_step);
+  sizes.bonds = scene.bonds.size();
+  out.sizes = sizes;
+  out.memory = estimate_memory(sizes, spec.output, options.output_files);
   return out;
 }
 
@@ -313,13 +900,27 @@ std::uint64_t end_step_of(const RunSpec& run, double h) {
   }
 }
 
-Simulation make_simulation(BuiltScene built) {
+AssembledScene assemble_scene(BuiltScene built) {
   Scene& s = built.scene;
-  std::vector<Clump> clumps;
-  for (const ClumpStart& c : built.clumps)
-    clumps.push_back(make_clump(s.particles, slots_of_ids(s.particles, c.ids), c.velocity, c.angular_velocity));
-  ForceField field(s.particles, std::move(s.bonds), s.contact, std::move(s.walls), s.gravity);
-  return Simulation(std::move(s.particles), std::move(field), std::move(clumps), built.map, built.time_step);
+  AssembledScene a;
+  try {
+    for (const ClumpStart& c : built.clumps)
+      a.clumps.push_back(make_clump(s.particles, slots_of_ids(s.particles, c.ids), c.velocity, c.angular_velocity));
+    a.forces = ForceField(s.particles, std::move(s.bonds), s.contact, std::move(s.walls), s.gravity);
+  } catch (const SceneError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw SceneError(built.file + ": " + e.what());
+  }
+  a.particles = std::move(s.particles);
+  a.map = built.map;
+  a.time_step = built.time_step;
+  return a;
+}
+
+Simulation make_simulation(BuiltScene built) {
+  AssembledScene a = assemble_scene(std::move(built));
+  return Simulation(std::move(a.particles), std::move(a.forces), std::move(a.clumps), a.map, a.time_step);
 }
 
 }  // namespace dem

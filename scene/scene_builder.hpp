@@ -11,13 +11,23 @@
 ///       (ring_torus, solid_torus, lattice_scene, CSV tables) fill a Scene
 ///       (particles, bonds, contact settings, walls, gravity), clumps by
 ///       particle id, the time step and the step count
-///     BuiltScene --make_simulation--> Simulation (engine/): the built-in
-///       force providers and the stepper, ready for the run loop (apps/)
+///     BuiltScene --assemble_scene--> AssembledScene: the built-in force
+///       providers (validated) and the clumps; dem check stops here
+///     BuiltScene --make_simulation--> Simulation (engine/): assembled, and
+///       the stepper with its first forces, ready for the run loop (apps/)
+///
+/// Before anything is built, count_scene() sizes the scene and the memory
+/// estimate of scene_size.hpp is held to the limit (BuildOptions).
 
 #include <cstdint>
+#include <optional>
+#include <string>
 
+#include "engine/clump.hpp"
 #include "engine/scene.hpp"
 #include "engine/simulation.hpp"
+#include "engine/time_step.hpp"
+#include "scene/scene_size.hpp"
 #include "scene/scene_spec.hpp"
 
 namespace dem {
@@ -42,7 +52,36 @@ struct BuiltScene {
   double time_step_fraction = 0.0;  ///< h / h_crit
   std::uint64_t steps = 0;          ///< steps to the end time
   OutputSpec output;
+  /// What sets the critical time step (engine/time_step.hpp), and the scene
+  /// key that sets that stiffness, e.g. "wall K^pw of particle 3 (id 3),
+  /// translation: [[wall]] stiffness".
+  CriticalTimeStep critical;
+  std::string critical_source;
+  std::string file;    ///< the scene file, for messages
+  SceneSizes sizes;    ///< counted: particles, bonds, contact pairs
+  MemoryEstimate memory;  ///< estimated peak memory of dem run
+  MemoryLimit memory_limit;  ///< the limit it was held to
 };
+
+/// How build_scene sizes and limits a scene.
+struct BuildOptions {
+  /// Refuse a scene whose estimated peak memory (scene_size.hpp) is over
+  /// this limit; nullopt: MemAvailable of /proc/meminfo (available_memory()).
+  std::optional<MemoryLimit> memory_limit;
+  /// The run writes an output folder (VTK frames, checkpoints), as dem run
+  /// does: counted in the estimate.
+  bool output_files = true;
+};
+
+/// The sizes of a scene before anything is built: particles and generator
+/// bonds of every source exactly (ring: count; solid torus: counted row by
+/// row of its lattice; box lattice: per_side^3; CSV: its rows, read line by
+/// line; clumps: their centres; bonds from a CSV file: its rows), contact
+/// pairs estimated from each generator's lattice (0 for CSV sources and
+/// clumps, and no bonds by distance: build_scene counts those once the
+/// particles exist). Allocates nothing per particle. Throws SceneError as
+/// build_scene does for a source it cannot make.
+SceneSizes count_scene(const SceneSpec& spec);
 
 /// Builds the scene (MODEL.md sections 6 and 7 for the generators):
 ///  - particles from each [[particles]] source in turn, ids = creation order;
@@ -55,15 +94,47 @@ struct BuiltScene {
 ///  - clumps: member spheres appended after every source (not bonded),
 ///    masses from member_mass or [material] density, J = m d^2/10 each;
 ///  - the time step: a number, or fraction h_crit.
-/// Throws SceneError naming the file, the place and the problem: a missing
-/// material value, an unreadable or malformed CSV file, a particle behind a
-/// wall, a time step over the critical step estimate, a scene too large.
-BuiltScene build_scene(const SceneSpec& spec);
+///
+/// Memory: before building anything, count_scene() and estimate_memory()
+/// give the peak memory of dem run; once the particles exist, a counting
+/// pass (count_close_pairs) counts the contact pairs and the pairs of bonds
+/// by distance exactly, stopping at the number the limit leaves room for,
+/// and the estimate is made again. A scene over the limit is refused before
+/// the part that would not fit is allocated, with the estimate, the limit
+/// and the key to change.
+///
+/// Throws SceneError naming the file, the place and the key, and the
+/// problem: a missing material value, an unreadable or malformed CSV file
+/// (no rows, duplicate or reversed bond pairs), two particles at one place
+/// (their rows or ids named), a length over 1e100 (its square overflows), a
+/// particle so far from the origin that double precision cannot resolve its
+/// motion (|x| over 4.5e9 radii, e.g. from a huge gap), an initial kinetic
+/// energy or momentum that overflows, a stiffness that overflows (critical
+/// time step 0), a particle behind a wall, a time step over the critical
+/// step estimate, a scene over the memory limit. Nothing else: every
+/// std::exception of the generators is turned into a SceneError.
+BuiltScene build_scene(const SceneSpec& spec, const BuildOptions& options = {});
 
-/// The simulation of a built scene: clumps made from their members (by id),
-/// the built-in force providers, the scene's map and time step. Computes the
-/// initial forces (and may re-order the particles). Throws as Simulation's
-/// constructor does.
+/// A built scene put together for the run, without its large run-time
+/// arrays (no neighbour list, no forces yet): the force field with every
+/// provider built and validated (engine/force_field.hpp), and the clumps
+/// made from their members (by id). dem check stops here, so it refuses
+/// everything dem run refuses before its first step.
+struct AssembledScene {
+  ParticleStore particles;
+  ForceField forces;
+  std::vector<Clump> clumps;
+  IntegratorMap map = IntegratorMap::rrp25;
+  double time_step = 0.0;
+};
+
+/// Assembles a built scene. Throws SceneError naming the scene file with
+/// what a provider or a clump refuses.
+AssembledScene assemble_scene(BuiltScene built);
+
+/// The simulation of a built scene: assemble_scene(), then the Simulation
+/// with the scene's map and time step, which computes the initial forces
+/// (and may re-order the particles). Throws as those do.
 Simulation make_simulation(BuiltScene built);
 
 /// Steps of size h to reach time t >= 0: ceil(t/h), with a relative
@@ -75,8 +146,5 @@ std::uint64_t steps_to_time(double t, double h);
 /// end_time. Throws SceneError naming [run] for too many steps.
 std::uint64_t end_step_of(const RunSpec& run, double h);
 
-/// Memory the engine will need for the scene, estimated from its sizes
-/// (bytes): about 1 KiB per particle at 6 bonds per particle (README).
-std::uint64_t estimated_memory_bytes(std::uint64_t particles, std::uint64_t bonds);
 
 }  // namespace dem

@@ -241,9 +241,13 @@ void read_run(TableReader& t, RunSpec& run) {
   }
   run.end_time = t.number("end_time", "positive");
   run.steps = t.count("steps", 1ull << 53);
+  if (const auto v = t.number("max_energy_drift", "positive")) run.max_energy_drift = *v;
+  if (const auto v = t.number("warn_energy_drift", "positive")) run.warn_energy_drift = *v;
+  // Unknown keys first: a misspelt end_time is reported as such, not as a
+  // missing end time.
+  t.finish();
   if (run.end_time.has_value() == run.steps.has_value())
     t.fail(nullptr, "", "give exactly one of end_time (time) and steps (a count)");
-  t.finish();
 }
 
 void read_output(TableReader& t, OutputSpec& out) {
@@ -392,9 +396,12 @@ void read_wall(TableReader& t, WallSpec& w) {
   const auto normal = t.vector("normal");
   if (!point) t.fail(nullptr, "point", "is required: a point of the plane, [x, y, z]");
   if (!normal) t.fail(nullptr, "normal", "is required: the normal pointing to the particles' side, [x, y, z]");
-  if (!(normal->norm() > 0.0)) t.fail(t.find("normal"), "normal", "must not be the zero vector");
+  // Scaled by its largest component first, so that neither huge nor tiny
+  // components overflow or underflow the norm.
+  const double largest = normal->cwiseAbs().maxCoeff();
+  if (!(largest > 0.0)) t.fail(t.find("normal"), "normal", "must not be the zero vector");
   w.point = *point;
-  w.normal = normal->normalized();
+  w.normal = (*normal / largest).normalized();
   bool automatic = false;
   w.stiffness = t.number_or_auto("stiffness", "nonnegative", automatic);
   if (!w.stiffness && !automatic) t.fail(nullptr, "stiffness", "is required: K^pw (energy) or \"auto\"");
@@ -503,12 +510,22 @@ SceneSpec parse_scene_text(std::string_view text, const std::string& file,
   return s;
 }
 
-std::string read_text_file(const std::filesystem::path& path) {
+std::uint64_t regular_file_size(const std::filesystem::path& path) {
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec))
-    throw SceneError(path.string() + ": no such file");
+  const std::filesystem::file_status status = std::filesystem::status(path, ec);
+  if (status.type() == std::filesystem::file_type::not_found) throw SceneError(path.string() + ": no such file");
+  if (ec) throw SceneError(path.string() + ": cannot read: " + ec.message());
+  if (status.type() == std::filesystem::file_type::directory)
+    throw SceneError(path.string() + ": is a directory, not a file");
+  if (status.type() != std::filesystem::file_type::regular)
+    throw SceneError(path.string() + ": is not a regular file (a device, a pipe or a socket)");
   const auto size = std::filesystem::file_size(path, ec);
   if (ec) throw SceneError(path.string() + ": cannot read: " + ec.message());
+  return size;
+}
+
+std::string read_text_file(const std::filesystem::path& path) {
+  const std::uint64_t size = regular_file_size(path);
   if (size > kMaxSceneBytes) throw SceneError(path.string() + ": larger than 16 MiB");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw SceneError(path.string() + ": cannot open for reading");

@@ -17,6 +17,7 @@
 #include "scene/lattice_scene.hpp"
 #include "scene/ring_torus.hpp"
 #include "scene/solid_torus.hpp"
+#include "core/diagnostics.hpp"
 #include "core/types.hpp"
 
 namespace dem {
@@ -108,6 +109,10 @@ struct RunSpec {
   double time_step_fraction = 0.1;  ///< with "auto": h = fraction h_crit
   std::optional<double> end_time;   ///< exactly one of end_time and steps
   std::optional<std::uint64_t> steps;
+  /// Stop the run (exit 2) when |E_total - E_0| passes this fraction of
+  /// |E_0| + |U_gravity(0)|; warn once past warn_energy_drift.
+  double max_energy_drift = kDefaultMaxEnergyDrift;
+  double warn_energy_drift = kDefaultWarnEnergyDrift;
   SourcePlace place;
 };
 
@@ -144,6 +149,13 @@ SceneSpec parse_scene_text(std::string_view text, const std::string& file,
 SceneSpec read_scene_file(const std::filesystem::path& path);
 
 /// Reads a whole text file (at most 16 MiB); throws SceneError naming it.
+/// Errors as regular_file_size().
 std::string read_text_file(const std::filesystem::path& path);
+
+/// The size (bytes) of a file that a scene reads (the scene itself, CSV
+/// tables). Throws SceneError naming the path: "no such file", "is a
+/// directory", "is not a regular file" (a device such as /dev/zero, a pipe,
+/// a socket), or "cannot read: REASON".
+std::uint64_t regular_file_size(const std::filesystem::path& path);
 
 }  // namespace dem

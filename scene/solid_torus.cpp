@@ -46,6 +46,10 @@ struct Lattice {
   Vec3 site(int i, int j, int k) const { return spacing * Vec3(i, j, k); }
   bool inside(int i, int j, int k) const {
     if (((i + j + k) & 1) != 0) return false;
+    return within(i, j, k);
+  }
+  /// The distance test of inside() alone (any parity).
+  bool within(int i, int j, int k) const {
     const Vec3 x = site(i, j, k);
     const double rho = std::hypot(x.x(), x.y()) - centre_radius;
     return rho * rho + x.z() * x.z() <= keep_radius * keep_radius * (1.0 + 1e-12);
@@ -59,6 +63,79 @@ struct Lattice {
           if (inside(i, j, k)) f(i, j, k);
   }
 };
+
+/// The sites of one lattice row (j, k) that pass Lattice::within (any
+/// parity), for i >= 0: [lo, hi] (empty when lo > hi). By symmetry the row
+/// keeps [-hi, -lo] too. Found from the torus equation and settled at both
+/// ends with within() itself, so it agrees with the site-by-site test.
+struct RowSpan {
+  int lo = 1, hi = 0;
+};
+
+RowSpan row_span(const Lattice& lattice, int j, int k) {
+  const double y = lattice.spacing * j, z = lattice.spacing * k;
+  const double a2 = lattice.keep_radius * lattice.keep_radius * (1.0 + 1e-12);
+  if (z * z > a2) return {};  // within() adds rho^2 >= 0 to z^2
+  const double w = std::sqrt(a2 - z * z), c = lattice.centre_radius;
+  // hypot(x, y) in [c - w, c + w]  <=>  |x| in [t_lo, t_hi].
+  const double outer = (c + w) * (c + w) - y * y, inner = (c - w) * (c - w) - y * y;
+  const double t_hi = outer > 0.0 ? std::sqrt(outer) : 0.0, t_lo = inner > 0.0 ? std::sqrt(inner) : 0.0;
+  const auto clamp = [&](double v) {
+    return static_cast<int>(std::clamp(v, 0.0, static_cast<double>(lattice.ni)));
+  };
+  const auto in = [&](int i) { return i >= 0 && i <= lattice.ni && lattice.within(i, j, k); };
+  int lo = clamp(std::ceil(t_lo / lattice.spacing)), hi = clamp(std::floor(t_hi / lattice.spacing));
+  if (lo > hi || (!in(lo) && !in(hi))) {
+    // Rounding at an end of a short row: look for a kept site next to the estimate.
+    int seed = -1;
+    for (const int candidate : {hi, hi + 1, hi - 1, lo, lo - 1, lo + 1})
+      if (in(candidate)) {
+        seed = candidate;
+        break;
+      }
+    if (seed < 0) return {};
+    lo = hi = seed;
+  }
+  if (in(hi)) {
+    while (in(hi + 1)) ++hi;
+  } else {
+    while (hi > lo && !in(hi)) --hi;
+  }
+  if (in(lo)) {
+    while (in(lo - 1)) --lo;
+  } else {
+    while (lo < hi && !in(lo)) ++lo;
+  }
+  return RowSpan{lo, hi};
+}
+
+/// A whole row as at most two intervals of i: [-hi, hi], or [-hi, -lo] and [lo, hi].
+struct RowIntervals {
+  int count = 0;
+  int lo[2] = {0, 0}, hi[2] = {0, 0};
+};
+
+RowIntervals intervals_of(const RowSpan& r) {
+  if (r.lo > r.hi) return {};
+  if (r.lo == 0) return RowIntervals{1, {-r.hi, 0}, {r.hi, 0}};
+  return RowIntervals{2, {-r.hi, r.lo}, {-r.lo, r.hi}};
+}
+
+/// Integers i in [a, b] with i - parity even.
+std::uint64_t count_with_parity(int a, int b, int parity) {
+  if (a > b) return 0;
+  const int first = ((a - parity) & 1) != 0 ? a + 1 : a;
+  return first > b ? 0 : static_cast<std::uint64_t>((b - first) / 2 + 1);
+}
+
+/// Pairs (i in row a, i + di in row b), i of the given parity.
+std::uint64_t pairs_between(const RowIntervals& a, const RowIntervals& b, int di, int parity) {
+  std::uint64_t n = 0;
+  for (int u = 0; u < a.count; ++u)
+    for (int v = 0; v < b.count; ++v)
+      n += count_with_parity(std::max(a.lo[u], b.lo[v] - di), std::min(a.hi[u], b.hi[v] - di), parity);
+  return n;
+}
 
 }  // namespace
 
@@ -115,12 +192,43 @@ SolidTorusConstants solid_torus_constants(const SolidTorusParameters& p) {
   return c;
 }
 
-std::size_t solid_torus_site_count(const SolidTorusParameters& p) {
+SolidTorusCounts solid_torus_counts(const SolidTorusParameters& p) {
   validate(p);
   const Lattice lattice(p);
-  std::size_t n = 0;
-  lattice.for_each_site([&](int, int, int) { ++n; });
-  return n;
+  const int ni = lattice.ni, nk = lattice.nk, width = 2 * ni + 1;
+  SolidTorusCounts out;
+  out.lattice_cells = static_cast<std::uint64_t>(width) * static_cast<std::uint64_t>(width) *
+                      static_cast<std::uint64_t>(2 * nk + 1);
+  // Two slices of rows at a time: k and k + 1.
+  std::vector<RowIntervals> slice(static_cast<std::size_t>(width)), above(static_cast<std::size_t>(width));
+  const auto fill = [&](std::vector<RowIntervals>& rows, int k) {
+    for (int j = -ni; j <= ni; ++j) rows[static_cast<std::size_t>(j + ni)] = intervals_of(row_span(lattice, j, k));
+  };
+  const auto row = [&](const std::vector<RowIntervals>& rows, int j) -> RowIntervals {
+    return j < -ni || j > ni ? RowIntervals{} : rows[static_cast<std::size_t>(j + ni)];
+  };
+  fill(slice, -nk);
+  for (int k = -nk; k <= nk; ++k) {
+    if (k < nk) fill(above, k + 1);
+    else above.assign(above.size(), RowIntervals{});
+    for (int j = -ni; j <= ni; ++j) {
+      const RowIntervals a = row(slice, j);
+      if (a.count == 0) continue;
+      const int parity = (j + k) & 1;
+      for (int u = 0; u < a.count; ++u) out.sites += count_with_parity(a.lo[u], a.hi[u], parity);
+      // Each pair of lattice nearest neighbours once: the 12 offsets in
+      // opposite pairs, the one of each pair with dk > 0 or (dk = 0, di = 1).
+      out.bonds += pairs_between(a, row(slice, j + 1), 1, parity) + pairs_between(a, row(slice, j - 1), 1, parity) +
+                   pairs_between(a, row(above, j), 1, parity) + pairs_between(a, row(above, j), -1, parity) +
+                   pairs_between(a, row(above, j + 1), 0, parity) + pairs_between(a, row(above, j - 1), 0, parity);
+    }
+    slice.swap(above);
+  }
+  return out;
+}
+
+std::size_t solid_torus_site_count(const SolidTorusParameters& p) {
+  return static_cast<std::size_t>(solid_torus_counts(p).sites);
 }
 
 double solid_torus_diameter_for(const SolidTorusParameters& p, std::size_t target) {

@@ -7,6 +7,7 @@
 /// normal [1, 0, 0]. SI units.
 
 #include <cstddef>
+#include <cstdint>
 
 #include "scene/ring_torus.hpp"  // Scene
 #include "core/types.hpp"
@@ -51,8 +52,24 @@ void validate(const SolidTorusParameters& p);
 
 SolidTorusConstants solid_torus_constants(const SolidTorusParameters& p);
 
-/// Lattice sites inside the torus for diameter d (no particles are built);
-/// for choosing d from a target count. Throws as validate() does.
+/// Sizes of make_solid_torus(p), counted without building it.
+struct SolidTorusCounts {
+  std::uint64_t sites = 0;          ///< particles
+  std::uint64_t bonds = 0;          ///< pairs of lattice nearest neighbours
+  std::uint64_t lattice_cells = 0;  ///< cells of the bounding lattice (its site index: 4 bytes each)
+};
+
+/// The particle and bond counts of make_solid_torus(p), exactly, counted
+/// row by row of the lattice from the torus equation (each row's ends
+/// settled with the site test itself): time proportional to the number of
+/// rows, about (2 D_t/d)^2 (D_tube/d), and no memory per site. Throws as
+/// validate() does, and std::invalid_argument naming d if the lattice is
+/// too large to index (more than 2e4 sites along an axis).
+SolidTorusCounts solid_torus_counts(const SolidTorusParameters& p);
+
+/// Lattice sites inside the torus for diameter d (no particles are built):
+/// solid_torus_counts(p).sites, for choosing d from a target count. Throws
+/// as solid_torus_counts() does.
 std::size_t solid_torus_site_count(const SolidTorusParameters& p);
 
 /// The particle diameter d whose torus holds about `target` particles (the

@@ -373,6 +373,7 @@ TEST(Providers, PerPairStateRoundTripsThroughItsCheckpointSection) {
   register_provider_loader("contact", [](ByteReader& r, const ParticleStore& s) -> std::unique_ptr<ForceProvider> {
     return HertzContactProvider::load(r, s);
   });
+  f.update_records(a.particles());  // builds the restored list and places the state on it
   const auto* before = dynamic_cast<const CountingContact*>(a.forces().find("contact"));
   const auto* after = dynamic_cast<const CountingContact*>(f.find("contact"));
   ASSERT_NE(after, nullptr);

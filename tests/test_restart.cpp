@@ -2,16 +2,19 @@
 // run to T/2 continued from its checkpoint to T give byte-identical
 // energy.csv and final state, for every integrator, with bonds, contacts and
 // a wall active across the restart; an interrupted run (SIGTERM) writes a
-// checkpoint that continues the same way.
+// checkpoint that continues the same way; the checkpoint keeps the run's
+// identity and energy reference, and version-2 checkpoints still restart.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <span>
 #include <sstream>
 #include <thread>
 
@@ -88,11 +91,10 @@ Simulation fresh(const std::string& text) {
 int resume(const fs::path& out, std::uint64_t end_step, CheckpointState* final_state) {
   const CheckpointState c = read_checkpoint(out / kCheckpointFile);
   RunPlan plan = plan_for(out, end_step, c.scene_text);
-  plan.frame_times = c.frame_times;
-  plan.energy_rows = c.energy_rows;
-  plan.resume = true;
-  Simulation sim = simulation_from(c);
   std::ostringstream log;
+  plan_restart_output(c, out / kCheckpointFile, plan, log);  // the run's own folder: continue it
+  EXPECT_TRUE(plan.resume);
+  Simulation sim = simulation_from(c);
   const int status = run_to_end(sim, plan, log);
   *final_state = read_checkpoint(out / kCheckpointFile);
   return status;
@@ -100,6 +102,7 @@ int resume(const fs::path& out, std::uint64_t end_step, CheckpointState* final_s
 
 std::vector<std::byte> state_bytes(CheckpointState c) {
   c.scene_text.clear();  // the same scene in both; compare the physics
+  c.run_id = 0;          // two runs, two identities
   return encode_checkpoint(c);
 }
 
@@ -206,4 +209,113 @@ TEST(Restart, ClumpScenesContinueBitForBitReorderedOrNot) {
     EXPECT_EQ(read(whole / "particles.pvd"), read(parts / "particles.pvd")) << tag;
     EXPECT_TRUE(state_bytes(read_checkpoint(whole / kCheckpointFile)) == state_bytes(end_of_parts)) << tag;
   }
+}
+
+namespace {
+
+/// The first data row's E_total (column 10) of an energy table.
+double first_total(const fs::path& csv) {
+  std::istringstream rows(read(csv));
+  std::string line;
+  std::getline(rows, line);
+  std::getline(rows, line);
+  std::istringstream fields(line);
+  std::string v;
+  for (int k = 0; k < 10; ++k) std::getline(fields, v, ',');
+  return std::stod(v);
+}
+
+std::uint32_t crc32_reference(std::span<const std::byte> bytes) {
+  std::uint32_t crc = 0xFFFFFFFFu;
+  for (std::byte b : bytes) {
+    crc ^= static_cast<std::uint32_t>(b);
+    for (int k = 0; k < 8; ++k) crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
+  }
+  return ~crc;
+}
+
+/// The same checkpoint in format version 2: the "run" section without its
+/// five version-3 fields (40 bytes).
+std::vector<std::byte> as_version_2(std::vector<std::byte> b) {
+  const std::size_t length_at = checkpoint_header_size + 4 + 8 + 3;  // section count, tag "run"
+  std::uint64_t length = 0, payload = 0;
+  std::memcpy(&length, b.data() + length_at, 8);
+  const std::size_t end = length_at + 8 + length;
+  b.erase(b.begin() + static_cast<std::ptrdiff_t>(end - 40), b.begin() + static_cast<std::ptrdiff_t>(end));
+  length -= 40;
+  std::memcpy(b.data() + length_at, &length, 8);
+  const std::uint32_t version = 2;
+  std::memcpy(b.data() + 8, &version, 4);
+  std::memcpy(&payload, b.data() + 16, 8);
+  payload -= 40;
+  std::memcpy(b.data() + 16, &payload, 8);
+  const std::uint32_t crc = crc32_reference(std::span(b).subspan(checkpoint_header_size));
+  std::memcpy(b.data() + 24, &crc, 4);
+  return b;
+}
+
+}  // namespace
+
+// The checkpoint carries the run's identity (also in run.id) and its energy
+// reference E_0, so that a restart checks the drift against the run's start,
+// not its own.
+TEST(Restart, CheckpointKeepsTheRunsIdentityAndEnergyReference) {
+  const std::string text = ring_scene("rrp25", 400);
+  const fs::path out = folder("identity");
+  Simulation sim = fresh(text);
+  std::ostringstream log;
+  ASSERT_EQ(run_to_end(sim, plan_for(out, 203, text), log), kExitOk) << log.str();
+  const CheckpointState c = read_checkpoint(out / kCheckpointFile);
+  EXPECT_NE(c.run_id, 0u);
+  EXPECT_EQ(read(out / kRunIdFile), run_id_text(c.run_id) + "\n");
+  EXPECT_EQ(read_run_id(out), c.run_id);
+  EXPECT_EQ(c.initial_energy, first_total(out / "energy.csv"));
+  EXPECT_EQ(c.energy_scale, std::abs(c.initial_energy));  // no gravity
+  EXPECT_EQ(c.max_energy_drift, kDefaultMaxEnergyDrift);
+  EXPECT_EQ(c.warn_energy_drift, kDefaultWarnEnergyDrift);
+  CheckpointState end;
+  ASSERT_EQ(resume(out, 400, &end), kExitOk);
+  EXPECT_EQ(end.run_id, c.run_id);
+  EXPECT_EQ(end.initial_energy, c.initial_energy);
+  EXPECT_EQ(end.energy_scale, c.energy_scale);
+  // Decoding stays strict about the new fields.
+  CheckpointState bad = c;
+  bad.energy_scale = -1.0;
+  EXPECT_THROW(decode_checkpoint(encode_checkpoint(bad)), CheckpointError);
+  bad = c;
+  bad.max_energy_drift = 0.0;
+  EXPECT_THROW(decode_checkpoint(encode_checkpoint(bad)), CheckpointError);
+  bad = c;
+  bad.initial_energy = std::nan("");
+  EXPECT_THROW(decode_checkpoint(encode_checkpoint(bad)), CheckpointError);
+}
+
+// A checkpoint of format version 2 (before run identities) still restarts in
+// a folder without run.id, and the run gets an identity from then on; a
+// folder of an identified run is refused to it.
+TEST(Restart, VersionTwoCheckpointsStillRestart) {
+  const std::string text = ring_scene("rrp25", 400);
+  const fs::path out = folder("version2");
+  Simulation sim = fresh(text);
+  std::ostringstream log;
+  ASSERT_EQ(run_to_end(sim, plan_for(out, 203, text), log), kExitOk) << log.str();
+  const std::vector<std::byte> v2 = as_version_2(encode_checkpoint(read_checkpoint(out / kCheckpointFile)));
+  const CheckpointState old = decode_checkpoint(v2);
+  EXPECT_EQ(old.run_id, 0u);
+  EXPECT_EQ(old.energy_scale, 0.0);
+  EXPECT_EQ(old.max_energy_drift, kDefaultMaxEnergyDrift);
+  {
+    RunPlan plan = plan_for(out, 400, text);
+    EXPECT_THROW(plan_restart_output(old, out / kCheckpointFile, plan, log), OutputFolderError);
+  }
+  fs::remove(out / kRunIdFile);  // a folder written before run identities
+  RunPlan plan = plan_for(out, 400, text);
+  std::ostringstream notes;
+  plan_restart_output(old, out / kCheckpointFile, plan, notes);
+  EXPECT_NE(notes.str().find("older version"), std::string::npos) << notes.str();
+  Simulation continued = simulation_from(old);
+  ASSERT_EQ(run_to_end(continued, plan, log), kExitOk) << log.str();
+  const CheckpointState end = read_checkpoint(out / kCheckpointFile);
+  EXPECT_NE(end.run_id, 0u);
+  EXPECT_EQ(read_run_id(out), end.run_id);
 }

@@ -149,7 +149,8 @@ TEST(SolidTorus, RejectsNonPhysicalParameters) {
   EXPECT_THROW(solid_torus_diameter_for(SolidTorusParameters{}, 0), std::invalid_argument);
 }
 
-// Two bonded particles: h_crit = min(sqrt(m/(K^a/r0^2 + k_c)), sqrt(J/K^m)).
+// Two bonded particles: h_crit = min(sqrt(m/((K^a + 9/8 K^s)/r0^2 + k_c)),
+// sqrt(J/(K^m + 9/16 K^s))) (engine/time_step.hpp).
 TEST(TimeStep, CriticalStepOfOneBond) {
   ParticleStore s;
   ParticleSpec a;
@@ -164,7 +165,8 @@ TEST(TimeStep, CriticalStepOfOneBond) {
   const ContactSettings contact{1000.0, 0.0};
   const double kc = 1.5 * 1000.0 / 1.0 * 0.1;  // 1.5 K/s^2 sqrt(0.01), s = 1
   EXPECT_DOUBLE_EQ(contact_stiffness_at_one_percent(1000.0, 0.5, 0.5), kc);
-  const double expected = std::min(std::sqrt(2.0 / (200.0 + kc)), std::sqrt(0.05 / 3.0));
+  const double expected =
+      std::min(std::sqrt(2.0 / (200.0 + 9.0 / 8.0 * 200.0 + kc)), std::sqrt(0.05 / (3.0 + 9.0 / 16.0 * 200.0)));
   EXPECT_DOUBLE_EQ(critical_time_step(s, bonds, contact), expected);
   // The derivative of the contact force at 1% overlap, by finite differences.
   const double delta = 0.01, eps = 1e-7;
