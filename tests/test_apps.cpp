@@ -12,28 +12,16 @@
 #include <sstream>
 #include <string>
 
+#include "app_support.hpp"
 #include "io/checkpoint.hpp"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-struct Result {
-  int status = -1;
-  std::string output;
-};
 
-/// Runs a command through the shell, capturing stdout and stderr.
-Result run(const std::string& command) {
-  Result r;
-  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-  if (!pipe) return r;
-  char buf[4096];
-  while (std::fgets(buf, sizeof buf, pipe)) r.output += buf;
-  const int raw = pclose(pipe);
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  return r;
-}
+using Result = dem::testing::CommandResult;
+Result run(const std::string& command) { return dem::testing::run_command(command); }
 
 std::string torus() { return std::string(DEM_BINARY_DIR) + "/apps/dem_torus"; }
 
@@ -43,12 +31,7 @@ fs::path scratch(const std::string& name) {
   return p;
 }
 
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string read_file(const fs::path& p) { return dem::testing::read_file_text(p); }
 
 }  // namespace
 

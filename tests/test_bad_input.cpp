@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "app_support.hpp"
 #include "engine/time_step.hpp"
 #include "scene/scene_builder.hpp"
 
@@ -33,22 +34,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Result {
-  int status = -1;  ///< exit status; -1 if killed by a signal
-  std::string output;
-};
 
-/// Runs a command through the shell, capturing stdout and stderr.
-Result sh(const std::string& command) {
-  Result r;
-  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-  if (!pipe) return r;
-  char buf[4096];
-  while (std::fgets(buf, sizeof buf, pipe)) r.output += buf;
-  const int raw = pclose(pipe);
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  return r;
-}
+using Result = dem::testing::CommandResult;
+Result sh(const std::string& command) { return dem::testing::run_command(command); }
 
 std::string dem_app() { return std::string(DEM_BINARY_DIR) + "/apps/dem"; }
 std::string torus_app() { return std::string(DEM_BINARY_DIR) + "/apps/dem_torus"; }
@@ -70,12 +58,7 @@ fs::path write(const fs::path& p, const std::string& text) {
   return p;
 }
 
-std::string read(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+std::string read(const fs::path& p) { return dem::testing::read_file_text(p); }
 
 std::string replace(std::string text, const std::string& from, const std::string& to) {
   const auto at = text.find(from);

@@ -12,18 +12,14 @@
 #include <sstream>
 #include <string>
 
+#include "app_support.hpp"
 #include "fuzz/scene_input.hpp"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-std::string read(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+std::string read(const fs::path& p) { return dem::testing::read_file_text(p); }
 
 }  // namespace
 

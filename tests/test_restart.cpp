@@ -18,6 +18,7 @@
 #include <sstream>
 #include <thread>
 
+#include "app_support.hpp"
 #include "apps/run_loop.hpp"
 #include "scene/scene_builder.hpp"
 
@@ -61,12 +62,7 @@ fs::path folder(const std::string& name) {
   return p;
 }
 
-std::string read(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string read(const fs::path& p) { return dem::testing::read_file_text(p); }
 
 RunPlan plan_for(const fs::path& out, std::uint64_t end_step, const std::string& text) {
   const SceneSpec spec = parse_scene_text(text, "ring.toml", ".");

@@ -23,33 +23,17 @@
 #include <sstream>
 #include <string>
 
+#include "app_support.hpp"
+
 namespace fs = std::filesystem;
 
 namespace {
 
-struct Result {
-  int status = -1;
-  std::string output;
-};
 
-/// Runs a command through bash, capturing stdout and stderr.
-Result sh(const std::string& command) {
-  Result r;
-  const std::string quoted = "bash -c '" + [&] {
-    std::string q;
-    for (char c : command) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return q;
-  }() + "' 2>&1";
-  FILE* pipe = popen(quoted.c_str(), "r");
-  if (!pipe) return r;
-  char buf[4096];
-  while (std::fgets(buf, sizeof buf, pipe)) r.output += buf;
-  const int raw = pclose(pipe);
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  return r;
-}
+using Result = dem::testing::CommandResult;
+Result sh(const std::string& command) { return dem::testing::run_command(command); }
 
-std::string dem() { return std::string(DEM_BINARY_DIR) + "/apps/dem"; }
+std::string dem_app() { return std::string(DEM_BINARY_DIR) + "/apps/dem"; }
 std::string torus() { return std::string(DEM_BINARY_DIR) + "/apps/dem_torus"; }
 
 /// A fresh folder of this test (tests run in parallel, each in its process).
@@ -60,12 +44,7 @@ fs::path scratch(const std::string& name) {
   return p;
 }
 
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string read_file(const fs::path& p) { return dem::testing::read_file_text(p); }
 
 void write_file(const fs::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
 
@@ -116,15 +95,15 @@ TEST(RestartSafety, RefusesAnotherRunsFolderAndOverwriteContinuesTheSeriesThere)
   write_file(dir / "ring.toml", ring_scene(1e-3, "steps = 600", 50, 7));
   const fs::path a = dir / "a", b = dir / "b", straight = dir / "straight";
   const std::string scene = (dir / "ring.toml").string();
-  ASSERT_EQ(sh(dem() + " run " + scene + " --quiet --steps 303 --output-dir " + a.string()).status, 0);
-  ASSERT_EQ(sh(dem() + " run " + scene + " --quiet --output-dir " + b.string()).status, 0);
+  ASSERT_EQ(sh(dem_app() + " run " + scene + " --quiet --steps 303 --output-dir " + a.string()).status, 0);
+  ASSERT_EQ(sh(dem_app() + " run " + scene + " --quiet --output-dir " + b.string()).status, 0);
   ASSERT_TRUE(fs::exists(a / "run.id"));
   ASSERT_TRUE(fs::exists(b / "run.id"));
   EXPECT_NE(read_file(a / "run.id"), read_file(b / "run.id"));
   const std::string b_table = read_file(b / "energy.csv"), b_series = read_file(b / "particles.pvd");
 
   const Result refused =
-      sh(dem() + " restart " + (a / "checkpoint.bin").string() + " --quiet --steps 600 --output-dir " + b.string());
+      sh(dem_app() + " restart " + (a / "checkpoint.bin").string() + " --quiet --steps 600 --output-dir " + b.string());
   EXPECT_EQ(refused.status, 1) << refused.output;
   EXPECT_TRUE(has(refused.output, b.string())) << refused.output;
   EXPECT_TRUE(has(refused.output, "not of the checkpoint's run")) << refused.output;
@@ -133,10 +112,10 @@ TEST(RestartSafety, RefusesAnotherRunsFolderAndOverwriteContinuesTheSeriesThere)
   EXPECT_EQ(read_file(b / "particles.pvd"), b_series);
 
   // With --overwrite, b's files are replaced by run a's series, continued.
-  const Result replaced = sh(dem() + " restart " + (a / "checkpoint.bin").string() +
+  const Result replaced = sh(dem_app() + " restart " + (a / "checkpoint.bin").string() +
                              " --quiet --steps 600 --overwrite --output-dir " + b.string());
   ASSERT_EQ(replaced.status, 0) << replaced.output;
-  ASSERT_EQ(sh(dem() + " run " + scene + " --quiet --output-dir " + straight.string()).status, 0);
+  ASSERT_EQ(sh(dem_app() + " run " + scene + " --quiet --output-dir " + straight.string()).status, 0);
   EXPECT_EQ(read_file(b / "energy.csv"), read_file(straight / "energy.csv"));
   EXPECT_EQ(read_file(b / "particles.pvd"), read_file(straight / "particles.pvd"));
   EXPECT_EQ(read_file(b / "run.id"), read_file(a / "run.id"));
@@ -151,13 +130,13 @@ TEST(RestartSafety, NewOutputDirHoldsTheWholeSeries) {
   write_file(dir / "ring.toml", ring_scene(1e-3, "steps = 600", 50, 7));
   const fs::path a = dir / "a", fresh = dir / "new", straight = dir / "straight";
   const std::string scene = (dir / "ring.toml").string();
-  ASSERT_EQ(sh(dem() + " run " + scene + " --quiet --steps 303 --output-dir " + a.string()).status, 0);
+  ASSERT_EQ(sh(dem_app() + " run " + scene + " --quiet --steps 303 --output-dir " + a.string()).status, 0);
   const std::string a_table = read_file(a / "energy.csv");
-  const Result r = sh(dem() + " restart " + (a / "checkpoint.bin").string() + " --quiet --output-dir " +
+  const Result r = sh(dem_app() + " restart " + (a / "checkpoint.bin").string() + " --quiet --output-dir " +
                       fresh.string());
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_TRUE(has(r.output, "continuing the series of")) << r.output;
-  ASSERT_EQ(sh(dem() + " run " + scene + " --quiet --output-dir " + straight.string()).status, 0);
+  ASSERT_EQ(sh(dem_app() + " run " + scene + " --quiet --output-dir " + straight.string()).status, 0);
   EXPECT_EQ(read_file(fresh / "energy.csv"), read_file(straight / "energy.csv"));
   EXPECT_EQ(read_file(fresh / "particles.pvd"), read_file(straight / "particles.pvd"));
   EXPECT_EQ(read_file(fresh / "bonds.pvd"), read_file(straight / "bonds.pvd"));
@@ -168,7 +147,7 @@ TEST(RestartSafety, NewOutputDirHoldsTheWholeSeries) {
   }
   EXPECT_EQ(read_file(a / "energy.csv"), a_table);  // the first folder is left as it was
   // Restarting again into NEW continues NEW's own files.
-  const Result again = sh(dem() + " restart " + (fresh / "checkpoint.bin").string() + " --quiet --steps 700");
+  const Result again = sh(dem_app() + " restart " + (fresh / "checkpoint.bin").string() + " --quiet --steps 700");
   EXPECT_EQ(again.status, 0) << again.output;
 }
 
@@ -179,12 +158,12 @@ TEST(RestartSafety, LoneCheckpointStartsItsSeriesAtTheCheckpoint) {
   fs::create_directories(dir);
   write_file(dir / "ring.toml", ring_scene(1e-3, "steps = 600", 50, 7));
   const fs::path a = dir / "a", lone = dir / "lone";
-  ASSERT_EQ(sh(dem() + " run " + (dir / "ring.toml").string() + " --quiet --steps 303 --output-dir " + a.string())
+  ASSERT_EQ(sh(dem_app() + " run " + (dir / "ring.toml").string() + " --quiet --steps 303 --output-dir " + a.string())
                 .status,
             0);
   fs::create_directories(lone);
   fs::copy_file(a / "checkpoint.bin", lone / "checkpoint.bin");
-  const Result r = sh(dem() + " restart " + (lone / "checkpoint.bin").string() + " --quiet");
+  const Result r = sh(dem_app() + " restart " + (lone / "checkpoint.bin").string() + " --quiet");
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_TRUE(has(r.output, "starts at the checkpoint")) << r.output;
   std::ifstream in(lone / "energy.csv");
@@ -208,7 +187,7 @@ TEST(EnergyDrift, DriftingRingTorusStopsNamingStepTimeAndDrift) {
   const fs::path dir = scratch("drift_ring");
   fs::create_directories(dir);
   write_file(dir / "ring.toml", ring_scene(2.3e-3, "end_time = 35.0", 100, 10, "max_energy_drift = 0.08\n"));
-  const Result r = sh(dem() + " run " + (dir / "ring.toml").string() + " --quiet --output-dir " +
+  const Result r = sh(dem_app() + " run " + (dir / "ring.toml").string() + " --quiet --output-dir " +
                       (dir / "out").string());
   EXPECT_EQ(r.status, 2) << r.output;
   EXPECT_TRUE(has(r.output, "error: the run failed at step ")) << r.output;
@@ -241,7 +220,7 @@ file = "random.csv"
 [contact]
 stiffness = 2100.0
 )");
-  const Result r = sh(dem() + " run " + (dir / "random.toml").string() + " --quiet --output-dir " +
+  const Result r = sh(dem_app() + " run " + (dir / "random.toml").string() + " --quiet --output-dir " +
                       (dir / "out").string());
   EXPECT_EQ(r.status, 2) << r.output;
   EXPECT_TRUE(has(r.output, "max_energy_drift")) << r.output;
@@ -256,7 +235,7 @@ TEST(EnergyDrift, WarnsOnceBelowTheLimitAndTheScenesLimitsApply) {
   for (const std::string keys : {"", "max_energy_drift = 20\nwarn_energy_drift = 0.01\n"}) {
     write_file(dir / "ring.toml", ring_scene(2.3e-3, "end_time = 35.0", 0, 10, keys));
     fs::remove_all(dir / "out");
-    const Result r = sh(dem() + " run " + (dir / "ring.toml").string() + " --quiet --output-dir " +
+    const Result r = sh(dem_app() + " run " + (dir / "ring.toml").string() + " --quiet --output-dir " +
                         (dir / "out").string());
     EXPECT_EQ(r.status, 0) << r.output;
     const std::size_t first = r.output.find("warning: at step ");
@@ -268,7 +247,7 @@ TEST(EnergyDrift, WarnsOnceBelowTheLimitAndTheScenesLimitsApply) {
   }
   // A bad limit is a scene error naming the key.
   write_file(dir / "bad.toml", ring_scene(1e-3, "steps = 10", 0, 10, "max_energy_drift = -1\n"));
-  const Result bad = sh(dem() + " run " + (dir / "bad.toml").string() + " --quiet --output-dir " +
+  const Result bad = sh(dem_app() + " run " + (dir / "bad.toml").string() + " --quiet --output-dir " +
                         (dir / "bad").string());
   EXPECT_EQ(bad.status, 1) << bad.output;
   EXPECT_TRUE(has(bad.output, "[run] max_energy_drift: expected a finite number > 0")) << bad.output;
@@ -294,7 +273,7 @@ TEST(EnergyDrift, DemTorusStopsAndWarnsWithItsOptions) {
 TEST(EnergyDrift, ShippedScenesRunClean) {
   for (const char* name : {"ring_torus", "clumps"}) {
     const fs::path out = scratch(std::string("shipped_") + name);
-    const Result r = sh(dem() + " run " + std::string(DEM_SOURCE_DIR) + "/scenes/" + name +
+    const Result r = sh(dem_app() + " run " + std::string(DEM_SOURCE_DIR) + "/scenes/" + name +
                         ".toml --quiet --output-dir " + out.string());
     EXPECT_EQ(r.status, 0) << name << "\n" << r.output;
     EXPECT_FALSE(has(r.output, "warning")) << name << "\n" << r.output;
@@ -312,20 +291,20 @@ TEST(OutputFolder, DemRefusesAnotherRunsFilesUnlessOverwrite) {
   write_file(dir / "ring.toml", ring_scene(1e-3, "end_time = 3.0", 100, 10));
   const fs::path out = dir / "out";
   const std::string scene = (dir / "ring.toml").string();
-  ASSERT_EQ(sh(dem() + " run " + scene + " --quiet --output-dir " + out.string()).status, 0);
+  ASSERT_EQ(sh(dem_app() + " run " + scene + " --quiet --output-dir " + out.string()).status, 0);
   ASSERT_TRUE(fs::exists(out / "particles_000030.vtp"));
   write_file(out / "notes.txt", "mine");
   write_file(out / "energy.csv.orig", "mine too");
   const std::string table = read_file(out / "energy.csv");
 
-  const Result refused = sh(dem() + " run " + scene + " --quiet --t-end 1 --output-dir " + out.string());
+  const Result refused = sh(dem_app() + " run " + scene + " --quiet --t-end 1 --output-dir " + out.string());
   EXPECT_EQ(refused.status, 1) << refused.output;
   EXPECT_TRUE(has(refused.output, out.string())) << refused.output;
   EXPECT_TRUE(has(refused.output, "--overwrite")) << refused.output;
   EXPECT_EQ(read_file(out / "energy.csv"), table);  // nothing changed
   EXPECT_TRUE(fs::exists(out / "particles_000030.vtp"));
 
-  const Result replaced = sh(dem() + " run " + scene + " --quiet --t-end 1 --overwrite --output-dir " + out.string());
+  const Result replaced = sh(dem_app() + " run " + scene + " --quiet --t-end 1 --overwrite --output-dir " + out.string());
   ASSERT_EQ(replaced.status, 0) << replaced.output;
   EXPECT_TRUE(has(replaced.output, "removed the files of an earlier run")) << replaced.output;
   EXPECT_TRUE(fs::exists(out / "particles_000010.vtp"));
@@ -402,7 +381,7 @@ TEST(OutputFailure, FullDiskSaysTheOutputFailed) {
   write_file(dir / "ring.toml", energy_heavy_scene());
   if (::geteuid() != 0 || ::mount("tmpfs", (dir / "disk").c_str(), "tmpfs", 0, "size=200k") != 0)
     GTEST_SKIP() << "cannot mount a tmpfs here (not root, or not permitted)";
-  const Result r = sh(dem() + " run " + (dir / "ring.toml").string() + " --quiet --output-dir " +
+  const Result r = sh(dem_app() + " run " + (dir / "ring.toml").string() + " --quiet --output-dir " +
                       (dir / "disk" / "out").string());
   expect_output_failure(r, dir / "disk" / "out");
   ::umount((dir / "disk").c_str());
@@ -414,7 +393,7 @@ TEST(OutputFailure, FileSizeLimitSaysTheOutputFailed) {
   const fs::path dir = scratch("file_limit");
   fs::create_directories(dir);
   write_file(dir / "ring.toml", energy_heavy_scene());
-  const Result r = sh("trap '' XFSZ; ulimit -f 64; exec " + dem() + " run " + (dir / "ring.toml").string() +
+  const Result r = sh("trap '' XFSZ; ulimit -f 64; exec " + dem_app() + " run " + (dir / "ring.toml").string() +
                       " --quiet --output-dir " + (dir / "out").string());
   expect_output_failure(r, dir / "out");
   EXPECT_TRUE(has(r.output, "energy.csv")) << r.output;
@@ -425,14 +404,14 @@ TEST(OutputFailure, SummaryNamesOnlyTheFilesWritten) {
   const fs::path dir = scratch("summary");
   fs::create_directories(dir);
   write_file(dir / "ring.toml", ring_scene(1e-3, "steps = 100", 0, 10));
-  const Result r = sh(dem() + " run " + (dir / "ring.toml").string() + " --quiet --output-dir " +
+  const Result r = sh(dem_app() + " run " + (dir / "ring.toml").string() + " --quiet --output-dir " +
                       (dir / "out").string());
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_FALSE(fs::exists(dir / "out" / "particles.pvd"));
   EXPECT_FALSE(has(r.output, ".pvd")) << r.output;
   EXPECT_TRUE(has(r.output, "energy.csv")) << r.output;
   write_file(dir / "frames.toml", ring_scene(1e-3, "steps = 100", 50, 10));
-  const Result f = sh(dem() + " run " + (dir / "frames.toml").string() + " --quiet --output-dir " +
+  const Result f = sh(dem_app() + " run " + (dir / "frames.toml").string() + " --quiet --output-dir " +
                       (dir / "frames").string());
   ASSERT_EQ(f.status, 0) << f.output;
   EXPECT_TRUE(has(f.output, "particles.pvd and bonds.pvd")) << f.output;
@@ -445,14 +424,14 @@ TEST(OutputFailure, StaleTemporariesAreRemovedAtTheStart) {
   fs::create_directories(dir);
   write_file(dir / "ring.toml", ring_scene(1e-3, "steps = 300", 50, 10));
   const fs::path out = dir / "out";
-  ASSERT_EQ(sh(dem() + " run " + (dir / "ring.toml").string() + " --quiet --steps 150 --output-dir " +
+  ASSERT_EQ(sh(dem_app() + " run " + (dir / "ring.toml").string() + " --quiet --steps 150 --output-dir " +
                out.string())
                 .status,
             0);
   write_file(out / "checkpoint.bin.tmp", "half a checkpoint");
   write_file(out / "particles_000004.vtp.tmp", "half a frame");
   write_file(out / "mine.tmp", "not the engine's");
-  const Result r = sh(dem() + " restart " + (out / "checkpoint.bin").string() + " --quiet");
+  const Result r = sh(dem_app() + " restart " + (out / "checkpoint.bin").string() + " --quiet");
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_TRUE(has(r.output, "stale temporary")) << r.output;
   EXPECT_TRUE(has(r.output, "checkpoint.bin.tmp")) << r.output;
