@@ -300,7 +300,6 @@ std::uint64_t fcc_shell(double d, double skin) {
 /// from the volume 2 pi^2 (D_t/2) ((D_tube - d)/2)^2 at sqrt(2)/d^3 sites per
 /// volume, 6 bonds a site. nullopt when it may fit: count it exactly.
 std::optional<std::pair<SolidTorusParameters, SolidTorusCounts>> solid_far_too_large(const ParticleSourceSpec& src,
-                                                                                     const MaterialSpec& material,
                                                                                      std::uint64_t max_particles) {
   if (max_particles == 0) return std::nullopt;
   SolidTorusParameters p = src.solid;
@@ -340,7 +339,7 @@ SourceCounts count_sources(const SceneSpec& spec, std::uint64_t max_particles) {
       if (src.kind == SourceKind::ring_torus)
         diameters[k] = src.ring.torus_diameter * std::sin(std::numbers::pi / static_cast<double>(src.ring.particles));
       if (src.kind == SourceKind::solid_torus) {
-        const auto rough = solid_far_too_large(src, material, max_particles);
+        const auto rough = solid_far_too_large(src, max_particles);
         diameters[k] = rough ? rough->first.particle_diameter : solid_parameters(src, material).particle_diameter;
       }
       if (src.kind == SourceKind::box_lattice) diameters[k] = src.lattice.diameter;
@@ -367,7 +366,7 @@ SourceCounts count_sources(const SceneSpec& spec, std::uint64_t max_particles) {
           s.contact_pairs += contact_pairs(ring_pairs(src.ring, skin));
           break;
         case SourceKind::solid_torus: {
-          const auto rough = solid_far_too_large(src, material, max_particles);
+          const auto rough = solid_far_too_large(src, max_particles);
           const SolidTorusCounts c = rough ? rough->second : solid_torus_counts(solid_parameters(src, material));
           n = c.sites;
           if (generator_bonds) s.bonds += c.bonds;
