@@ -2,6 +2,7 @@
 /// \file diagnostics.hpp
 /// Energies and momenta of the whole system, MODEL.md section 5.
 
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -30,6 +31,18 @@ struct EnergyReport {
   Vec3 linear_momentum = Vec3::Zero();   ///< P = sum m v
   Vec3 angular_momentum = Vec3::Zero();  ///< L = sum (x x m v + J Omega)
 
+  // The dissipation ledger (MODEL.md sections 10.3 and 11.3): work taken
+  // out of E_total since the run's start, each never negative in a
+  // physical run, so that E_balance = E_total + W_fracture + W_contact +
+  // W_filter stays at E_0 up to the integrator's error.
+  double fracture_work = 0.0;  ///< W_fracture: potential energy released by failed bonds (10.3)
+  double contact_work = 0.0;   ///< W_contact: work of the non-conservative contact forces (11.3)
+  double filter_work = 0.0;    ///< W_filter: kinetic energy removed by iBDEM's friction filter (11.1)
+  std::uint64_t broken_bonds = 0;  ///< n_broken: failed bonds so far
+  /// n_fragments: connected components of the live-bond graph (a particle
+  /// without live bonds is one); the particle count when there are no bonds.
+  std::uint64_t fragments = 0;
+
   /// Adds a potential energy to its named column: "U_bend", "U_axial",
   /// "U_shear", "U_contact", "U_wall", "U_gravity", or any other name (kept
   /// in `other`). Force providers report their energies through it.
@@ -56,6 +69,9 @@ struct EnergyReport {
     for (const auto& [name, v] : other) t += v;
     return t;
   }
+
+  /// E_balance = E_total + W_fracture + W_contact + W_filter (MODEL.md 11.3).
+  double balance() const { return total() + fracture_work + contact_work + filter_work; }
 };
 
 /// Default drift limits of a run (apps/run_loop.hpp, docs/scene-format.md

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/byte_stream.hpp"
+#include "core/particle_store.hpp"
 
 namespace dem {
 
@@ -71,9 +72,11 @@ void save_fields(ByteWriter& w, const Store& store, std::size_t n, const char* w
 /// Reads what save_fields wrote into `store`, whose field list must match
 /// the stored one name by name and type by type; throws StateError naming
 /// the difference, or for a count that cannot fit in the bytes left.
-/// Returns n. min_item_bytes: the fewest bytes one item takes in all fields.
+/// The last `optional_tail` fields of the list (added after older files
+/// were written, e.g. ParticleStore::material) may be missing from the
+/// file: they get zero_value() for every item. Returns n.
 template <class Store>
-std::size_t load_fields(ByteReader& r, Store& store, const char* what) {
+std::size_t load_fields(ByteReader& r, Store& store, const char* what, std::uint32_t optional_tail = 0) {
   std::size_t min_item_bytes = 0;
   std::uint32_t expected = 0;
   store.for_each_field([&](const char*, const auto& v) {
@@ -84,11 +87,16 @@ std::size_t load_fields(ByteReader& r, Store& store, const char* what) {
   const std::string count_name = std::string(what) + " item";
   const std::size_t n = r.count(count_name.c_str(), min_item_bytes);
   const std::uint32_t fields = r.u32("field count");
-  if (fields != expected)
+  if (fields > expected || fields + optional_tail < expected)
     throw StateError("inconsistent: " + std::string(what) + " has " + std::to_string(fields) +
                      " fields, this build expects " + std::to_string(expected));
+  std::uint32_t visited = 0;
   store.for_each_field([&](const char* name, auto& v) {
     using T = typename std::decay_t<decltype(v)>::value_type;
+    if (visited++ >= fields) {  // a field newer than the file
+      v.assign(n, zero_value<T>());
+      return;
+    }
     const std::string stored = r.string("field name", 256);
     if (stored != name)
       throw StateError("inconsistent: " + std::string(what) + " field '" + stored +

@@ -96,6 +96,36 @@ struct InteractionEvent {
   double value = 0.0;          ///< a number that goes with it (provider-defined)
 };
 
+/// One failed bond (MODEL.md 10.4): a row of bond_failures.csv.
+struct BondFailure {
+  std::uint64_t step = 0;  ///< the step at whose end it failed (set by the stepper)
+  double time = 0.0;       ///< t of that configuration (set by the stepper)
+  std::uint32_t bond = 0;  ///< index in the scene's bond list (sorted by (i, j) ids, i < j)
+  std::uint32_t id_i = 0, id_j = 0;  ///< particle ids, id_i < id_j
+  bool tensile = true;     ///< mode: sigma/sigma_c >= tau/tau_c
+  double sigma = 0.0, tau = 0.0;               ///< stresses of eqs. (12), (13) (Pa)
+  double sigma_ratio = 0.0, tau_ratio = 0.0;   ///< sigma/sigma_c, tau/tau_c
+  double axial_force = 0.0, shear_force = 0.0; ///< F_n (tension > 0), F_s (N)
+  double bending_moment = 0.0, twist_moment = 0.0;  ///< M_b, M_t (N m)
+  Vec3 midpoint = Vec3::Zero();  ///< (x_i + x_j)/2
+  double energy = 0.0;     ///< W = V_b - U_contact,new (10.3), J
+};
+
+/// The bonds that fail at one configuration, between ForceProvider::fracture()
+/// and book_fracture(): the freed pairs' keys (ascending) with the bond
+/// energy V_b of each, and the contact energy each now has as an unbonded
+/// pair (filled by the contact providers' release_pairs()).
+struct FractureBatch {
+  std::vector<std::uint64_t> keys;
+  std::vector<double> bond_energy;
+  std::vector<double> contact_energy;
+  void clear() {
+    keys.clear();
+    bond_energy.clear();
+    contact_energy.clear();
+  }
+};
+
 /// Bytes held by one array of a provider (its capacity), for memory tables.
 struct ArrayBytes {
   std::string name;
@@ -159,6 +189,62 @@ class ForceProvider {
 
   /// Moves the events of the last evaluation to `out`, in record order.
   virtual void take_events(std::vector<InteractionEvent>& /*out*/) {}
+
+  // --- dissipation (MODEL.md section 11.3) ------------------------------------
+
+  /// True if the last evaluate() produced non-conservative forces or moments
+  /// (damping, tangential and rolling friction).
+  virtual bool dissipative() const { return false; }
+  /// The pairing of the last evaluate()'s non-conservative forces and
+  /// moments with per-slot vectors u (length/time) and w (1/time):
+  ///   sum over particles i of F^nc_i . u_i + tau^nc_i . w_i,
+  /// where F^nc_i, tau^nc_i is what this provider adds to particle i. The
+  /// stepper passes u = v^- + v^+, w = Omega^- + Omega^+ of a half kick
+  /// and books W_contact += -(h/4) times the sum. Deterministic block sums.
+  virtual double nonconservative_power(const ParticleStore&, std::span<const Vec3> /*u*/,
+                                       std::span<const Vec3> /*w*/) const {
+    return 0.0;
+  }
+  /// iBDEM's friction filter (MODEL.md 11.1), for providers that apply it:
+  /// adds each of its contacts' velocity change (from the velocities as
+  /// they are, before any filtering) to dv[i] and dw[i] of the particles it
+  /// touches, in an order that does not depend on the thread count. The
+  /// stepper projects and clamps each particle's sum and books W_filter.
+  virtual void add_filter_changes(const ParticleStore&, double /*h*/, std::span<Vec3> /*dv*/,
+                                  std::span<Vec3> /*dw*/) const {}
+
+  // --- bonded pairs and fracture (MODEL.md sections 9.8, 10, 11.1) --------------
+
+  /// The pairs this provider bonds that must have no contact (pair_key of
+  /// the particle ids, ascending): the live bonds of a BDEM bond provider;
+  /// empty for others (Baker-Gonzalez bonded pairs keep their contact).
+  virtual std::span<const std::uint64_t> bonded_pairs() const { return {}; }
+  /// Contact providers: leave the pairs with these keys (ascending) out of
+  /// every evaluation until release_pairs() (applies from the next
+  /// rebuild()). Called by the force assembly before each rebuild.
+  virtual void set_excluded_pairs(std::span<const std::uint64_t> /*keys*/) {}
+  /// Contact providers: batch.keys (ascending) are no longer bonded. Each
+  /// such pair in the list takes part from now on: it is evaluated at the
+  /// current configuration into its slot (state from State{}), and its
+  /// conservative contact energy is added to batch.contact_energy[k]
+  /// (sized like keys by the caller, zero for a pair that does not touch).
+  virtual void release_pairs(const ParticleStore&, FractureBatch& /*batch*/) {}
+  /// Fracture test at the configuration of the last evaluate() (MODEL.md
+  /// 10.1, 10.2): marks every live record over strength as failed, zeroes
+  /// its result slot (so that a new gather leaves it out), and appends its
+  /// pair key and bond energy V_b to `batch` (keys ascending within this
+  /// provider). Returns the number of new failures.
+  virtual std::size_t fracture(const ParticleStore&, FractureBatch& /*batch*/) { return 0; }
+  /// After fracture() and the contact providers' release_pairs(): books each
+  /// failure's W = V_b - U_contact,new (10.3) into its failure record and
+  /// returns the sum of W over this provider's failures (in key order).
+  virtual double book_fracture(const FractureBatch& /*batch*/) { return 0.0; }
+  /// Moves the failure records since the last call to `out`, in key order
+  /// (step and time are set by the stepper).
+  virtual void take_failures(std::vector<BondFailure>& /*out*/) {}
+  /// Adds n_broken and n_fragments (EnergyReport) of this provider's bonds
+  /// at the current state; providers without bonds add nothing.
+  virtual void add_bond_counts(const ParticleStore&, EnergyReport& /*report*/) const {}
 
   // --- second derivatives (implicit integrator, later) ----------------------
 

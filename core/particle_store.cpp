@@ -49,6 +49,7 @@ std::size_t ParticleStore::add(const ParticleSpec& spec) {
   reference_position[index] = spec.position;
   reference_attitude[index] = q;
   id[index] = static_cast<std::uint32_t>(index);
+  material[index] = spec.material;
   return index;
 }
 

@@ -28,6 +28,7 @@ struct ParticleSpec {
   double mass = 1.0;                     ///< m (mass), > 0
   double inertia = 1.0;                  ///< scalar J (mass length^2), > 0
   double diameter = 1.0;                 ///< D (length), > 0
+  std::uint32_t material = 0;            ///< index into the scene's material list
 };
 
 class ParticleStore {
@@ -77,6 +78,9 @@ class ParticleStore {
   std::vector<Quat> reference_attitude;  ///< R_i0
 
   std::vector<std::uint32_t> id;  ///< creation index of the particle in each slot
+  /// Index of each particle's material in the scene's material list
+  /// ([[material]], docs/scene-format.md); 0 in scenes with one material.
+  std::vector<std::uint32_t> material;
 
  private:
   template <class Self, class F>
@@ -93,6 +97,7 @@ class ParticleStore {
     f("reference_position", s.reference_position);
     f("reference_attitude", s.reference_attitude);
     f("id", s.id);
+    f("material", s.material);
   }
 };
 

@@ -208,7 +208,7 @@ void decode_payload(std::span<const std::byte> payload, std::uint32_t version, C
   decode_run(take_section(r, "run", false, tag), version, s);
   {
     ByteReader pr(take_section(r, "particles", false, tag));
-    load_fields(pr, s.particles, "particle");
+    load_fields(pr, s.particles, "particle", /*optional_tail: material, new in format 4*/ 1);
     pr.expect_end("the 'particles' section");
     validate_particles(s.particles);
   }

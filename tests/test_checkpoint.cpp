@@ -1012,13 +1012,13 @@ TEST_F(Checkpoint, InconsistentParticlesAreRefused) {
 TEST_F(Checkpoint, ParticleFieldListIsChecked) {
   const SectionAt p = find_section(bytes(), "particles");
   const std::size_t fields_at = p.body_at + 8;
-  ASSERT_EQ(peek<std::uint32_t>(bytes(), fields_at), 12u);
+  ASSERT_EQ(peek<std::uint32_t>(bytes(), fields_at), 13u);
   const std::size_t name_at = fields_at + 4;  // the first field: "position", type 3 (vec3)
   ASSERT_EQ(peek<std::uint64_t>(bytes(), name_at), 8u);
   std::vector<std::byte> copy = bytes();
   poke<std::uint32_t>(copy, fields_at, 11);
   reseal(copy);
-  EXPECT_EQ(decode_error(copy), "inconsistent: particle has 11 fields, this build expects 12");
+  EXPECT_EQ(decode_error(copy), "inconsistent: particle has 11 fields, this build expects 13");
   copy = bytes();
   copy[name_at + 8 + 2] = std::byte{'z'};
   reseal(copy);
