@@ -18,6 +18,7 @@
 #include "core/format.hpp"
 #include "core/peak_memory.hpp"
 #include "io/energy_table.hpp"
+#include "io/event_tables.hpp"
 #include "io/vtk_writer.hpp"
 
 namespace dem {
@@ -91,7 +92,8 @@ std::optional<std::size_t> frame_index(const std::string& name) {
 }
 
 bool is_final_name(const std::string& name) {
-  return name == "energy.csv" || name == "particles.pvd" || name == "bonds.pvd" || name == kCheckpointFile ||
+  return name == "energy.csv" || name == kBondFailuresFile || name == kGroupsFile || name == "particles.pvd" ||
+         name == "bonds.pvd" || name == kCheckpointFile ||
          name == kRunIdFile || frame_index(name).has_value();
 }
 
@@ -406,6 +408,8 @@ void plan_restart_output(const CheckpointState& c, const fs::path& checkpoint_pa
                                  (checkpoint_folder / name).string() + "' of the run is missing");
     }
   copy_energy_rows(checkpoint_folder / "energy.csv", out / "energy.csv", c.energy_rows);
+  for (const char* table : {kBondFailuresFile, kGroupsFile})
+    copy_rows_up_to_step(checkpoint_folder / table, out / table, c.step_count);
   for (std::size_t k = 0; k < c.frame_times.size(); ++k)
     for (const char* stem : {"particles", "bonds"}) {
       char name[64];
@@ -458,6 +462,38 @@ int run_to_end(Simulation& sim, const RunPlan& given, std::ostream& log, RunSumm
   OutputSpec o = plan.output;
   if (!files) o.vtk_every = o.energy_every = o.checkpoint_every = 0;
   const std::uint64_t first_step = sim.step_count();
+  // bond_failures.csv where bonds can fail, groups.csv where there are groups.
+  const bool can_break = !sim.forces().bond_live().empty();
+  std::optional<RowFile> failures, groups;
+  if (files && can_break) failures.emplace(out / kBondFailuresFile, bond_failures_header());
+  if (files && !sim.groups().empty()) groups.emplace(out / kGroupsFile, groups_header());
+  if (plan.resume) {
+    if (failures) failures->resume(first_step);
+    if (groups) groups->resume(first_step);
+  }
+  const auto take_failures = [&] {
+    std::vector<BondFailure> f = sim.take_failures();
+    if (failures)
+      for (const BondFailure& x : f) failures->add(bond_failure_row(x));
+  };
+  const auto write_tables = [&](const EnergyReport* r) {
+    if (groups && r != nullptr)
+      for (const GroupReport& g : sim.group_reports()) groups->add(group_row(sim.time(), sim.step_count(), g));
+    if (failures) output([&] { failures->write(); });
+    if (groups) output([&] { groups->write(); });
+  };
+  const auto write_frame = [&] {
+    FrameExtras extras;
+    std::vector<std::uint32_t> broken, fragment;
+    if (can_break) {
+      extras.bond_live = sim.forces().bond_live();
+      broken = sim.forces().broken_per_particle(sim.particles());
+      fragment = sim.forces().fragment_labels(sim.particles());
+      extras.broken = broken;
+      extras.fragment = fragment;
+    }
+    vtk->write_frame(sim.time(), sim.particles(), sim.forces().bonds(), extras);
+  };
   std::vector<double> frame_times = plan.frame_times;  // on the schedule only
   std::uint64_t energy_rows = plan.energy_rows;
   const fs::path checkpoint_path = out / kCheckpointFile;
@@ -473,11 +509,15 @@ int run_to_end(Simulation& sim, const RunPlan& given, std::ostream& log, RunSumm
   };
 
   // The drift reference: the run's first step (kept in its checkpoints).
+  // E_balance (E_total plus the work dissipated so far, MODEL.md 11.3) is
+  // what is conserved; it equals E_total in a scene without dissipation.
   const EnergyReport first = sim.energy_report();
   if (plan.energy_scale == 0.0) {
-    plan.initial_energy = first.total();
-    plan.energy_scale = std::abs(first.total()) + std::abs(first.gravity);
+    plan.initial_energy = first.balance();
+    plan.energy_scale = std::abs(first.balance()) + std::abs(first.gravity);
   }
+  const bool ledger = can_break || sim.forces().dissipative() || sim.forces().applies_filter() || !sim.groups().empty();
+  const std::string energy_name = ledger ? "E_balance" : "E_total";
   const double e0 = plan.initial_energy, scale = plan.energy_scale;
   double max_dev = 0.0;
   bool warned = false;
@@ -495,35 +535,40 @@ int run_to_end(Simulation& sim, const RunPlan& given, std::ostream& log, RunSumm
   std::uint64_t k = first_step;
   const auto elapsed = [&]() { return std::chrono::duration<double>(clock::now() - start).count(); };
   try {
+    take_failures();
     if (!plan.resume && files) {
       output([&] { table->write(first); });
       ++energy_rows;
+      write_tables(&first);
       if (o.vtk_every > 0) {
-        output([&] { vtk->write_frame(sim.time(), sim.particles(), sim.forces().bonds()); });
+        output(write_frame);
         frame_times.push_back(sim.time());
       }
     }
     while (k < plan.end_step) {
       sim.step();
       k = sim.step_count();
+      take_failures();
       const bool last = k == plan.end_step;
       if (files && (on(k, o.energy_every) || last)) {
         const EnergyReport r = sim.energy_report();
         output([&] { table->write(r); });
         if (on(k, o.energy_every)) ++energy_rows;
-        const double e = r.total();
-        if (!std::isfinite(e)) throw std::runtime_error("E_total has become non-finite (" + format_g(e) + ")");
+        write_tables(&r);
+        const double e = r.balance();
+        if (!std::isfinite(e))
+          throw std::runtime_error(energy_name + " has become non-finite (" + format_g(e) + ")");
         const double drift = scale > 0.0 ? std::abs(e - e0) / scale : 0.0;
         max_dev = std::max(max_dev, drift);
         if (drift > plan.max_energy_drift)
-          throw std::runtime_error("E_total = " + format_g(e) + " has drifted from E_0 = " + format_g(e0) +
+          throw std::runtime_error(energy_name + " = " + format_g(e) + " has drifted from E_0 = " + format_g(e0) +
                                    " by " + format_g(drift, 3) +
                                    " of |E_0| + |U_gravity(0)| = " + format_g(scale) + ", past the limit " +
                                    plan.max_drift_name + " = " + format_g(plan.max_energy_drift));
         if (drift > plan.warn_energy_drift && !warned) {
           warned = true;
           end_progress_line();
-          log << "warning: at step " << k << " (t = " << format_g(sim.time()) << ") E_total = " << format_g(e)
+          log << "warning: at step " << k << " (t = " << format_g(sim.time()) << ") " << energy_name << " = " << format_g(e)
               << " has drifted from E_0 = " << format_g(e0) << " by " << format_g(drift, 3)
               << " of |E_0| + |U_gravity(0)|, past " << plan.warn_drift_name << " = "
               << format_g(plan.warn_energy_drift) << " (the run stops past " << plan.max_drift_name << " = "
@@ -532,12 +577,16 @@ int run_to_end(Simulation& sim, const RunPlan& given, std::ostream& log, RunSumm
         }
       }
       if (o.vtk_every > 0 && (on(k, o.vtk_every) || last)) {
-        output([&] { vtk->write_frame(sim.time(), sim.particles(), sim.forces().bonds()); });
+        output(write_frame);
         if (on(k, o.vtk_every)) frame_times.push_back(sim.time());
       }
-      if (checkpoints && on(k, o.checkpoint_every) && !last) save_checkpoint();
+      if (checkpoints && on(k, o.checkpoint_every) && !last) {
+        write_tables(nullptr);
+        save_checkpoint();
+      }
       if (g_signal != 0) {
         end_progress_line();
+        if (files) write_tables(nullptr);
         if (vtk) output([&] { vtk->flush(); });
         if (!checkpoints) {
           log << "interrupted by " << (g_signal == SIGINT ? "SIGINT" : "SIGTERM") << " after step " << k
@@ -571,6 +620,7 @@ int run_to_end(Simulation& sim, const RunPlan& given, std::ostream& log, RunSumm
     }
     end_progress_line();
     if (vtk) output([&] { vtk->flush(); });
+    if (files) write_tables(nullptr);
     if (checkpoints) save_checkpoint();
   } catch (const OutputFailure& e) {
     end_progress_line();
@@ -582,6 +632,7 @@ int run_to_end(Simulation& sim, const RunPlan& given, std::ostream& log, RunSumm
     end_progress_line();
     try {
       if (vtk) vtk->flush();
+      if (files) write_tables(nullptr);
     } catch (const std::exception& w) {
       log << "error: writing the output failed too: " << w.what() << "\n";
     }
@@ -605,10 +656,18 @@ int run_to_end(Simulation& sim, const RunPlan& given, std::ostream& log, RunSumm
       << "  neighbour-list builds: " << sim.forces().neighbours().rebuild_count() << "\n"
       << "  peak memory: " << format_g(peak / 1048576.0, 4) << " MiB ("
       << format_g(peak / static_cast<double>(std::max<std::size_t>(n, 1)), 4) << " bytes per particle)\n"
-      << "  largest |E_total - E_0|/(|E_0| + |U_gravity(0)|) in this run: " << format_g(max_dev, 4)
+      << "  largest |" << energy_name << " - E_0|/(|E_0| + |U_gravity(0)|) in this run: " << format_g(max_dev, 4)
       << " (E_0 = " << format_g(e0, 10) << ")\n";
+  if (can_break) {
+    const EnergyReport r = sim.energy_report();
+    log << "  broken bonds: " << r.broken_bonds << " of " << sim.forces().bonds().size() << ", fragments: "
+        << r.fragments << ", live bonds turned past 2pi/3: " << sim.forces().overturned_bonds()
+        << " (expected 0)\n";
+  }
   // Name only the files this run's folder holds.
   std::string written = "energy.csv, ";
+  if (failures) written += std::string(kBondFailuresFile) + ", ";
+  if (groups) written += std::string(kGroupsFile) + ", ";
   if (vtk->frame_count() > 0) written = "particles.pvd and bonds.pvd for ParaView, " + written;
   log << "  output: " << fs::absolute(out).string() << " (" << written << kCheckpointFile << ", " << kRunIdFile
       << ")\n";

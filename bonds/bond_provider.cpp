@@ -170,7 +170,7 @@ std::unique_ptr<BondProvider> BondProvider::load(ByteReader& r, const ParticleSt
   return std::make_unique<BondProvider>(particles, std::move(b));
 }
 
-void renumber_and_sort_bonds(BondList& bonds, std::span<const std::uint32_t> new_slot) {
+std::vector<std::uint32_t> renumber_and_sort_bonds(BondList& bonds, std::span<const std::uint32_t> new_slot) {
   const std::size_t m = bonds.size();
   for (std::size_t b = 0; b < m; ++b) {
     std::uint32_t i = new_slot[bonds.first[b]], j = new_slot[bonds.second[b]];
@@ -189,6 +189,7 @@ void renumber_and_sort_bonds(BondList& bonds, std::span<const std::uint32_t> new
     return a < b;
   });
   bonds.permute(order);
+  return order;
 }
 
 }  // namespace dem

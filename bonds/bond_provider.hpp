@@ -62,7 +62,8 @@ class BondProvider final : public ForceProvider {
 
 /// Renames the bond ends by the permutation (new slot of old slot s is
 /// new_slot[s]), puts the lower slot first (flipping the rest direction) and
-/// sorts the bonds by (first, second).
-void renumber_and_sort_bonds(BondList& bonds, std::span<const std::uint32_t> new_slot);
+/// sorts the bonds by (first, second). Returns the order applied: the bond
+/// now at k was bond order[k] before (for arrays kept beside the list).
+std::vector<std::uint32_t> renumber_and_sort_bonds(BondList& bonds, std::span<const std::uint32_t> new_slot);
 
 }  // namespace dem

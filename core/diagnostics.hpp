@@ -38,6 +38,10 @@ struct EnergyReport {
   double fracture_work = 0.0;  ///< W_fracture: potential energy released by failed bonds (10.3)
   double contact_work = 0.0;   ///< W_contact: work of the non-conservative contact forces (11.3)
   double filter_work = 0.0;    ///< W_filter: kinetic energy removed by iBDEM's friction filter (11.1)
+  /// W_boundary: work of the forces on kinematic particles (fixed and
+  /// prescribed-velocity groups, engine/groups.hpp), the energy that leaves
+  /// through them; 0 without such groups.
+  double boundary_work = 0.0;
   std::uint64_t broken_bonds = 0;  ///< n_broken: failed bonds so far
   /// n_fragments: connected components of the live-bond graph (a particle
   /// without live bonds is one); the particle count when there are no bonds.
@@ -70,8 +74,9 @@ struct EnergyReport {
     return t;
   }
 
-  /// E_balance = E_total + W_fracture + W_contact + W_filter (MODEL.md 11.3).
-  double balance() const { return total() + fracture_work + contact_work + filter_work; }
+  /// E_balance = E_total + W_fracture + W_contact + W_filter (MODEL.md
+  /// 11.3) + W_boundary (zero without kinematic groups).
+  double balance() const { return total() + fracture_work + contact_work + filter_work + boundary_work; }
 };
 
 /// Default drift limits of a run (apps/run_loop.hpp, docs/scene-format.md

@@ -109,6 +109,7 @@ struct BondFailure {
   double bending_moment = 0.0, twist_moment = 0.0;  ///< M_b, M_t (N m)
   Vec3 midpoint = Vec3::Zero();  ///< (x_i + x_j)/2
   double energy = 0.0;     ///< W = V_b - U_contact,new (10.3), J
+  double bond_energy = 0.0;  ///< V_b alone (J; not a column of bond_failures.csv)
 };
 
 /// The bonds that fail at one configuration, between ForceProvider::fracture()
@@ -212,6 +213,8 @@ class ForceProvider {
   /// stepper projects and clamps each particle's sum and books W_filter.
   virtual void add_filter_changes(const ParticleStore&, double /*h*/, std::span<Vec3> /*dv*/,
                                   std::span<Vec3> /*dw*/) const {}
+  /// True if add_filter_changes() does anything (the filter is on).
+  virtual bool applies_filter() const { return false; }
 
   // --- bonded pairs and fracture (MODEL.md sections 9.8, 10, 11.1) --------------
 

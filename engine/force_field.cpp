@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "bonds/bdem_provider.hpp"
 #include "bonds/bond_provider.hpp"
 #include "contact/wall_provider.hpp"
 #include "core/format.hpp"
@@ -111,7 +112,31 @@ ForceProvider* ForceField::find(const std::string& name) {
   return nullptr;
 }
 
+void ForceField::sync_exclusions() {
+  // The bonded pairs of every provider (in practice one bond provider), as
+  // one ascending key list, handed to every provider (contacts use it).
+  std::vector<std::uint64_t> merged;
+  const std::span<const std::uint64_t>* only = nullptr;
+  std::span<const std::uint64_t> first;
+  std::size_t with_pairs = 0;
+  for (const auto& p : providers_) {
+    const std::span<const std::uint64_t> k = p->bonded_pairs();
+    if (k.empty()) continue;
+    if (with_pairs++ == 0) first = k;
+    merged.insert(merged.end(), k.begin(), k.end());
+  }
+  if (with_pairs == 1) only = &first;
+  if (with_pairs > 1) {
+    std::sort(merged.begin(), merged.end());
+    merged.erase(std::unique(merged.begin(), merged.end()), merged.end());
+  }
+  const std::span<const std::uint64_t> keys = only ? *only : std::span<const std::uint64_t>(merged);
+  for (const auto& p : providers_) p->set_excluded_pairs(keys);
+  exclusions_synced_ = true;
+}
+
 bool ForceField::rebuild_due(const ParticleStore& s) {
+  if (!exclusions_synced_) sync_exclusions();
   bool any = false;
   for (std::size_t k = 0; k < providers_.size(); ++k) {
     due_[k] = providers_[k]->rebuild_due(s) ? 1 : 0;
@@ -126,6 +151,7 @@ void ForceField::renumber(std::span<const std::uint32_t> new_slot) {
 }
 
 void ForceField::rebuild(const ParticleStore& s) {
+  sync_exclusions();
   for (std::size_t k = 0; k < providers_.size(); ++k)
     if (renumbered_ || due_[k] != 0) providers_[k]->rebuild(s);
   std::fill(due_.begin(), due_.end(), 0);
@@ -138,6 +164,10 @@ void ForceField::update_records(const ParticleStore& s) {
 
 void ForceField::evaluate(ParticleStore& s) {
   for (const auto& p : providers_) p->evaluate(s);
+  gather(s);
+}
+
+void ForceField::gather(ParticleStore& s) const {
   // Views of the pair providers (at most a handful; fixed-size, no allocation).
   constexpr std::size_t kMaxPairProviders = 16;
   std::array<PairView, kMaxPairProviders> views;
@@ -181,11 +211,91 @@ void ForceField::take_events(std::vector<InteractionEvent>& out) {
   for (const auto& p : providers_) p->take_events(out);
 }
 
+bool ForceField::dissipative() const {
+  for (const auto& p : providers_)
+    if (p->dissipative()) return true;
+  return false;
+}
+
+bool ForceField::applies_filter() const {
+  for (const auto& p : providers_)
+    if (p->applies_filter()) return true;
+  return false;
+}
+
+double ForceField::nonconservative_power(const ParticleStore& s, std::span<const Vec3> u,
+                                         std::span<const Vec3> w) const {
+  double sum = 0.0;
+  for (const auto& p : providers_) sum += p->nonconservative_power(s, u, w);
+  return sum;
+}
+
+void ForceField::add_filter_changes(const ParticleStore& s, double h, std::span<Vec3> dv,
+                                    std::span<Vec3> dw) const {
+  for (const auto& p : providers_) p->add_filter_changes(s, h, dv, dw);
+}
+
+double ForceField::fracture(ParticleStore& s) {
+  batch_.clear();
+  std::size_t failed = 0;
+  for (const auto& p : providers_) failed += p->fracture(s, batch_);
+  if (failed == 0) return 0.0;
+  if (!std::is_sorted(batch_.keys.begin(), batch_.keys.end()))
+    throw std::logic_error("ForceField::fracture: the failed pairs of several providers overlap in key order");
+  batch_.contact_energy.assign(batch_.keys.size(), 0.0);
+  for (const auto& p : providers_) p->release_pairs(s, batch_);
+  double work = 0.0;
+  for (const auto& p : providers_) work += p->book_fracture(batch_);
+  gather(s);
+  return work;
+}
+
+void ForceField::take_failures(std::vector<BondFailure>& out) {
+  for (const auto& p : providers_) p->take_failures(out);
+}
+
+void ForceField::add_bond_counts(const ParticleStore& s, EnergyReport& r) const {
+  r.fragments = 0;
+  r.broken_bonds = 0;
+  for (const auto& p : providers_) p->add_bond_counts(s, r);
+  if (r.fragments == 0) r.fragments = s.size();
+}
+
 const BondList& ForceField::bonds() const {
   static const BondList none;
-  for (const auto& p : providers_)
+  for (const auto& p : providers_) {
     if (const auto* b = dynamic_cast<const BondProvider*>(p.get())) return b->bonds();
+    if (const auto* b = dynamic_cast<const BdemBondProvider*>(p.get())) return b->bonds();
+  }
   return none;
+}
+
+namespace {
+const BdemBondProvider* find_bdem(const std::vector<std::unique_ptr<ForceProvider>>& providers) {
+  for (const auto& p : providers)
+    if (const auto* b = dynamic_cast<const BdemBondProvider*>(p.get())) return b;
+  return nullptr;
+}
+}  // namespace
+
+std::span<const std::uint8_t> ForceField::bond_live() const {
+  const BdemBondProvider* b = find_bdem(providers_);
+  return b ? std::span<const std::uint8_t>(b->live()) : std::span<const std::uint8_t>();
+}
+
+std::vector<std::uint32_t> ForceField::broken_per_particle(const ParticleStore& s) const {
+  const BdemBondProvider* b = find_bdem(providers_);
+  return b ? b->broken_per_particle(s.size()) : std::vector<std::uint32_t>();
+}
+
+std::vector<std::uint32_t> ForceField::fragment_labels(const ParticleStore& s) const {
+  const BdemBondProvider* b = find_bdem(providers_);
+  return b ? b->fragment_labels(s) : std::vector<std::uint32_t>();
+}
+
+std::uint64_t ForceField::overturned_bonds() const {
+  const BdemBondProvider* b = find_bdem(providers_);
+  return b ? b->overturned_count() : 0;
 }
 
 ContactSettings ForceField::contact() const {

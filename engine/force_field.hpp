@@ -79,6 +79,9 @@ class ForceField {
   /// Writes F and tau at the current configuration into particles.force and
   /// particles.moment (overwriting them). Records must be current.
   void evaluate(ParticleStore& particles);
+  /// The gather alone: F and tau from the providers' current result slots
+  /// (after fracture() changed some of them).
+  void gather(ParticleStore& particles) const;
   /// update_records() then evaluate(): never re-orders.
   void compute(ParticleStore& particles) {
     update_records(particles);
@@ -90,6 +93,33 @@ class ForceField {
   /// Events of the providers since the last call, provider by provider.
   void take_events(std::vector<InteractionEvent>& out);
 
+  // --- dissipation and fracture (MODEL.md sections 10 and 11) ----------------
+
+  /// True if some provider has non-conservative forces (the stepper then
+  /// keeps the W_contact ledger).
+  bool dissipative() const;
+  /// Sum over providers of ForceProvider::nonconservative_power, in provider
+  /// order.
+  double nonconservative_power(const ParticleStore& particles, std::span<const Vec3> u,
+                               std::span<const Vec3> w) const;
+  /// True if some provider applies iBDEM's friction filter.
+  bool applies_filter() const;
+  /// Adds every provider's friction-filter changes (ForceProvider::add_filter_changes).
+  void add_filter_changes(const ParticleStore& particles, double h, std::span<Vec3> dv,
+                          std::span<Vec3> dw) const;
+  /// The fracture phase of MODEL.md 10.2 at the configuration of the last
+  /// evaluate(): the providers mark their records over strength, the contact
+  /// providers take the freed pairs in (release_pairs), each failure's
+  /// W = V_b - U_contact,new is booked, and, if anything failed, F and tau
+  /// are gathered again without the failed records (no provider evaluates
+  /// again). Returns the sum of W (0 when nothing failed).
+  double fracture(ParticleStore& particles);
+  /// Failure records since the last call (provider order, key order).
+  void take_failures(std::vector<BondFailure>& out);
+  /// n_broken and n_fragments of the bond providers into `report`
+  /// (n_fragments = particle count when no provider has bonds).
+  void add_bond_counts(const ParticleStore& particles, EnergyReport& report) const;
+
   const std::vector<std::unique_ptr<ForceProvider>>& providers() const { return providers_; }
   /// The provider named `name`, or nullptr.
   const ForceProvider* find(const std::string& name) const;
@@ -97,7 +127,18 @@ class ForceField {
 
   // --- the built-in providers (empty or default values when absent) ----------
 
+  /// The bonds of the bond provider (Baker-Gonzalez or BDEM).
   const BondList& bonds() const;
+  /// Per bond of bonds(): 1 live, 0 failed; empty when no bond can fail.
+  std::span<const std::uint8_t> bond_live() const;
+  /// Per particle slot: failed bonds of the particle; empty when no bond
+  /// can fail.
+  std::vector<std::uint32_t> broken_per_particle(const ParticleStore& particles) const;
+  /// Per particle slot: the smallest particle id of its live-bond fragment;
+  /// empty when no bond can fail.
+  std::vector<std::uint32_t> fragment_labels(const ParticleStore& particles) const;
+  /// Live bonds turned past 2pi/3 at the last evaluation (MODEL.md 9.1).
+  std::uint64_t overturned_bonds() const;
   /// K^pp, skin and the re-ordering setting.
   ContactSettings contact() const;
   const NeighbourSearch& neighbours() const;
@@ -117,7 +158,11 @@ class ForceField {
 
  private:
   std::vector<std::unique_ptr<ForceProvider>> providers_;
+  void sync_exclusions();
+
   std::vector<char> due_;  ///< per provider: found due by rebuild_due()
+  bool exclusions_synced_ = false;
+  FractureBatch batch_;
   bool renumbered_ = false;
   bool reorder_on_rebuild_ = true;
 };

@@ -3,10 +3,12 @@
 #include <map>
 #include <mutex>
 
+#include "bonds/bdem_provider.hpp"
 #include "bonds/bond_provider.hpp"
 #include "contact/contact_provider.hpp"
 #include "contact/wall_provider.hpp"
 #include "fields/gravity_provider.hpp"
+#include "fields/load_provider.hpp"
 
 namespace dem {
 
@@ -19,11 +21,17 @@ struct Registry {
     loaders["bonds"] = [](ByteReader& r, const ParticleStore& s) -> std::unique_ptr<ForceProvider> {
       return BondProvider::load(r, s);
     };
+    loaders["bdem"] = [](ByteReader& r, const ParticleStore& s) -> std::unique_ptr<ForceProvider> {
+      return BdemBondProvider::load(r, s);
+    };
     loaders["contact"] = [](ByteReader& r, const ParticleStore& s) -> std::unique_ptr<ForceProvider> {
       return HertzContactProvider::load(r, s);
     };
     loaders["walls"] = [](ByteReader& r, const ParticleStore&) -> std::unique_ptr<ForceProvider> {
       return WallProvider::load(r);
+    };
+    loaders["loads"] = [](ByteReader& r, const ParticleStore& s) -> std::unique_ptr<ForceProvider> {
+      return LoadProvider::load(r, s);
     };
     loaders["gravity"] = [](ByteReader& r, const ParticleStore&) -> std::unique_ptr<ForceProvider> {
       return GravityProvider::load(r);

@@ -4,7 +4,10 @@
 #include <stdexcept>
 #include <string>
 
+#include <algorithm>
+
 #include "core/format.hpp"
+#include "core/parallel.hpp"
 #include "engine/reorder.hpp"
 
 namespace dem {
@@ -38,7 +41,149 @@ void Simulation::start() {
   rebuild_phase();
   forces_.evaluate(particles_);
   reduce_forces();
+  ledger_on_ = forces_.dissipative();
+  filter_on_ = forces_.applies_filter();
+  // Bonds over strength at the start fail before the first kick (10.2).
+  ledger_.fracture += forces_.fracture(particles_);
   collect_events();
+}
+
+void Simulation::set_groups(std::vector<ParticleGroup> groups) {
+  groups_ = std::move(groups);
+  index_groups();
+  hold_kinematic(false);
+}
+
+void Simulation::index_groups() {
+  kinematic_slot_.clear();
+  kinematic_velocity_.clear();
+  kinematic_.clear();
+  bool any = false;
+  for (const ParticleGroup& g : groups_) any = any || g.motion != ParticleGroup::Motion::free;
+  if (!any) return;
+  const std::size_t n = particles_.size();
+  std::vector<std::uint32_t> slot_of_id(n, 0xffffffffu);
+  for (std::size_t i = 0; i < n; ++i)
+    if (particles_.id[i] < n) slot_of_id[particles_.id[i]] = static_cast<std::uint32_t>(i);
+  kinematic_.assign(n, 0);
+  for (const ParticleGroup& g : groups_) {
+    if (g.motion == ParticleGroup::Motion::free) continue;
+    const Vec3 v = g.motion == ParticleGroup::Motion::velocity ? g.velocity : Vec3::Zero();
+    for (const std::uint32_t id : g.ids) {
+      if (id >= n || slot_of_id[id] == 0xffffffffu)
+        throw std::invalid_argument("group '" + g.name + "': id " + std::to_string(id) + " is not a particle");
+      const std::uint32_t q = slot_of_id[id];
+      if (kinematic_[q])
+        throw std::invalid_argument("particle " + std::to_string(id) + " is in two fixed or velocity groups");
+      kinematic_[q] = 1;
+      kinematic_slot_.push_back(q);
+      kinematic_velocity_.push_back(v);
+    }
+  }
+}
+
+void Simulation::hold_kinematic(bool clear_forces) {
+  for (std::size_t k = 0; k < kinematic_slot_.size(); ++k) {
+    const std::uint32_t q = kinematic_slot_[k];
+    particles_.velocity[q] = kinematic_velocity_[k];
+    particles_.angular_velocity[q] = Vec3::Zero();
+    if (clear_forces) {
+      particles_.force[q] = Vec3::Zero();
+      particles_.moment[q] = Vec3::Zero();
+    }
+  }
+}
+
+double Simulation::kinematic_power() const {
+  double p = 0.0;  // few particles, serial, in slot-list order
+  for (std::size_t k = 0; k < kinematic_slot_.size(); ++k)
+    p += particles_.force[kinematic_slot_[k]].dot(kinematic_velocity_[k]);
+  return p;
+}
+
+void Simulation::save_velocities() {
+  v_before_ = particles_.velocity;
+  w_before_ = particles_.angular_velocity;
+}
+
+double Simulation::kick_power() {
+  // u = v^- + v^+, w = Omega^- + Omega^+ of the kick just made, kept in the
+  // saved arrays; kinematic particles take no kick (W_boundary books them).
+  const std::size_t n = particles_.size();
+  parallel_for_ranges(n, [&](std::size_t b, std::size_t e) {
+    for (std::size_t i = b; i < e; ++i) {
+      if (!kinematic_.empty() && kinematic_[i]) {
+        v_before_[i] = Vec3::Zero();
+        w_before_[i] = Vec3::Zero();
+        continue;
+      }
+      v_before_[i] += particles_.velocity[i];
+      w_before_[i] += particles_.angular_velocity[i];
+    }
+  });
+  return forces_.nonconservative_power(particles_, v_before_, w_before_);
+}
+
+void Simulation::apply_friction_filter() {
+  const std::size_t n = particles_.size();
+  filter_dv_.assign(n, Vec3::Zero());
+  filter_dw_.assign(n, Vec3::Zero());
+  forces_.add_filter_changes(particles_, h_, filter_dv_, filter_dw_);
+  // Each particle's summed change, projected on its velocity and clamped so
+  // that the speed drops at most to zero (MODEL.md 11.1, engine reading).
+  const auto clamp_along = [](const Vec3& x, const Vec3& d) -> Vec3 {
+    const double speed = x.norm();
+    if (speed == 0.0) return Vec3::Zero();
+    const Vec3 dir = x / speed;
+    const double a = std::clamp(d.dot(dir), -speed, 0.0);
+    return a * dir;
+  };
+  const double removed = deterministic_sum(n, 0.0, [&](std::size_t i) {
+    if (!kinematic_.empty() && kinematic_[i]) return 0.0;
+    const Vec3 v0 = particles_.velocity[i], w0 = particles_.angular_velocity[i];
+    const Vec3 v1 = v0 + clamp_along(v0, filter_dv_[i]);
+    const Vec3 w1 = w0 + clamp_along(w0, filter_dw_[i]);
+    return 0.5 * particles_.mass[i] * (v0.squaredNorm() - v1.squaredNorm()) +
+           0.5 * particles_.inertia[i] * (w0.squaredNorm() - w1.squaredNorm());
+  });
+  parallel_for_ranges(n, [&](std::size_t b, std::size_t e) {
+    for (std::size_t i = b; i < e; ++i) {
+      if (!kinematic_.empty() && kinematic_[i]) continue;
+      particles_.velocity[i] += clamp_along(particles_.velocity[i], filter_dv_[i]);
+      particles_.angular_velocity[i] += clamp_along(particles_.angular_velocity[i], filter_dw_[i]);
+    }
+  });
+  ledger_.filter += removed;
+}
+
+std::vector<GroupReport> Simulation::group_reports() const {
+  const std::size_t n = particles_.size();
+  std::vector<std::uint32_t> slot_of_id(n, 0xffffffffu);
+  for (std::size_t i = 0; i < n; ++i)
+    if (particles_.id[i] < n) slot_of_id[particles_.id[i]] = static_cast<std::uint32_t>(i);
+  std::vector<GroupReport> out;
+  for (const ParticleGroup& g : groups_) {
+    GroupReport r;
+    r.name = g.name;
+    Vec3 c = Vec3::Zero(), c0 = Vec3::Zero();
+    for (const std::uint32_t id : g.ids) {
+      const std::uint32_t q = slot_of_id[id];
+      c += particles_.position[q];
+      c0 += particles_.reference_position[q];
+    }
+    const double count = static_cast<double>(std::max<std::size_t>(g.ids.size(), 1));
+    c /= count;
+    c0 /= count;
+    for (const std::uint32_t id : g.ids) {
+      const std::uint32_t q = slot_of_id[id];
+      r.force += particles_.force[q];
+      r.moment += (particles_.position[q] - c).cross(particles_.force[q]) + particles_.moment[q];
+    }
+    r.centroid = c;
+    r.displacement = c - c0;
+    out.push_back(std::move(r));
+  }
+  return out;
 }
 
 void Simulation::index_clumps() {
@@ -68,6 +213,7 @@ void Simulation::reorder() {
   permute_particles(particles_, order);
   forces_.renumber(inverse_permutation(order));
   index_clumps();
+  index_groups();
   ++reorders_;
 }
 
@@ -111,18 +257,37 @@ void Simulation::place_members() {
 }
 
 void Simulation::step() {
+  // Kick factor of the ledger: a half kick h/2 (maps 23, 25) or a whole one
+  // (map 27) changes the kinetic energy by (kick/2) F.(v^- + v^+).
+  const bool whole_kick = map_ == IntegratorMap::rrp27;
+  const double kick = whole_kick ? h_ : 0.5 * h_;
+  const bool kinematic = !kinematic_slot_.empty();
+  if (kinematic) {
+    ledger_.boundary += kick * kinematic_power();
+    hold_kinematic(true);
+  }
+  if (ledger_on_) save_velocities();
   for (std::size_t i = 0; i < clumps_.size(); ++i) half_[i] = lgvi_advance(clumps_[i].body, h_);
   advance_configuration(particles_, map_, h_);
+  if (ledger_on_) ledger_.contact -= 0.5 * kick * kick_power();
   place_members();
   rebuild_phase();
   forces_.evaluate(particles_);
+  if (ledger_on_ && !whole_kick) save_velocities();
   complete_step(particles_, map_, h_);
+  if (ledger_on_ && !whole_kick) ledger_.contact -= 0.5 * kick * kick_power();
+  if (kinematic) {
+    hold_kinematic(false);
+    if (!whole_kick) ledger_.boundary += kick * kinematic_power();
+  }
   reduce_forces();
   for (std::size_t i = 0; i < clumps_.size(); ++i) lgvi_complete(clumps_[i].body, half_[i], h_);
   place_members();
   ++steps_;
   // t = k h rather than a running sum, so that long runs keep exact times.
   time_ = static_cast<double>(steps_) * h_;
+  if (filter_on_) apply_friction_filter();
+  ledger_.fracture += forces_.fracture(particles_);
   collect_events();
 }
 
@@ -130,6 +295,18 @@ void Simulation::collect_events() {
   const std::size_t before = events_.size();
   forces_.take_events(events_);
   for (std::size_t e = before; e < events_.size(); ++e) events_[e].step = steps_;
+  const std::size_t failed_before = failures_.size();
+  forces_.take_failures(failures_);
+  for (std::size_t e = failed_before; e < failures_.size(); ++e) {
+    failures_[e].step = steps_;
+    failures_[e].time = time_;
+  }
+}
+
+std::vector<BondFailure> Simulation::take_failures() {
+  std::vector<BondFailure> out;
+  out.swap(failures_);
+  return out;
 }
 
 std::vector<InteractionEvent> Simulation::take_events() {
@@ -146,6 +323,11 @@ EnergyReport Simulation::energy_report() const {
   r.kinetic_rotation = k.kinetic_rotation;
   r.linear_momentum = k.linear_momentum;
   r.angular_momentum = k.angular_momentum;
+  r.fracture_work = ledger_.fracture;
+  r.contact_work = ledger_.contact;
+  r.filter_work = ledger_.filter;
+  r.boundary_work = ledger_.boundary;
+  forces_.add_bond_counts(particles_, r);
   for (const Clump& c : clumps_) {
     const RigidBody& b = c.body;
     r.kinetic_translation += 0.5 * b.mass * b.velocity.squaredNorm();

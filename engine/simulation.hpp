@@ -17,7 +17,17 @@
 ///     6. spheres: complete_step (second half kick)
 ///     7. clumps: member forces reduced to F and the body moment M, second
 ///        LGVI part, members placed again
-///     8. provider events collected (in provider order)
+///     8. kinematic groups set to their prescribed velocity (engine/groups.hpp)
+///     9. iBDEM's friction filter, if a provider applies it (MODEL.md 11.1)
+///    10. fracture (MODEL.md 10.2): records over strength fail at this
+///        configuration, F and tau are gathered again without them (the
+///        next step's first half kick uses these)
+///    11. provider events and failure records collected (in provider order)
+///
+/// The dissipation ledger (MODEL.md 10.3, 11.3) is kept here: W_fracture
+/// from phase 10, W_contact at both half kicks (only when a provider is
+/// dissipative), W_filter from phase 9, and W_boundary, the work of the
+/// forces on kinematic groups (h/2 F.v at each half kick).
 ///
 /// Re-ordering happens in phase 4 only, never inside a force evaluation.
 /// Without clumps, phases 1, 3 and 7 do nothing.
@@ -35,6 +45,7 @@
 #include "core/particle_store.hpp"
 #include "engine/clump.hpp"
 #include "engine/force_field.hpp"
+#include "engine/groups.hpp"
 #include "engine/integrator.hpp"
 
 namespace dem {
@@ -67,6 +78,29 @@ class Simulation {
 
   /// Events of the providers since the last call, each with its step.
   std::vector<InteractionEvent> take_events();
+  /// Failed bonds since the last call (MODEL.md 10.4), each with its step
+  /// and time, in (step, bond) order.
+  std::vector<BondFailure> take_failures();
+
+  /// Work taken out of E_total so far (MODEL.md 10.3, 11.3; engine/groups.hpp).
+  struct Ledger {
+    double fracture = 0.0;  ///< W_fracture
+    double contact = 0.0;   ///< W_contact
+    double filter = 0.0;    ///< W_filter
+    double boundary = 0.0;  ///< W_boundary
+  };
+  const Ledger& ledger() const { return ledger_; }
+  /// A restart continues the ledger of its checkpoint.
+  void set_ledger(const Ledger& l) { ledger_ = l; }
+
+  /// Particle groups (engine/groups.hpp): fixed and velocity groups become
+  /// kinematic at once. Throws std::invalid_argument for an id that is not
+  /// a particle or a particle in two kinematic groups.
+  void set_groups(std::vector<ParticleGroup> groups);
+  const std::vector<ParticleGroup>& groups() const { return groups_; }
+  /// Reaction force and moment, centroid and displacement of each group at
+  /// the current state (groups.csv).
+  std::vector<GroupReport> group_reports() const;
 
   double time() const { return time_; }
   std::size_t step_count() const { return steps_; }
@@ -87,6 +121,12 @@ class Simulation {
   void reduce_forces();
   void place_members();
   void collect_events();
+  void index_groups();
+  void hold_kinematic(bool clear_forces);
+  double kinematic_power() const;
+  void apply_friction_filter();
+  void save_velocities();
+  double kick_power();
 
   ParticleStore particles_;
   ForceField forces_;
@@ -100,6 +140,16 @@ class Simulation {
   std::vector<std::uint32_t> member_slot_;  ///< slots of all clumps' members, clump by clump
   std::vector<char> in_clump_;              ///< per slot: member of a clump (empty without clumps)
   std::vector<InteractionEvent> events_;
+  std::vector<BondFailure> failures_;
+  Ledger ledger_;
+  bool ledger_on_ = false;      ///< some provider is dissipative: W_contact is kept
+  bool filter_on_ = false;      ///< some provider applies the friction filter
+  std::vector<Vec3> v_before_, w_before_;  ///< velocities before a kick (ledger)
+  std::vector<Vec3> filter_dv_, filter_dw_;
+  std::vector<ParticleGroup> groups_;
+  std::vector<std::uint32_t> kinematic_slot_;   ///< slots of kinematic particles
+  std::vector<Vec3> kinematic_velocity_;        ///< their prescribed velocity
+  std::vector<char> kinematic_;                 ///< per slot (empty without kinematic groups)
 };
 
 }  // namespace dem

@@ -87,6 +87,18 @@ void encode_payload(const CheckpointState& s, std::vector<std::byte>& out) {
     r.f64(s.energy_scale);
     r.f64(s.max_energy_drift);
     r.f64(s.warn_energy_drift);
+    r.f64(s.ledger.fracture);
+    r.f64(s.ledger.contact);
+    r.f64(s.ledger.filter);
+    r.f64(s.ledger.boundary);
+    r.u64(s.groups.size());
+    for (const ParticleGroup& g : s.groups) {
+      r.string(g.name);
+      r.u8(static_cast<std::uint8_t>(g.motion));
+      r.vec3(g.velocity);
+      r.vec3(g.force);
+      r.array(g.ids, [](ByteWriter& ww, std::uint32_t id) { ww.u32(id); });
+    }
   });
   put_section(w, out, "particles",
               [&](ByteWriter& r) { save_fields(r, s.particles, s.particles.size(), "encode_checkpoint: particle"); });
@@ -197,6 +209,28 @@ void decode_run(std::span<const std::byte> bytes, std::uint32_t version, Checkpo
       fail("inconsistent: the energy drift limits must be finite and > 0, got " +
            format_g(s.max_energy_drift, 17) + " and " + format_g(s.warn_energy_drift, 17));
   }
+  if (version >= 4) {
+    s.ledger.fracture = r.f64("W_fracture");
+    s.ledger.contact = r.f64("W_contact");
+    s.ledger.filter = r.f64("W_filter");
+    s.ledger.boundary = r.f64("W_boundary");
+    for (const double w : {s.ledger.fracture, s.ledger.contact, s.ledger.filter, s.ledger.boundary})
+      if (!std::isfinite(w)) fail("inconsistent: the dissipation ledger must be finite");
+    const std::size_t groups = r.count("particle group", 60);
+    for (std::size_t k = 0; k < groups; ++k) {
+      ParticleGroup g;
+      g.name = r.string("group name", 4096);
+      const std::uint8_t motion = r.u8("group motion");
+      if (motion > 2) fail("inconsistent: group " + std::to_string(k) + " has motion " + std::to_string(motion));
+      g.motion = static_cast<ParticleGroup::Motion>(motion);
+      g.velocity = r.vec3("group velocity");
+      g.force = r.vec3("group force");
+      if (!g.velocity.allFinite() || !g.force.allFinite())
+        fail("inconsistent: group " + std::to_string(k) + " has a velocity or force that is not finite");
+      r.array(g.ids, 4, "group member id", [](ByteReader& rr) { return rr.u32("group member id"); });
+      s.groups.push_back(std::move(g));
+    }
+  }
   r.expect_end("the 'run' section");
 }
 
@@ -258,13 +292,18 @@ CheckpointState capture_simulation(const Simulation& sim) {
   c.particles = sim.particles();
   c.clumps = sim.clumps();
   c.providers = save_providers(sim.forces());
+  c.ledger = sim.ledger();
+  c.groups = sim.groups();
   return c;
 }
 
 Simulation simulation_from(const CheckpointState& c) {
   ParticleStore particles = c.particles;
   ForceField field = load_providers(c.providers, particles, c.reorder_on_rebuild);
-  return Simulation(std::move(particles), std::move(field), c.clumps, c.map, c.time_step, c.step_count);
+  Simulation sim(std::move(particles), std::move(field), c.clumps, c.map, c.time_step, c.step_count);
+  if (!c.groups.empty()) sim.set_groups(c.groups);
+  sim.set_ledger(c.ledger);
+  return sim;
 }
 
 std::vector<std::byte> encode_checkpoint(const CheckpointState& state) {

@@ -7,7 +7,7 @@
 ///
 ///     offset  size  field
 ///          0     8  magic "DEMCKPT\0"
-///          8     4  format version (uint32, 3; version 2 is read too)
+///          8     4  format version (uint32, 4; versions 2 and 3 are read too)
 ///         12     4  reserved (uint32, 0)
 ///         16     8  payload length L in bytes (uint64)
 ///         24     4  CRC-32 of the payload (zlib crc32, uint32)
@@ -23,7 +23,11 @@
 ///                  u64 energy_rows, u64 vtk_every, u64 energy_every,
 ///                  u64 checkpoint_every, u64 end_step, then (version 3)
 ///                  u64 run_id, f64 initial_energy, f64 energy_scale,
-///                  f64 max_energy_drift, f64 warn_energy_drift
+///                  f64 max_energy_drift, f64 warn_energy_drift, then
+///                  (version 4) f64 W_fracture, W_contact, W_filter,
+///                  W_boundary (the ledger), u64 group count and per group:
+///                  string name, u8 motion (0 free, 1 fixed, 2 velocity),
+///                  vec3 velocity, vec3 force, array of u32 ids
 ///     "particles"  the particle store by its field list
 ///                  (ParticleStore::for_each_field, core/field_io.hpp:
 ///                  every field named and typed)
@@ -36,7 +40,9 @@
 ///                  for laws that keep it), "provider:walls",
 ///                  "provider:gravity"
 ///
-/// A version-2 file is the same without the five version-3 fields of "run"
+/// A version-3 file is the same without the version-4 fields of "run" (a
+/// zero ledger, no groups) and without the particles' `material` field
+/// (read as 0). A version-2 file is the same without the five version-3 fields of "run"
 /// (it reads as run_id 0, energy_scale 0 and the default drift limits). A
 /// version-1 file (the fixed positional layout before force providers) is
 /// refused with a message naming its version.
@@ -108,6 +114,10 @@ struct CheckpointState {
   /// The run's drift limits, as fractions of energy_scale: stop beyond
   /// max_energy_drift, warn once beyond warn_energy_drift.
   double max_energy_drift = kDefaultMaxEnergyDrift, warn_energy_drift = kDefaultWarnEnergyDrift;
+  /// The dissipation ledger so far (version 4).
+  Simulation::Ledger ledger;
+  /// The scene's particle groups (version 4).
+  std::vector<ParticleGroup> groups;
 };
 
 /// The simulation's part of a checkpoint (map, h, steps, particles, clumps,
@@ -126,7 +136,7 @@ class CheckpointError : public StateError {
 };
 
 /// Current format version, written by encode_checkpoint.
-inline constexpr std::uint32_t checkpoint_format_version = 3;
+inline constexpr std::uint32_t checkpoint_format_version = 4;
 /// The oldest format version decode_checkpoint still reads.
 inline constexpr std::uint32_t checkpoint_oldest_version = 2;
 /// Size of the fixed header before the payload (bytes).

@@ -50,7 +50,8 @@ int write_all(int fd, const std::string& text) {
 
 std::string energy_table_header() {
   return "t,E_kin_trans,E_kin_rot,U_bend,U_axial,U_shear,U_contact,U_wall,U_gravity,"
-         "E_total,P_x,P_y,P_z,L_x,L_y,L_z";
+         "E_total,P_x,P_y,P_z,L_x,L_y,L_z,"
+         "W_fracture,W_contact,W_filter,E_balance,n_broken,n_fragments,W_boundary";
 }
 
 std::string energy_table_row(const EnergyReport& r) {
@@ -64,6 +65,13 @@ std::string energy_table_row(const EnergyReport& r) {
   std::string row;
   row.reserve(values.size() * 24);
   for (double v : values) append_value(row, v);
+  // The dissipation ledger (MODEL.md 10.3, 11.3), then the counts as integers.
+  append_value(row, r.fracture_work);
+  append_value(row, r.contact_work);
+  append_value(row, r.filter_work);
+  append_value(row, r.balance());
+  row += ',' + std::to_string(r.broken_bonds) + ',' + std::to_string(r.fragments);
+  append_value(row, r.boundary_work);
   return row;
 }
 

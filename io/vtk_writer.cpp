@@ -261,6 +261,9 @@ struct VtkSeriesWriter::FrameJob {
   vtkSmartPointer<vtkDoubleArray> displacement = named_array<vtkDoubleArray>("displacement", 3);
   vtkSmartPointer<vtkDoubleArray> axial_strain = named_array<vtkDoubleArray>("axial_strain", 1);
   vtkSmartPointer<vtkDoubleArray> bend_angle = named_array<vtkDoubleArray>("bend_angle", 1);
+  vtkSmartPointer<vtkIntArray> n_broken = named_array<vtkIntArray>("n_broken", 1);
+  vtkSmartPointer<vtkIntArray> fragment = named_array<vtkIntArray>("fragment", 1);
+  std::vector<std::uint32_t> live_bonds;  ///< indices of the bonds shown (with FrameExtras::bond_live)
   vtkSmartPointer<vtkDataArray> vertex_ids, vertex_offsets;  ///< Int32 or Int64
   vtkSmartPointer<vtkDataArray> bond_ends, bond_offsets;     ///< Int32 or Int64
   std::vector<Quat> relative;  ///< Q_i = R_i R_i0^T, for the bend angles
@@ -292,20 +295,45 @@ struct VtkSeriesWriter::FrameJob {
   }
 
   /// Copies everything the frame shows out of the store and the bonds.
-  void take_snapshot(const ParticleStore& particles, const BondList& bonds) {
+  void take_snapshot(const ParticleStore& particles, const BondList& bonds, const FrameExtras& extras) {
     constexpr auto int32_max = static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max());
-    narrow = particles.size() <= int32_max && 2 * bonds.size() <= int32_max;
+    const std::size_t n = particles.size();
+    const auto check = [&](std::size_t size, std::size_t want, const char* what) {
+      if (size != 0 && size != want)
+        throw std::invalid_argument(std::string("VTK output: ") + what + " has " + std::to_string(size) +
+                                    " entries for " + std::to_string(want));
+    };
+    check(extras.bond_live.size(), bonds.size(), "the bond live flags");
+    check(extras.broken.size(), n, "n_broken");
+    check(extras.fragment.size(), n, "fragment");
+    live_bonds.clear();
+    if (!extras.bond_live.empty())
+      for (std::size_t k = 0; k < bonds.size(); ++k)
+        if (extras.bond_live[k]) live_bonds.push_back(static_cast<std::uint32_t>(k));
+    const auto extra_array = [&](vtkIntArray* a, std::span<const std::uint32_t> v) {
+      vtkPointData* pd = cloud->GetPointData();
+      if (v.empty()) {
+        pd->RemoveArray(a->GetName());
+        return;
+      }
+      int* p = resize(a, n);
+      for (std::size_t i = 0; i < n; ++i) p[i] = static_cast<int>(v[i]);
+      if (!pd->HasArray(a->GetName())) pd->AddArray(a);
+    };
+    extra_array(n_broken, extras.broken);
+    extra_array(fragment, extras.fragment);
+    narrow = n <= int32_max && 2 * bonds.size() <= int32_max;
     if (narrow)
-      take_snapshot<vtkTypeInt32Array>(particles, bonds);
+      take_snapshot<vtkTypeInt32Array>(particles, bonds, !extras.bond_live.empty());
     else
-      take_snapshot<vtkTypeInt64Array>(particles, bonds);
+      take_snapshot<vtkTypeInt64Array>(particles, bonds, !extras.bond_live.empty());
   }
 
   template <class IntArray>
-  void take_snapshot(const ParticleStore& particles, const BondList& bonds) {
+  void take_snapshot(const ParticleStore& particles, const BondList& bonds, bool filtered) {
     using Int = typename IntArray::ValueType;
     const std::size_t n = particles.size();
-    const std::size_t m = bonds.size();
+    const std::size_t m = filtered ? live_bonds.size() : bonds.size();
     double* px = resize(position.Get(), n);
     int* pid = resize(id.Get(), n);
     double* pd = resize(diameter.Get(), n);
@@ -342,15 +370,17 @@ struct VtkSeriesWriter::FrameJob {
         m,
         [&](std::size_t b, std::size_t e) {
           for (std::size_t k = b; k < e; ++k) {
-            const std::uint32_t i = bonds.first[k], j = bonds.second[k];
+            const std::size_t bond = filtered ? live_bonds[k] : k;  // failed bonds are not shown
+            const std::uint32_t i = bonds.first[bond], j = bonds.second[bond];
             if (i >= n || j >= n)
-              throw std::invalid_argument("VTK output: bond " + std::to_string(k) + " joins particles " +
+              throw std::invalid_argument("VTK output: bond " + std::to_string(bond) + " joins particles " +
                                           std::to_string(i) + " and " + std::to_string(j) +
                                           " of a store of " + std::to_string(n));
             pe[2 * k] = static_cast<Int>(i);
             pe[2 * k + 1] = static_cast<Int>(j);
+            if (filtered) ps[k] = bonds.rest_length[bond];
           }
-          std::memcpy(ps + b, bonds.rest_length.data() + b, (e - b) * sizeof(double));
+          if (!filtered) std::memcpy(ps + b, bonds.rest_length.data() + b, (e - b) * sizeof(double));
         },
         kGrain);
   }
@@ -502,12 +532,12 @@ void VtkSeriesWriter::flush() {
   }
 }
 
-void VtkSeriesWriter::write_frame(double t, const ParticleStore& particles,
-                                  const BondList& bonds) {
+void VtkSeriesWriter::write_frame(double t, const ParticleStore& particles, const BondList& bonds,
+                                  const FrameExtras& extras) {
   flush();
   if (!job_) job_ = std::make_unique<FrameJob>();
   FrameJob* job = job_.get();
-  job->take_snapshot(particles, bonds);
+  job->take_snapshot(particles, bonds, extras);
   job->folder = folder_;
   job->index = times_.size();
   job->compression_level = compression_level_;

@@ -13,6 +13,12 @@
 ///                         displacement (x_i - x_i0)
 ///   bonds_NNNNNN.vtp      the same points, one line cell per bond; cell data:
 ///                         axial_strain (r/r0 - 1), bend_angle (|theta_ij|, rad)
+///                         and, for scenes whose bonds can fail
+///                         (FrameExtras): n_broken (failed bonds of the
+///                         particle, int), fragment (the smallest particle id
+///                         of its live-bond fragment, int; stable from frame
+///                         to frame, for colouring)
+///   bonds_NNNNNN.vtp      failed bonds are left out of the bond cells
 ///   particles.pvd, bonds.pvd   collections with the frame times
 /// Every value is a double (the id an int) and is stored exactly. Cell
 /// connectivity and offsets are Int32 while the indices fit, Int64 beyond.
@@ -62,6 +68,8 @@
 #include <exception>
 #include <filesystem>
 #include <memory>
+#include <span>
+#include <cstdint>
 #include <string>
 #include <thread>
 #include <vector>
@@ -70,6 +78,13 @@
 #include "core/particle_store.hpp"
 
 namespace dem {
+
+/// What a frame shows of fracture (MODEL.md 10.4); every span may be empty.
+struct FrameExtras {
+  std::span<const std::uint8_t> bond_live;  ///< per bond of `bonds`: 0 = failed, left out of the bond cells; empty: all shown
+  std::span<const std::uint32_t> broken;    ///< per particle slot: its failed bonds (point data "n_broken"); empty: not written
+  std::span<const std::uint32_t> fragment;  ///< per particle slot: fragment label (point data "fragment"); empty: not written
+};
 
 class VtkSeriesWriter {
  public:
@@ -95,7 +110,10 @@ class VtkSeriesWriter {
   /// and `bonds`, and starts writing it in the background; the .pvd files
   /// are updated when its files are complete. Throws std::invalid_argument
   /// if a bond names a particle the store does not have.
-  void write_frame(double t, const ParticleStore& particles, const BondList& bonds);
+  /// `extras` (sizes: bonds, particles, particles, or empty; else
+  /// std::invalid_argument) adds what fracture changes.
+  void write_frame(double t, const ParticleStore& particles, const BondList& bonds,
+                   const FrameExtras& extras = {});
 
   /// Waits until the frame in flight (if any) is on disk, with both .pvd
   /// files listing it. Throws std::runtime_error naming the file if writing

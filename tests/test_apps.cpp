@@ -78,7 +78,7 @@ TEST(DemTorus, ShortRunWritesParaViewFilesAndEnergyTable) {
   const std::string csv = read_file(out / "energy.csv");
   EXPECT_EQ(csv.substr(0, csv.find('\n')),
             "t,E_kin_trans,E_kin_rot,U_bend,U_axial,U_shear,U_contact,U_wall,U_gravity,E_total,P_x,P_y,P_z,"
-            "L_x,L_y,L_z");
+            "L_x,L_y,L_z,W_fracture,W_contact,W_filter,E_balance,n_broken,n_fragments,W_boundary");
   EXPECT_NE(r.output.find("particle-steps/s"), std::string::npos);
   EXPECT_NE(r.output.find("neighbour-list builds"), std::string::npos);
   fs::remove_all(out);

@@ -76,6 +76,12 @@ EnergyReport sample_report() {
   r.gravity = -9.80665e-3;
   r.linear_momentum = Vec3(-1.0 / 7.0, 2.0 / 9.0, -1e20);
   r.angular_momentum = Vec3(std::sqrt(2.0), -std::sqrt(3.0), 1.0e-17);
+  r.fracture_work = 0.125;
+  r.contact_work = 1.0 / 11.0;
+  r.filter_work = 2e-9;
+  r.boundary_work = -3.5;
+  r.broken_bonds = 17;
+  r.fragments = 4;
   return r;
 }
 
@@ -84,7 +90,7 @@ EnergyReport sample_report() {
 TEST(EnergyTable, HeaderIsExactColumnList) {
   EXPECT_EQ(energy_table_header(),
             "t,E_kin_trans,E_kin_rot,U_bend,U_axial,U_shear,U_contact,U_wall,U_gravity,E_total,"
-            "P_x,P_y,P_z,L_x,L_y,L_z");
+            "P_x,P_y,P_z,L_x,L_y,L_z,W_fracture,W_contact,W_filter,E_balance,n_broken,n_fragments,W_boundary");
 }
 
 TEST(EnergyTable, RowParsesBackBitwise) {
@@ -92,7 +98,7 @@ TEST(EnergyTable, RowParsesBackBitwise) {
   const std::string row = energy_table_row(r);
   EXPECT_EQ(row.find('\n'), std::string::npos);
   const std::vector<std::string> fields = split(row, ',');
-  ASSERT_EQ(fields.size(), 16u);
+  ASSERT_EQ(fields.size(), 23u);
   const double expected[16] = {r.time,
                                r.kinetic_translation,
                                r.kinetic_rotation,
@@ -118,6 +124,15 @@ TEST(EnergyTable, RowParsesBackBitwise) {
   const double sum = r.kinetic_translation + r.kinetic_rotation + r.bending + r.axial + r.shear +
                      r.contact + r.wall + r.gravity;
   EXPECT_TRUE(same_bits(std::strtod(fields[9].c_str(), nullptr), sum));
+  // The ledger: W_fracture, W_contact, W_filter, E_balance, n_broken, n_fragments, W_boundary.
+  EXPECT_TRUE(same_bits(std::strtod(fields[16].c_str(), nullptr), r.fracture_work));
+  EXPECT_TRUE(same_bits(std::strtod(fields[17].c_str(), nullptr), r.contact_work));
+  EXPECT_TRUE(same_bits(std::strtod(fields[18].c_str(), nullptr), r.filter_work));
+  EXPECT_TRUE(same_bits(std::strtod(fields[19].c_str(), nullptr),
+                        sum + r.fracture_work + r.contact_work + r.filter_work + r.boundary_work));
+  EXPECT_EQ(fields[20], "17");
+  EXPECT_EQ(fields[21], "4");
+  EXPECT_TRUE(same_bits(std::strtod(fields[22].c_str(), nullptr), r.boundary_work));
 }
 
 TEST(EnergyTable, WritesHeaderAndRows) {

@@ -233,17 +233,20 @@ std::uint32_t crc32_reference(std::span<const std::byte> bytes) {
 /// The same checkpoint in format version 2: the "run" section without its
 /// five version-3 fields (40 bytes).
 std::vector<std::byte> as_version_2(std::vector<std::byte> b) {
+  // The "run" section of version 4 ends with the 40 bytes of version 3's
+  // fields and the 40 of version 4's (the ledger and a zero group count).
+  constexpr std::size_t kDrop = 80;
   const std::size_t length_at = checkpoint_header_size + 4 + 8 + 3;  // section count, tag "run"
   std::uint64_t length = 0, payload = 0;
   std::memcpy(&length, b.data() + length_at, 8);
   const std::size_t end = length_at + 8 + length;
-  b.erase(b.begin() + static_cast<std::ptrdiff_t>(end - 40), b.begin() + static_cast<std::ptrdiff_t>(end));
-  length -= 40;
+  b.erase(b.begin() + static_cast<std::ptrdiff_t>(end - kDrop), b.begin() + static_cast<std::ptrdiff_t>(end));
+  length -= kDrop;
   std::memcpy(b.data() + length_at, &length, 8);
   const std::uint32_t version = 2;
   std::memcpy(b.data() + 8, &version, 4);
   std::memcpy(&payload, b.data() + 16, 8);
-  payload -= 40;
+  payload -= kDrop;
   std::memcpy(b.data() + 16, &payload, 8);
   const std::uint32_t crc = crc32_reference(std::span(b).subspan(checkpoint_header_size));
   std::memcpy(b.data() + 24, &crc, 4);

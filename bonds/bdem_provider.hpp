@@ -1,0 +1,143 @@
+#pragma once
+/// \file bdem_provider.hpp
+/// The BDEM bonds of iBDEM (MODEL.md section 9) with stress-based fracture
+/// (section 10) as a force provider (core/force_provider.hpp).
+///
+/// Records: the bonds of a BondList (geometry: ends, rest length l0, rest
+/// direction d0) with a type per bond (stiffnesses of 9.2 and strengths of
+/// 10.1), the bond's index in the scene's bond list (sorted by (id_i, id_j),
+/// i < j; the `bond` column of bond_failures.csv) and a live flag.
+///
+/// evaluate() computes, in parallel over bonds, the force and spatial moment
+/// on each live bond's first end into its slot (the second end's moment
+/// follows from the balance of angular momentum, 9.4) and flags the bonds
+/// whose stresses (10.1) exceed a strength; failed bonds have zero slots.
+/// Each particle's bonds are gathered in ascending bond order, so forces
+/// are bitwise identical for any thread count. The particles' attitudes are
+/// quaternions already; with reference attitudes other than the identity,
+/// Q_i = R_i R_i0^T is formed once per particle per evaluation (9.1).
+///
+/// fracture() (10.2): the flagged bonds fail together at this
+/// configuration; each is evaluated once more for its failure record (10.4)
+/// and its energy V_b, its slot is zeroed and its pair key leaves
+/// bonded_pairs() (contact providers then take the pair in, 11.1).
+/// book_fracture() books W = V_b - U_contact,new (10.3).
+///
+/// Bonded pairs have no contact (MODEL.md Part II choices): bonded_pairs()
+/// lists the live bonds' keys.
+
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "bonds/bdem_bond.hpp"
+#include "bonds/bond_list.hpp"
+#include "core/force_provider.hpp"
+
+namespace dem {
+
+/// The bond properties of one material (MODEL.md 9.2, 10.1).
+struct BdemMaterial {
+  double youngs_modulus = 0.0;      ///< E (Pa), > 0
+  double poisson_ratio = 0.3;       ///< nu, in (-1, 0.5]
+  double bond_radius_factor = 1.0;  ///< beta: r_b = beta (r_i + r_j)/2, > 0
+  double tensile_strength = std::numeric_limits<double>::infinity();  ///< sigma_c (Pa), > 0
+  double shear_strength = std::numeric_limits<double>::infinity();    ///< tau_c (Pa), > 0
+  bool tension_only = false;  ///< sigma from max(F_n, 0) instead of |F_n| (10.1)
+};
+
+/// The properties of a bond between particles of materials a and b: the
+/// same material's own, or for two materials E as the two halves in series
+/// (2 E_a E_b/(E_a + E_b)), the mean nu, the smaller beta and strengths, and
+/// tension_only if either says so.
+BdemMaterial bond_material(const BdemMaterial& a, const BdemMaterial& b);
+
+/// One distinct set of bond constants.
+struct BdemBondType {
+  BdemStiffness stiffness;
+  double tensile_strength = 0.0;  ///< sigma_c (Pa)
+  double shear_strength = 0.0;    ///< tau_c (Pa)
+  bool tension_only = false;
+};
+
+class BdemBondProvider final : public ForceProvider {
+ public:
+  /// geometry: the bonds (ends by slot of `particles`, l0, d0; the BondList
+  /// stiffness triples are not used). materials: indexed by
+  /// particles.material. Stiffnesses from 9.2 with r_b = beta (r_i + r_j)/2.
+  /// Throws std::invalid_argument if a bond refers to a particle outside
+  /// `particles`, a particle's material index is out of range, a material
+  /// value is not physical, or two bonds join the same pair.
+  BdemBondProvider(const ParticleStore& particles, BondList geometry, std::span<const BdemMaterial> materials);
+
+  std::string name() const override { return "bdem"; }
+  void renumber(std::span<const std::uint32_t> new_slot) override;
+  void evaluate(const ParticleStore& particles) override;
+  PairResults pair_results() const override;
+  Incidence incidence() const override;
+  /// U_axial = sum V_stretch, U_shear = sum V_shear, U_bend = sum V_bt over
+  /// live bonds (MODEL.md 9.8).
+  void add_potential_energies(const ParticleStore& particles, EnergyReport& report) const override;
+  std::vector<ArrayBytes> memory_use() const override;
+  /// Section: the BondList fields, the types, each bond's scene index and
+  /// live flag, and the failure count.
+  void save(ByteWriter& out) const override;
+  /// Throws StateError for anything inconsistent.
+  static std::unique_ptr<BdemBondProvider> load(ByteReader& in, const ParticleStore& particles);
+
+  std::span<const std::uint64_t> bonded_pairs() const override { return live_keys_; }
+  std::size_t fracture(const ParticleStore& particles, FractureBatch& batch) override;
+  double book_fracture(const FractureBatch& batch) override;
+  void take_failures(std::vector<BondFailure>& out) override;
+  void add_bond_counts(const ParticleStore& particles, EnergyReport& report) const override;
+
+  const BondList& bonds() const { return bonds_; }
+  /// Per bond (current order): 1 live, 0 failed.
+  const std::vector<std::uint8_t>& live() const { return live_; }
+  const std::vector<BdemBondType>& types() const { return types_; }
+  /// Scene index of each bond (current order).
+  const std::vector<std::uint32_t>& scene_index() const { return index_; }
+  std::uint64_t broken_count() const { return broken_; }
+  /// Per particle slot: the number of its failed bonds.
+  std::vector<std::uint32_t> broken_per_particle(std::size_t particle_count) const;
+  /// Per particle slot: the smallest particle id of its connected component
+  /// of the live-bond graph (a fragment label that does not change with
+  /// re-ordering).
+  std::vector<std::uint32_t> fragment_labels(const ParticleStore& particles) const;
+  /// Live bonds whose relative rotation passed 2pi/3 (MODEL.md 9.1: the run
+  /// summary's count, expected 0), at the last evaluate().
+  std::uint64_t overturned_count() const;
+
+ private:
+  BdemBondProvider() = default;
+  void index_bonds(std::size_t particle_count);
+  void prepare_attitudes(const ParticleStore& particles);
+  const Quat& relative(const ParticleStore& s, std::uint32_t i) const {
+    return identity_reference_ ? s.attitude[i] : relative_[i];
+  }
+  BdemBondResult evaluate_bond(const ParticleStore& s, std::size_t b) const;
+
+  BondList bonds_;
+  std::vector<BdemBondType> types_;
+  std::vector<std::uint32_t> index_;  ///< scene index of each bond
+  std::vector<std::uint8_t> live_;    ///< 1 live, 0 failed
+  std::vector<std::uint8_t> over_;    ///< per bond: over strength at the last evaluate()
+  std::vector<std::uint8_t> turned_;  ///< per bond: relative rotation over 2pi/3 at the last evaluate()
+  std::vector<std::uint64_t> live_keys_;  ///< pair keys of the live bonds, ascending
+  std::vector<std::uint32_t> bond_offsets_, bond_entries_;
+  std::vector<Vec3> bond_force_, bond_moment_;
+  std::vector<Quat> relative_;  ///< Q_i = R_i R_i0^T per slot (non-identity references only)
+  bool identity_reference_ = true;
+  std::uint64_t broken_ = 0;
+  std::size_t over_count_ = 0;
+  /// Failures of the current fracture phase (key order) and where their keys
+  /// start in the batch.
+  std::vector<BondFailure> pending_;
+  std::vector<double> pending_energy_;
+  std::size_t batch_begin_ = 0;
+  std::vector<BondFailure> booked_;
+};
+
+}  // namespace dem

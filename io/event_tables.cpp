@@ -1,0 +1,140 @@
+#include "io/event_tables.hpp"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <stdexcept>
+#include <system_error>
+
+namespace dem {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+void put(std::string& out, double v) {
+  char buffer[32];
+  const int n = std::snprintf(buffer, sizeof buffer, "%.16e", v);
+  out += ',';
+  out.append(buffer, static_cast<std::size_t>(n));
+}
+
+void put(std::string& out, const Vec3& v) {
+  put(out, v.x());
+  put(out, v.y());
+  put(out, v.z());
+}
+
+std::string first_value(double t) {
+  char buffer[32];
+  const int n = std::snprintf(buffer, sizeof buffer, "%.16e", t);
+  return std::string(buffer, static_cast<std::size_t>(n));
+}
+
+/// The step column (second) of a row; false if it is not a whole number.
+bool step_of(const std::string& row, std::uint64_t& step) {
+  const std::size_t a = row.find(',');
+  if (a == std::string::npos) return false;
+  const std::size_t b = row.find(',', a + 1);
+  const std::string s = row.substr(a + 1, b == std::string::npos ? std::string::npos : b - a - 1);
+  if (s.empty() || s.size() > 19 || s.find_first_not_of("0123456789") != std::string::npos) return false;
+  step = std::stoull(s);
+  return true;
+}
+
+std::vector<std::string> read_rows(const fs::path& path, const std::string& header, std::uint64_t last_step,
+                                   bool& found) {
+  std::vector<std::string> rows;
+  std::ifstream in(path);
+  found = static_cast<bool>(in);
+  if (!found) return rows;
+  std::string line;
+  if (!std::getline(in, line) || line != header)
+    throw std::runtime_error("table '" + path.string() + "': its header is not '" + header + "'");
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    std::uint64_t step = 0;
+    if (!step_of(line, step)) throw std::runtime_error("table '" + path.string() + "': malformed row '" + line.substr(0, 80) + "'");
+    if (step <= last_step) rows.push_back(line);
+  }
+  return rows;
+}
+
+void write_table(const fs::path& path, const std::string& header, const std::vector<std::string>& rows) {
+  const fs::path tmp = path.string() + ".tmp";
+  {
+    std::FILE* f = std::fopen(tmp.c_str(), "wb");
+    if (f == nullptr)
+      throw std::runtime_error("table '" + path.string() + "': cannot open '" + tmp.string() +
+                               "' for writing: " + std::strerror(errno));
+    bool ok = std::fputs(header.c_str(), f) >= 0 && std::fputc('\n', f) != EOF;
+    for (const std::string& r : rows) ok = ok && std::fwrite(r.data(), 1, r.size(), f) == r.size() && std::fputc('\n', f) != EOF;
+    const int error = errno;
+    ok = (std::fclose(f) == 0) && ok;
+    if (!ok) {
+      std::remove(tmp.c_str());
+      throw std::runtime_error("table '" + path.string() + "': cannot write it: " + std::strerror(error));
+    }
+  }
+  std::error_code ec;
+  fs::rename(tmp, path, ec);
+  if (ec) throw std::runtime_error("table '" + path.string() + "': cannot rename the temporary file: " + ec.message());
+}
+
+}  // namespace
+
+std::string bond_failures_header() {
+  return "t,step,bond,i,j,mode,sigma,tau,sigma_ratio,tau_ratio,F_n,F_s,M_b,M_t,x,y,z,energy";
+}
+
+std::string bond_failure_row(const BondFailure& f) {
+  std::string r = first_value(f.time);
+  r += ',' + std::to_string(f.step) + ',' + std::to_string(f.bond) + ',' + std::to_string(f.id_i) + ',' +
+       std::to_string(f.id_j) + ',' + (f.tensile ? "tensile" : "shear");
+  for (const double v : {f.sigma, f.tau, f.sigma_ratio, f.tau_ratio, f.axial_force, f.shear_force,
+                         f.bending_moment, f.twist_moment})
+    put(r, v);
+  put(r, f.midpoint);
+  put(r, f.energy);
+  return r;
+}
+
+std::string groups_header() { return "t,step,group,F_x,F_y,F_z,M_x,M_y,M_z,c_x,c_y,c_z,u_x,u_y,u_z"; }
+
+std::string group_row(double t, std::uint64_t step, const GroupReport& g) {
+  std::string r = first_value(t);
+  r += ',' + std::to_string(step) + ',' + g.name;
+  put(r, g.force);
+  put(r, g.moment);
+  put(r, g.centroid);
+  put(r, g.displacement);
+  return r;
+}
+
+RowFile::RowFile(fs::path path, std::string header) : path_(std::move(path)), header_(std::move(header)) {}
+
+void RowFile::resume(std::uint64_t last_step) {
+  bool found = false;
+  rows_ = read_rows(path_, header_, last_step, found);
+  dirty_ = true;
+}
+
+void RowFile::write() {
+  if (!dirty_) return;
+  write_table(path_, header_, rows_);
+  dirty_ = false;
+}
+
+void copy_rows_up_to_step(const fs::path& from, const fs::path& to, std::uint64_t last_step) {
+  std::ifstream in(from);
+  if (!in) return;
+  std::string header;
+  std::getline(in, header);
+  in.close();
+  bool found = false;
+  const std::vector<std::string> rows = read_rows(from, header, last_step, found);
+  write_table(to, header, rows);
+}
+
+}  // namespace dem

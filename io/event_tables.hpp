@@ -1,0 +1,68 @@
+#pragma once
+/// \file event_tables.hpp
+/// The run's CSV tables beside energy.csv: bond_failures.csv (MODEL.md
+/// 10.4) and groups.csv (engine/groups.hpp).
+///
+///   bond_failures.csv  t,step,bond,i,j,mode,sigma,tau,sigma_ratio,tau_ratio,F_n,F_s,M_b,M_t,x,y,z,energy
+///                      one row per failed bond in (step, bond) order
+///   groups.csv         t,step,group,F_x,F_y,F_z,M_x,M_y,M_z,c_x,c_y,c_z,u_x,u_y,u_z
+///                      one row per group at each row of energy.csv
+///
+/// Numbers with 17 significant digits (%.16e), step, bond, i, j as integers.
+/// A RowFile keeps its rows in memory and writes the whole table to
+/// "NAME.tmp", renamed over NAME, whenever asked (at output intervals), so
+/// a reader never sees a half-written table and a run that fails keeps the
+/// last complete one.
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "core/force_provider.hpp"
+#include "engine/groups.hpp"
+
+namespace dem {
+
+inline constexpr const char* kBondFailuresFile = "bond_failures.csv";
+inline constexpr const char* kGroupsFile = "groups.csv";
+
+std::string bond_failures_header();
+std::string bond_failure_row(const BondFailure& f);
+std::string groups_header();
+std::string group_row(double t, std::uint64_t step, const GroupReport& g);
+
+class RowFile {
+ public:
+  RowFile(std::filesystem::path path, std::string header);
+  /// Continues the table of an earlier run: keeps its rows whose `step`
+  /// column (the second) is at most `last_step` (a restart drops rows
+  /// written after its checkpoint). A missing file starts empty. Throws
+  /// std::runtime_error naming the file if it has another header or a
+  /// malformed row.
+  void resume(std::uint64_t last_step);
+  void add(std::string row) {
+    rows_.push_back(std::move(row));
+    dirty_ = true;
+  }
+  /// Writes the table (temporary name, renamed) if rows were added since
+  /// the last write, or if it was never written. Throws std::runtime_error
+  /// naming the file on failure.
+  void write();
+  std::size_t size() const { return rows_.size(); }
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+  std::string header_;
+  std::vector<std::string> rows_;
+  bool dirty_ = true;
+};
+
+/// Copies the header and the rows of a RowFile table whose step is at most
+/// last_step from `from` to `to` (a restart into a new folder). A missing
+/// `from` copies nothing. Throws std::runtime_error naming the files.
+void copy_rows_up_to_step(const std::filesystem::path& from, const std::filesystem::path& to,
+                          std::uint64_t last_step);
+
+}  // namespace dem
