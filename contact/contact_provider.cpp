@@ -1,6 +1,8 @@
 #include "contact/contact_provider.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 
@@ -12,6 +14,42 @@ HertzContactLaw HertzContactLaw::load(ByteReader& r) {
   if (!(std::isfinite(law.stiffness) && law.stiffness >= 0.0))
     throw StateError("inconsistent: contact stiffness must be finite and >= 0");
   return law;
+}
+
+PenaltyContactLaw PenaltyContactLaw::load(ByteReader& r) {
+  PenaltyContactLaw law;
+  law.stiffness = r.f64("penalty contact stiffness");
+  if (!(std::isfinite(law.stiffness) && law.stiffness >= 0.0))
+    throw StateError("inconsistent: penalty contact stiffness must be finite and >= 0");
+  return law;
+}
+
+void ContactProviderBase::mark_excluded() {
+  if (excluded_keys_.empty()) {
+    excluded_.clear();
+    return;
+  }
+  excluded_.assign(keys_.size(), 0);
+  std::size_t e = 0;
+  for (const std::uint32_t k : sorted_) {  // pairs in ascending key
+    while (e < excluded_keys_.size() && excluded_keys_[e] < keys_[k]) ++e;
+    if (e < excluded_keys_.size() && excluded_keys_[e] == keys_[k]) excluded_[k] = 1;
+  }
+}
+
+std::uint32_t ContactProviderBase::find_pair(std::uint64_t key) const {
+  const auto it = std::lower_bound(sorted_.begin(), sorted_.end(), key,
+                                   [&](std::uint32_t k, std::uint64_t x) { return keys_[k] < x; });
+  if (it == sorted_.end() || keys_[*it] != key) return kNoPair;
+  return *it;
+}
+
+void ContactProviderBase::forget_excluded(std::span<const std::uint64_t> released) {
+  std::vector<std::uint64_t> kept;
+  kept.reserve(excluded_keys_.size());
+  std::set_difference(excluded_keys_.begin(), excluded_keys_.end(), released.begin(), released.end(),
+                      std::back_inserter(kept));
+  excluded_keys_.swap(kept);
 }
 
 void ContactProviderBase::restore(const ParticleStore& s, std::span<const Vec3> build_positions,

@@ -29,6 +29,7 @@
 ///   static State load_state(ByteReader&).
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <numeric>
@@ -71,6 +72,29 @@ struct HertzContactLaw {
   }
   void save(ByteWriter& w) const { w.f64(stiffness); }
   static HertzContactLaw load(ByteReader& r);
+};
+
+/// iBDEM's repulsion between unbonded particles (MODEL.md 11.1, eq. 32 with
+/// the [.]_+ the paper drops): V = ½ k_ec [r_i + r_j - |x_i - x_j|]_+²,
+/// F_i = k_ec [.]_+ d. No per-pair state; conservative.
+struct PenaltyContactLaw {
+  struct State {};
+  static constexpr const char* energy_column = "U_contact";
+  double stiffness = 0.0;  ///< k_ec (force/length), >= 0
+
+  Vec3 force(const Vec3& x_i, const Vec3& x_j, double r_i, double r_j, State&) const {
+    const Vec3 rv = x_i - x_j;
+    const double r2 = rv.squaredNorm(), reach = r_i + r_j;
+    if (!(r2 < reach * reach)) return Vec3::Zero();
+    const double r = std::sqrt(r2);
+    return (stiffness * (reach - r) / r) * rv;
+  }
+  double energy(const Vec3& x_i, const Vec3& x_j, double r_i, double r_j, const State&) const {
+    const double overlap = r_i + r_j - (x_i - x_j).norm();
+    return overlap > 0.0 ? 0.5 * stiffness * overlap * overlap : 0.0;
+  }
+  void save(ByteWriter& w) const { w.f64(stiffness); }
+  static PenaltyContactLaw load(ByteReader& r);
 };
 
 /// A pair's key: the ids of its two ends, lower in the high half.
@@ -145,8 +169,16 @@ class ContactProviderBase : public ForceProvider {
   /// False when the law does nothing (zero stiffness): the gather skips it.
   virtual bool active() const { return true; }
   /// Key (pair_key of the ids) of each pair of the list (kept only by laws
-  /// with per-pair state; empty otherwise).
+  /// with per-pair state, or while pairs are excluded; empty otherwise).
   const std::vector<std::uint64_t>& keys() const { return keys_; }
+
+  /// Bonded pairs (ascending keys) have no contact: from the next rebuild
+  /// on, a listed pair with such a key gets a zero force and no energy.
+  void set_excluded_pairs(std::span<const std::uint64_t> keys) override {
+    excluded_keys_.assign(keys.begin(), keys.end());
+  }
+  /// Per pair of the list: left out (a bonded pair); empty when none is.
+  const std::vector<std::uint8_t>& excluded() const { return excluded_; }
 
  protected:
   /// Bytes of the per-pair state.
@@ -160,12 +192,22 @@ class ContactProviderBase : public ForceProvider {
   /// kNoPair), found by a merge in key order.
   std::vector<std::uint32_t> match_pairs(const ParticleStore& s);
   void save_list(ByteWriter& w) const;
+  /// Whether pair keys are needed (stateful law or excluded pairs).
+  bool keyed(bool stateful) const { return stateful || !excluded_keys_.empty(); }
+  /// Marks the pairs whose key is in excluded_keys_ (a merge in key order).
+  void mark_excluded();
+  /// The list index of the pair with this key, or kNoPair.
+  std::uint32_t find_pair(std::uint64_t key) const;
+  /// Drops released keys from excluded_keys_ (both ascending).
+  void forget_excluded(std::span<const std::uint64_t> released);
 
   static constexpr std::uint32_t kNoPair = 0xffffffffu;
   NeighbourSearch search_;
   std::vector<Vec3> pair_force_;       ///< per pair: force on the owner
   std::vector<std::uint64_t> keys_;    ///< per pair: pair_key (stateful laws)
   std::vector<std::uint32_t> sorted_;  ///< pairs in ascending key (stateful laws)
+  std::vector<std::uint64_t> excluded_keys_;  ///< bonded pairs, ascending
+  std::vector<std::uint8_t> excluded_;        ///< per pair (empty: none excluded)
   bool stale_ = false;
   /// A restore read from a checkpoint, not yet built (finish_restore()).
   bool pending_ = false;
@@ -190,9 +232,14 @@ class ContactProvider final : public ContactProviderBase {
   void evaluate(const ParticleStore& s) override {
     if (!active()) return;
     const NeighbourList& list = search_.list();
+    const std::uint8_t* excluded = excluded_.empty() ? nullptr : excluded_.data();
     parallel_for_ranges(list.pair_count(), [&](std::size_t begin, std::size_t end) {
       typename Law::State none{};
       for (std::size_t k = begin; k < end; ++k) {
+        if (excluded != nullptr && excluded[k]) {
+          pair_force_[k] = Vec3::Zero();
+          continue;
+        }
         const std::uint32_t i = list.owner[k], j = list.partner[k];
         typename Law::State& st = [&]() -> typename Law::State& {
           if constexpr (kStateful) return state_[k];
@@ -206,6 +253,7 @@ class ContactProvider final : public ContactProviderBase {
   void add_potential_energies(const ParticleStore& s, EnergyReport& r) const override {
     const NeighbourList& list = search_.list();
     const double u = deterministic_sum(list.pair_count(), 0.0, [&](std::size_t k) {
+      if (!excluded_.empty() && excluded_[k]) return 0.0;
       const std::uint32_t i = list.owner[k], j = list.partner[k];
       if constexpr (kStateful) return law_.energy(s.position[i], s.position[j], s.radius[i], s.radius[j], state_[k]);
       else return law_.energy(s.position[i], s.position[j], s.radius[i], s.radius[j], typename Law::State{});
@@ -266,6 +314,30 @@ class ContactProvider final : public ContactProviderBase {
     return p;
   }
 
+  /// The freed pairs of a fracture (MODEL.md 10.2, 10.3): each listed one
+  /// takes part from now on, evaluated at once into its slot (state from
+  /// State{}), and its energy is added to batch.contact_energy.
+  void release_pairs(const ParticleStore& s, FractureBatch& batch) override {
+    if (excluded_keys_.empty() && excluded_.empty()) return;
+    const NeighbourList& list = search_.list();
+    for (std::size_t n = 0; n < batch.keys.size(); ++n) {
+      const std::uint32_t k = excluded_.empty() ? kNoPair : find_pair(batch.keys[n]);
+      if (k == kNoPair || !excluded_[k]) continue;
+      excluded_[k] = 0;
+      const std::uint32_t i = list.owner[k], j = list.partner[k];
+      typename Law::State fresh{};
+      if constexpr (kStateful) {
+        state_[k] = fresh;
+        pair_force_[k] = law_.force(s.position[i], s.position[j], s.radius[i], s.radius[j], state_[k]);
+        batch.contact_energy[n] += law_.energy(s.position[i], s.position[j], s.radius[i], s.radius[j], state_[k]);
+      } else {
+        pair_force_[k] = active() ? law_.force(s.position[i], s.position[j], s.radius[i], s.radius[j], fresh) : Vec3::Zero();
+        batch.contact_energy[n] += law_.energy(s.position[i], s.position[j], s.radius[i], s.radius[j], fresh);
+      }
+    }
+    forget_excluded(batch.keys);
+  }
+
   const Law& law() const { return law_; }
   std::size_t state_bytes() const override { return capacity_bytes(state_); }
   /// Per-pair state, in pair order (empty for stateless laws).
@@ -274,13 +346,16 @@ class ContactProvider final : public ContactProviderBase {
  private:
   void after_rebuild(const ParticleStore& s) override {
     pair_force_.resize(search_.list().pair_count());
-    if constexpr (kStateful) {
+    if (keyed(kStateful)) {
       const std::vector<std::uint32_t> old_of_new = match_pairs(s);
-      std::vector<typename Law::State> next(old_of_new.size());
-      for (std::size_t k = 0; k < next.size(); ++k)
-        if (old_of_new[k] != kNoPair) next[k] = state_[old_of_new[k]];
-      state_.swap(next);
+      if constexpr (kStateful) {
+        std::vector<typename Law::State> next(old_of_new.size());
+        for (std::size_t k = 0; k < next.size(); ++k)
+          if (old_of_new[k] != kNoPair) next[k] = state_[old_of_new[k]];
+        state_.swap(next);
+      }
     }
+    mark_excluded();
   }
 
   void apply_pending_state() override {
@@ -307,5 +382,7 @@ class ContactProvider final : public ContactProviderBase {
 
 /// The contact provider of MODEL.md section 4.
 using HertzContactProvider = ContactProvider<HertzContactLaw>;
+/// iBDEM's penalty contact between unbonded pairs (MODEL.md 11.1).
+using PenaltyContactProvider = ContactProvider<PenaltyContactLaw>;
 
 }  // namespace dem

@@ -19,7 +19,20 @@ std::string wall_problem(const Wall& w) {
 }
 }  // namespace
 
-WallProvider::WallProvider(std::vector<Wall> walls) : walls_(std::move(walls)) {
+namespace {
+/// iBDEM's penalty wall (MODEL.md 11.1, eq. 33 with [.]_+).
+inline ContactTerms penalty_wall(const Vec3& x, double r, const Wall& w) {
+  const double overlap = r - (x - w.point).dot(w.normal);
+  ContactTerms t;
+  if (overlap > 0.0) {
+    t.force_i = (w.stiffness * overlap) * w.normal;
+    t.energy = 0.5 * w.stiffness * overlap * overlap;
+  }
+  return t;
+}
+}  // namespace
+
+WallProvider::WallProvider(std::vector<Wall> walls, WallLaw law) : walls_(std::move(walls)), law_(law) {
   for (std::size_t w = 0; w < walls_.size(); ++w)
     if (const std::string p = wall_problem(walls_[w]); !p.empty())
       throw std::invalid_argument("wall " + std::to_string(w) + ": " + p);
@@ -27,6 +40,11 @@ WallProvider::WallProvider(std::vector<Wall> walls) : walls_(std::move(walls)) {
 
 void WallProvider::add_body_forces(const ParticleStore& s, std::size_t begin, std::size_t end,
                                    std::span<Vec3> force, std::span<Vec3>) const {
+  if (law_ == WallLaw::penalty) {
+    for (std::size_t i = begin; i < end; ++i)
+      for (const Wall& w : walls_) force[i] += penalty_wall(s.position[i], s.radius[i], w).force_i;
+    return;
+  }
   for (std::size_t i = begin; i < end; ++i)
     for (const Wall& w : walls_) force[i] += wall_contact(s.position[i], s.radius[i], w).force_i;
 }
@@ -34,7 +52,9 @@ void WallProvider::add_body_forces(const ParticleStore& s, std::size_t begin, st
 void WallProvider::add_potential_energies(const ParticleStore& s, EnergyReport& r) const {
   r.add("U_wall", deterministic_sum(s.size(), 0.0, [&](std::size_t i) {
     double u = 0.0;
-    for (const Wall& w : walls_) u += wall_contact(s.position[i], s.radius[i], w).energy;
+    for (const Wall& w : walls_)
+      u += law_ == WallLaw::penalty ? penalty_wall(s.position[i], s.radius[i], w).energy
+                                    : wall_contact(s.position[i], s.radius[i], w).energy;
     return u;
   }));
 }
@@ -45,6 +65,7 @@ void WallProvider::save(ByteWriter& w) const {
     ww.vec3(wall.normal);
     ww.f64(wall.stiffness);
   });
+  w.u8(static_cast<std::uint8_t>(law_));
 }
 
 std::unique_ptr<WallProvider> WallProvider::load(ByteReader& r) {
@@ -59,7 +80,13 @@ std::unique_ptr<WallProvider> WallProvider::load(ByteReader& r) {
   for (std::size_t i = 0; i < walls.size(); ++i)
     if (const std::string p = wall_problem(walls[i]); !p.empty())
       throw StateError("inconsistent: wall " + std::to_string(i) + ": " + p);
-  return std::make_unique<WallProvider>(std::move(walls));
+  WallLaw law = WallLaw::hertz;
+  if (r.remaining() > 0) {
+    const std::uint8_t code = r.u8("wall law");
+    if (code > 1) throw StateError("inconsistent: wall law " + std::to_string(code) + " (0 Hertz, 1 penalty)");
+    law = static_cast<WallLaw>(code);
+  }
+  return std::make_unique<WallProvider>(std::move(walls), law);
 }
 
 }  // namespace dem

@@ -1,8 +1,12 @@
 #pragma once
 /// \file wall_provider.hpp
-/// Rigid plane walls (MODEL.md section 4, eq. 57 with the mirror image) as a
-/// one-body force provider: each particle feels every wall, in wall order.
+/// Rigid plane walls as a one-body force provider: each particle feels every
+/// wall, in wall order. Two laws: section 4's Hertz-type wall (eq. 57 with
+/// the mirror image; Wall::stiffness is K^pw, energy), or iBDEM's penalty
+/// (MODEL.md 11.1, eq. 33 corrected: V = ½ k_c [r_i - g]_+², g = (x_i -
+/// x_w).n, F_i = k_c [r_i - g]_+ n; Wall::stiffness is k_c, force/length).
 
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -11,12 +15,14 @@
 
 namespace dem {
 
+enum class WallLaw : std::uint8_t { hertz = 0, penalty = 1 };
+
 class WallProvider final : public ForceProvider {
  public:
   /// Throws std::invalid_argument naming the wall if a point is not finite,
   /// a normal is not a unit vector (to 1e-12) or a stiffness is negative or
   /// not finite.
-  explicit WallProvider(std::vector<Wall> walls);
+  explicit WallProvider(std::vector<Wall> walls, WallLaw law = WallLaw::hertz);
 
   std::string name() const override { return "walls"; }
   void renumber(std::span<const std::uint32_t>) override {}
@@ -25,15 +31,18 @@ class WallProvider final : public ForceProvider {
                        std::span<Vec3> moment) const override;
   /// U_wall.
   void add_potential_energies(const ParticleStore& s, EnergyReport& r) const override;
-  /// Section: u64 count, then per wall vec3 point, vec3 normal, f64 stiffness.
+  /// Section: u64 count, then per wall vec3 point, vec3 normal, f64
+  /// stiffness; then u8 law (absent in older files: Hertz).
   void save(ByteWriter& w) const override;
   /// Throws StateError for a wall WallProvider would refuse.
   static std::unique_ptr<WallProvider> load(ByteReader& r);
 
   const std::vector<Wall>& walls() const { return walls_; }
+  WallLaw law() const { return law_; }
 
  private:
   std::vector<Wall> walls_;
+  WallLaw law_ = WallLaw::hertz;
 };
 
 }  // namespace dem

@@ -27,6 +27,9 @@ struct Registry {
     loaders["contact"] = [](ByteReader& r, const ParticleStore& s) -> std::unique_ptr<ForceProvider> {
       return HertzContactProvider::load(r, s);
     };
+    loaders["penalty"] = [](ByteReader& r, const ParticleStore& s) -> std::unique_ptr<ForceProvider> {
+      return PenaltyContactProvider::load(r, s, "penalty");
+    };
     loaders["walls"] = [](ByteReader& r, const ParticleStore&) -> std::unique_ptr<ForceProvider> {
       return WallProvider::load(r);
     };
