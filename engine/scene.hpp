@@ -3,6 +3,8 @@
 /// Everything a ForceField and a Simulation are built from: the particles,
 /// the bonds, the contact settings, the walls and uniform gravity.
 
+#include <limits>
+#include <string>
 #include <vector>
 
 #include "bonds/bond_list.hpp"
@@ -10,8 +12,33 @@
 #include "contact/contact_provider.hpp"
 #include "core/particle_store.hpp"
 #include "core/types.hpp"
+#include "engine/groups.hpp"
 
 namespace dem {
+
+/// The bond law of a scene (MODEL.md Part II: a scene chooses).
+enum class BondLaw { baker_gonzalez, bdem };
+/// The particle-particle (and wall) contact law of a scene.
+enum class ContactLaw {
+  hertz,          ///< MODEL.md section 4: frictionless Hertz-type, K^pp and K^pw
+  penalty,        ///< iBDEM's penalty (11.1) between unbonded pairs, k_ec and k_c
+  hertz_mindlin,  ///< 11.2: Hertz with Hertz-Mindlin friction, damping, rolling
+};
+
+/// One [[material]] of a scene file (docs/scene-format.md), SI units.
+struct SceneMaterial {
+  std::string name;
+  double density = 0.0;             ///< rho (kg/m^3)
+  double youngs_modulus = 0.0;      ///< E (Pa)
+  double poisson_ratio = 0.3;       ///< nu
+  double bond_radius_factor = 1.0;  ///< beta: r_b = beta (r_i + r_j)/2
+  double tensile_strength = std::numeric_limits<double>::infinity();  ///< sigma_c (Pa)
+  double shear_strength = std::numeric_limits<double>::infinity();    ///< tau_c (Pa)
+  bool tension_only = false;        ///< sigma from max(F_n, 0) (10.1)
+  double restitution = 0.5;         ///< e in (0, 1]
+  double sliding_friction = 0.5;    ///< mu_s >= 0
+  double rolling_friction = 0.0;    ///< mu_r >= 0
+};
 
 struct Scene {
   ParticleStore particles;
@@ -21,6 +48,16 @@ struct Scene {
   /// Uniform gravitational acceleration g (length/time^2): force m_i g on
   /// every particle, potential U_gravity = -sum m_i g.x_i.
   Vec3 gravity = Vec3::Zero();
+
+  // Part II (MODEL.md sections 9-11); the defaults are the scenes before it.
+  BondLaw bond_law = BondLaw::baker_gonzalez;
+  ContactLaw contact_law = ContactLaw::hertz;
+  std::vector<SceneMaterial> materials;  ///< particles.material indexes this
+  double penalty_stiffness = 0.0;        ///< k_ec (force/length), law penalty
+  double wall_penalty_stiffness = 0.0;   ///< k_c (force/length), law penalty
+  bool friction_filter = false;          ///< iBDEM's filter (11.1), law penalty
+  bool rolling_resistance = false;       ///< EPSD2 rolling (11.2), law hertz_mindlin
+  std::vector<ParticleGroup> groups;     ///< fixed, prescribed-velocity and loaded groups
 };
 
 }  // namespace dem

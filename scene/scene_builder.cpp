@@ -13,6 +13,12 @@
 #include "engine/clump.hpp"
 #include "engine/reorder.hpp"
 #include "engine/time_step.hpp"
+#include "bonds/bdem_bond.hpp"
+#include "bonds/bdem_provider.hpp"
+#include "bonds/bond_provider.hpp"
+#include "contact/wall_provider.hpp"
+#include "fields/gravity_provider.hpp"
+#include "fields/load_provider.hpp"
 #include "scene/csv_table.hpp"
 
 namespace dem {
@@ -98,6 +104,10 @@ class Origins {
         return "[[particles]] temperature";
       case SourceKind::csv:
         return "[[particles]] file (columns mass, vx, vy, vz, wx, wy, wz)";
+      case SourceKind::fcc_block:
+        return "[[particles]] velocity, angular_velocity, [[material]] density";
+      case SourceKind::chain:
+        return "[[particles]] velocity, [[material]] density";
     }
     return "[[particles]]";
   }
@@ -114,6 +124,10 @@ class Origins {
         return "[[particles]] origin";
       case SourceKind::csv:
         return "[[particles]] file (columns x, y, z)";
+      case SourceKind::fcc_block:
+        return "[[particles]] origin, lowest_z";
+      case SourceKind::chain:
+        return "[[particles]] origin";
     }
     return "[[particles]]";
   }
@@ -198,9 +212,20 @@ SolidTorusParameters solid_parameters(const ParticleSourceSpec& src, const Mater
 
 /// One source's particles (and its own neighbour bonds); a CSV source's
 /// row lines into `lines`.
-Scene generate(const ParticleSourceSpec& src, const MaterialSpec& material, std::vector<std::size_t>& lines) {
+Scene generate(const ParticleSourceSpec& src, const MaterialSpec& material, const SceneSpec& spec,
+               std::vector<std::size_t>& lines) {
   try {
     switch (src.kind) {
+      case SourceKind::fcc_block: {
+        FccBlockParameters p = src.fcc;
+        p.density = spec.materials.at(src.material_index).material.density;
+        return make_fcc_block(p);
+      }
+      case SourceKind::chain: {
+        ChainParameters p = src.chain;
+        p.density = spec.materials.at(src.material_index).material.density;
+        return make_chain(p);
+      }
       case SourceKind::ring_torus:
         return make_ring_torus(src.ring);
       case SourceKind::solid_torus:
@@ -343,6 +368,8 @@ SourceCounts count_sources(const SceneSpec& spec, std::uint64_t max_particles) {
         diameters[k] = rough ? rough->first.particle_diameter : solid_parameters(src, material).particle_diameter;
       }
       if (src.kind == SourceKind::box_lattice) diameters[k] = src.lattice.diameter;
+      if (src.kind == SourceKind::fcc_block) diameters[k] = src.fcc.spacing;
+      if (src.kind == SourceKind::chain) diameters[k] = src.chain.diameter;
     } catch (const std::exception& e) {
       fail(src.place, e.what());
     }
@@ -383,6 +410,19 @@ SourceCounts count_sources(const SceneSpec& spec, std::uint64_t max_particles) {
           s.build_scratch = std::max(s.build_scratch, 24 * n);  // the velocities
           break;
         }
+        case SourceKind::fcc_block: {
+          n = fcc_block_count(src.fcc);
+          if (generator_bonds) s.bonds += fcc_block_bond_count(src.fcc);
+          // Touching neighbours (12 a site, shared) plus the shell of the skin.
+          s.contact_pairs += contact_pairs(6 * n * fcc_shell(diameters[k], skin) / 12);
+          s.build_scratch = std::max(s.build_scratch, 24 * n + 8 * 6 * n);  // sites, then the bond search
+          break;
+        }
+        case SourceKind::chain:
+          n = src.chain.count;
+          if (generator_bonds) s.bonds += n - 1;
+          s.contact_pairs += contact_pairs(n);
+          break;
         case SourceKind::csv: {
           std::uint64_t bytes = 0;
           n = count_csv_rows(src.file, &bytes);
@@ -464,6 +504,12 @@ void check_memory(const SceneSpec& spec, const SourceCounts& counts, const Scene
           break;
         case SourceKind::box_lattice:
           key = "[[particles]] per_side", advice = "use a smaller per_side";
+          break;
+        case SourceKind::fcc_block:
+          key = "[[particles]] cells", advice = "use fewer cells or a larger spacing";
+          break;
+        case SourceKind::chain:
+          key = "[[particles]] count", advice = "use a smaller count";
           break;
         case SourceKind::csv:
           key = "[[particles]] file", advice = "use a file with fewer rows";
@@ -598,12 +644,18 @@ BuiltScene build_scene(const SceneSpec& spec, const BuildOptions& options) {
     origin.kind = src.kind;
     origin.place = src.place;
     origin.csv = src.file;
-    Scene part = generate(src, material, origin.lines);
+    Scene part = generate(src, material, spec, origin.lines);
+    std::fill(part.particles.material.begin(), part.particles.material.end(), src.material_index);
     origin.count = part.particles.size();
     if (scene.particles.size() + part.particles.size() > (1ull << 31))
       fail(src.place, "the scene has more than 2^31 particles");
     bool own_bonds = bonds.pairs == BondPairs::generator;
-    if (own_bonds && src.kind == SourceKind::ring_torus && !direct && !from_material)
+    const bool bdem = bonds.law == BondLaw::bdem;  // BDEM bonds take their constants from [[material]]
+    if (own_bonds && !bdem && (src.kind == SourceKind::fcc_block || src.kind == SourceKind::chain) && !direct)
+      fail(bonds.place.line > 0 ? bonds.place : src.place,
+           "Baker-Gonzalez bonds of an fcc_block or chain need stiffnesses: give bending, axial and shear in "
+           "[bonds], or law = \"bdem\" to take them from the [[material]]");
+    if (own_bonds && !bdem && src.kind == SourceKind::ring_torus && !direct && !from_material)
       fail(bonds.place.line > 0 ? bonds.place : src.place,
            "the ring's bonds need stiffnesses: give bending, axial and shear in [bonds], or "
            "binder_modulus and bond_radius_ratio in [material]");
@@ -666,8 +718,23 @@ BuiltScene build_scene(const SceneSpec& spec, const BuildOptions& options) {
     throw SceneError(spec.file +
                      ": the [contact] table is required: stiffness = K^pp (energy), "
                      "\"auto\" (Hertz, from [material]) or 0 (no contact)");
+  // Part II: materials, laws, iBDEM's default penalty stiffness E_max r_max.
+  for (const NamedMaterialSpec& m : spec.materials) scene.materials.push_back(m.material);
+  scene.bond_law = bonds.law;
+  scene.contact_law = spec.contact.law;
+  scene.friction_filter = spec.contact.friction_filter;
+  scene.rolling_resistance = spec.contact.rolling;
+  const double r_max = *std::max_element(particles.radius.begin(), particles.radius.end());
+  double e_max = 0.0;
+  for (const SceneMaterial& m : scene.materials) e_max = std::max(e_max, m.youngs_modulus);
+  const bool hertz = spec.contact.law == ContactLaw::hertz;
+  if (spec.contact.law == ContactLaw::penalty) {
+    scene.penalty_stiffness = spec.contact.stiffness ? *spec.contact.stiffness : e_max * r_max;
+    scene.wall_penalty_stiffness = spec.contact.wall_stiffness ? *spec.contact.wall_stiffness : e_max * r_max;
+  }
   scene.contact.stiffness =
-      spec.contact.stiffness ? *spec.contact.stiffness
+      !hertz ? 0.0
+      : spec.contact.stiffness ? *spec.contact.stiffness
       : spec.contact.given
           ? hertz_constants(material, r_min, spec.contact.place, "contact stiffness \"auto\"").k_contact
           : 0.0;
@@ -817,7 +884,10 @@ BuiltScene build_scene(const SceneSpec& spec, const BuildOptions& options) {
     wall.point = w.point;
     wall.normal = w.normal;
     wall.stiffness =
-        w.stiffness ? *w.stiffness : hertz_constants(material, r_min, w.place, "wall stiffness \"auto\"").k_wall;
+        w.stiffness                                   ? *w.stiffness
+        : spec.contact.law == ContactLaw::penalty     ? scene.wall_penalty_stiffness
+        : spec.contact.law == ContactLaw::hertz_mindlin ? 0.0
+                                                      : hertz_constants(material, r_min, w.place, "wall stiffness \"auto\"").k_wall;
     if (!(w.point.cwiseAbs().maxCoeff() <= kMaxLength))
       fail(w.place, "[[wall]] point: " + point_text(w.point) + " has a coordinate over 1e100");
     if (!std::isfinite(wall.stiffness))
@@ -830,6 +900,41 @@ BuiltScene build_scene(const SceneSpec& spec, const BuildOptions& options) {
     scene.walls.push_back(wall);
   }
   scene.gravity = spec.gravity;
+  // Groups, by id (= slot until the re-ordering below).
+  for (const GroupSpec& g : spec.groups) {
+    ParticleGroup group;
+    group.name = g.name;
+    group.motion = g.motion;
+    group.velocity = g.velocity;
+    group.force = g.force;
+    for (std::size_t i = 0; i < n_all; ++i) {
+      const bool in = g.box ? ((particles.position[i].array() >= g.box->first.array()).all() &&
+                               (particles.position[i].array() <= g.box->second.array()).all())
+                            : (i >= g.ids->first && i <= g.ids->second);
+      if (in) group.ids.push_back(static_cast<std::uint32_t>(i));
+    }
+    if (group.ids.empty())
+      fail(g.place, "[[group]] \"" + g.name + "\": " +
+                        (g.box ? std::string("no particle centre lies in the box ") + point_text(g.box->first) + " to " +
+                                     point_text(g.box->second)
+                               : "no particle has an id in [" + std::to_string(g.ids->first) + ", " +
+                                     std::to_string(g.ids->second) + "] (ids 0 to " + std::to_string(n_all - 1) + ")"));
+    scene.groups.push_back(std::move(group));
+  }
+  {
+    std::vector<std::uint32_t> kinematic_owner(n_all, 0);
+    for (std::size_t k = 0; k < scene.groups.size(); ++k) {
+      if (scene.groups[k].motion == ParticleGroup::Motion::free) continue;
+      for (const std::uint32_t id : scene.groups[k].ids) {
+        if (kinematic_owner[id] != 0)
+          fail(spec.groups[k].place, "[[group]] \"" + scene.groups[k].name + "\": particle " + std::to_string(id) +
+                                         " is already held by [[group]] \"" +
+                                         scene.groups[kinematic_owner[id] - 1].name +
+                                         "\" (a particle can be in one fixed or velocity group)");
+        kinematic_owner[id] = static_cast<std::uint32_t>(k + 1);
+      }
+    }
+  }
   if (scene.contact.reorder_on_rebuild) sort_for_locality(scene);
   for (std::size_t k = 0; k < out.clumps.size(); ++k) {
     try {
@@ -844,7 +949,46 @@ BuiltScene build_scene(const SceneSpec& spec, const BuildOptions& options) {
   out.output = spec.output;
   out.critical = critical_time_step_of(particles, scene.bonds, scene.contact, scene.walls);
   out.critical_time_step = out.critical.h;
-  if (!out.critical.term.empty()) {
+  double fraction = spec.run.time_step_fraction;
+  if (scene.bond_law == BondLaw::bdem || scene.contact_law != ContactLaw::hertz) {
+    // MODEL.md 9.6: the stability limit 2/omega_est of the BDEM bonds,
+    // omega_est = 2.9 sqrt(E_max/(rho_min r_min^2)) over bonded particles,
+    // and the penalty contact and walls as in section 7 (sqrt(m/k)); the
+    // default step is 0.2 of it.
+    out.critical = CriticalTimeStep{};
+    out.critical.h = std::numeric_limits<double>::infinity();
+    std::string source;
+    if (scene.bond_law == BondLaw::bdem && !scene.bonds.empty()) {
+      double e = 0.0, rho = INFINITY, r = INFINITY;
+      std::vector<char> bonded(particles.size(), 0);
+      for (std::size_t b = 0; b < scene.bonds.size(); ++b) bonded[scene.bonds.first[b]] = bonded[scene.bonds.second[b]] = 1;
+      for (std::size_t i = 0; i < particles.size(); ++i) {
+        if (!bonded[i]) continue;
+        const SceneMaterial& m = scene.materials.at(particles.material[i]);
+        e = std::max(e, m.youngs_modulus);
+        rho = std::min(rho, m.density);
+        r = std::min(r, particles.radius[i]);
+      }
+      out.critical.h = bdem_stable_step(e, rho, r, 1.0);
+      source = "BDEM bonds (MODEL.md 9.6: 2/omega_est, omega_est = 2.9 sqrt(E/(rho r^2)) with E = " + format_g(e) +
+               ", rho = " + format_g(rho) + ", r = " + format_g(r) + "; [[material]] E, density)";
+    }
+    if (scene.contact_law == ContactLaw::penalty) {
+      const double m_min = *std::min_element(particles.mass.begin(), particles.mass.end());
+      for (const auto& [k, what] : {std::pair<double, const char*>{scene.penalty_stiffness, "[contact] stiffness"},
+                                    {scene.walls.empty() ? 0.0 : scene.wall_penalty_stiffness, "[contact] wall_stiffness"}}) {
+        if (!(k > 0.0)) continue;
+        const double h = std::sqrt(m_min / k);
+        if (h < out.critical.h) {
+          out.critical.h = h;
+          source = "penalty stiffness " + format_g(k) + " for the smallest mass " + format_g(m_min) + " (" + what + ")";
+        }
+      }
+    }
+    out.critical_time_step = out.critical.h;
+    out.critical_source = source;
+    if (!spec.run.time_step_fraction_given) fraction = 0.2;
+  } else if (!out.critical.term.empty()) {
     SourcePlace place;
     const std::string key = stiffness_key(out.critical.term, spec, place);
     const std::size_t slot = out.critical.particle;
@@ -871,9 +1015,9 @@ BuiltScene build_scene(const SceneSpec& spec, const BuildOptions& options) {
            "[run] time_step = \"auto\" needs something stiff (bonds or contact); "
            "give the time step as a number");
     out.automatic_time_step = true;
-    out.time_step = spec.run.time_step_fraction * out.critical_time_step;
+    out.time_step = fraction * out.critical_time_step;
     if (!(out.time_step > 0.0))
-      fail(spec.run.place, "[run] time_step = \"auto\": " + format_g(spec.run.time_step_fraction) + " of " +
+      fail(spec.run.place, "[run] time_step = \"auto\": " + format_g(fraction) + " of " +
                                format_g(out.critical_time_step) + " is 0 in double precision");
   }
   out.time_step_fraction = out.time_step / out.critical_time_step;
@@ -899,13 +1043,73 @@ std::uint64_t end_step_of(const RunSpec& run, double h) {
   }
 }
 
+namespace {
+
+/// The providers of a Part II scene (MODEL.md sections 9-11), in gather
+/// order: bonds, contact, walls, gravity, loads.
+ForceField part_two_forces(Scene& s) {
+  ForceField f;
+  if (s.bond_law == BondLaw::bdem) {
+    std::vector<BdemMaterial> mats;
+    for (const SceneMaterial& m : s.materials) {
+      BdemMaterial b;
+      b.youngs_modulus = m.youngs_modulus;
+      b.poisson_ratio = m.poisson_ratio;
+      b.bond_radius_factor = m.bond_radius_factor;
+      b.tensile_strength = m.tensile_strength;
+      b.shear_strength = m.shear_strength;
+      b.tension_only = m.tension_only;
+      mats.push_back(b);
+    }
+    f.add(std::make_unique<BdemBondProvider>(s.particles, std::move(s.bonds), mats));
+  } else {
+    f.add(std::make_unique<BondProvider>(s.particles, std::move(s.bonds)));
+  }
+  switch (s.contact_law) {
+    case ContactLaw::hertz:
+      f.add(std::make_unique<HertzContactProvider>(HertzContactLaw{s.contact.stiffness}, s.contact.skin));
+      f.add(std::make_unique<WallProvider>(std::move(s.walls)));
+      break;
+    case ContactLaw::penalty:
+      if (s.friction_filter)
+        throw std::invalid_argument("[contact] friction_filter: iBDEM's friction filter is not available in this build");
+      f.add(std::make_unique<PenaltyContactProvider>(PenaltyContactLaw{s.penalty_stiffness}, s.contact.skin, "penalty"));
+      f.add(std::make_unique<WallProvider>(std::move(s.walls), WallLaw::penalty));
+      break;
+    case ContactLaw::hertz_mindlin:
+      throw std::invalid_argument("[contact] law = \"hertz-mindlin\" is not available in this build");
+  }
+  if (!s.gravity.allFinite()) throw std::invalid_argument("gravity is not finite");
+  f.add(std::make_unique<GravityProvider>(s.gravity));
+  std::vector<std::uint32_t> load_ids;
+  std::vector<Vec3> load_forces;
+  for (const ParticleGroup& g : s.groups) {
+    if (g.force == Vec3::Zero()) continue;
+    for (const std::uint32_t id : g.ids) {
+      load_ids.push_back(id);
+      load_forces.push_back(g.force / static_cast<double>(g.ids.size()));
+    }
+  }
+  if (!load_ids.empty()) f.add(std::make_unique<LoadProvider>(s.particles, std::move(load_ids), std::move(load_forces)));
+  f.set_reorder_on_rebuild(s.contact.reorder_on_rebuild);
+  return f;
+}
+
+}  // namespace
+
 AssembledScene assemble_scene(BuiltScene built) {
   Scene& s = built.scene;
   AssembledScene a;
   try {
     for (const ClumpStart& c : built.clumps)
       a.clumps.push_back(make_clump(s.particles, slots_of_ids(s.particles, c.ids), c.velocity, c.angular_velocity));
-    a.forces = ForceField(s.particles, std::move(s.bonds), s.contact, std::move(s.walls), s.gravity);
+    const bool part_two = s.bond_law != BondLaw::baker_gonzalez || s.contact_law != ContactLaw::hertz ||
+                          !s.groups.empty();
+    if (part_two)
+      a.forces = part_two_forces(s);
+    else
+      a.forces = ForceField(s.particles, std::move(s.bonds), s.contact, std::move(s.walls), s.gravity);
+    a.groups = std::move(s.groups);
   } catch (const SceneError&) {
     throw;
   } catch (const std::exception& e) {
@@ -919,7 +1123,9 @@ AssembledScene assemble_scene(BuiltScene built) {
 
 Simulation make_simulation(BuiltScene built) {
   AssembledScene a = assemble_scene(std::move(built));
-  return Simulation(std::move(a.particles), std::move(a.forces), std::move(a.clumps), a.map, a.time_step);
+  Simulation sim(std::move(a.particles), std::move(a.forces), std::move(a.clumps), a.map, a.time_step);
+  if (!a.groups.empty()) sim.set_groups(std::move(a.groups));
+  return sim;
 }
 
 }  // namespace dem

@@ -126,6 +126,7 @@ struct AssembledScene {
   std::vector<Clump> clumps;
   IntegratorMap map = IntegratorMap::rrp25;
   double time_step = 0.0;
+  std::vector<ParticleGroup> groups;  ///< for Simulation::set_groups
 };
 
 /// Assembles a built scene. Throws SceneError naming the scene file with

@@ -78,17 +78,21 @@ class TableReader {
       fail(n, key, std::string("expected a number, got ") + describe(*n));
     const double v = *n->value<double>();
     const std::string r = range;
-    bool ok = std::isfinite(v);
+    bool ok = std::isfinite(v) || (r == "positive_or_inf" && v == INFINITY);
     if (r == "positive") ok = ok && v > 0.0;
     if (r == "nonnegative") ok = ok && v >= 0.0;
     if (r == "fraction") ok = ok && v > 0.0 && v <= 1.0;
     if (r == "poisson") ok = ok && v > -1.0 && v < 0.5;
+    if (r == "poisson_closed") ok = ok && v > -1.0 && v <= 0.5;
+    if (r == "positive_or_inf") ok = (std::isfinite(v) || v == INFINITY) && v > 0.0;
     if (!ok) {
       std::string expected = "a finite number";
       if (r == "positive") expected = "a finite number > 0";
       if (r == "nonnegative") expected = "a finite number >= 0";
       if (r == "fraction") expected = "a number in (0, 1]";
       if (r == "poisson") expected = "Poisson's ratio in (-1, 0.5)";
+      if (r == "poisson_closed") expected = "Poisson's ratio in (-1, 0.5]";
+      if (r == "positive_or_inf") expected = "a number > 0 (inf: never fails)";
       fail(n, key, "expected " + expected + ", got " + describe(*n));
     }
     return v;
@@ -238,6 +242,7 @@ void read_run(TableReader& t, RunSpec& run) {
     if (run.time_step) t.fail(t.find("time_step_fraction"), "time_step_fraction",
                               "only applies with time_step = \"auto\"");
     run.time_step_fraction = *f;
+    run.time_step_fraction_given = true;
   }
   run.end_time = t.number("end_time", "positive");
   run.steps = t.count("steps", 1ull << 53);
@@ -275,8 +280,46 @@ void set_if(std::optional<T> v, T& field) {
 void read_source(TableReader& t, ParticleSourceSpec& s, const std::filesystem::path& base) {
   s.place = t.place();
   const auto kind = t.string("source");
-  if (!kind) t.fail(nullptr, "source", "is required: \"ring_torus\", \"solid_torus\", \"box_lattice\" or \"csv\"");
-  if (*kind == "ring_torus") {
+  if (!kind)
+    t.fail(nullptr, "source",
+           "is required: \"ring_torus\", \"solid_torus\", \"box_lattice\", \"csv\", \"fcc_block\" or \"chain\"");
+  if (const auto m = t.string("material")) s.material_name = *m;
+  if (*kind == "fcc_block") {
+    s.kind = SourceKind::fcc_block;
+    FccBlockParameters& p = s.fcc;
+    p.spacing = t.required_number("spacing", "positive");
+    if (const toml::node* n = t.find("cells")) {
+      const toml::array* a = n->as_array();
+      if (a == nullptr || a->size() != 3) t.fail(n, "cells", "expected [nx, ny, nz], three whole numbers >= 1");
+      for (std::size_t k = 0; k < 3; ++k) {
+        const toml::node& e = *a->get(k);
+        if (!e.is_integer() || *e.value<std::int64_t>() < 1 || *e.value<std::int64_t>() > 4096)
+          t.fail(n, "cells", "expected [nx, ny, nz], three whole numbers in [1, 4096]");
+        p.cells[k] = static_cast<std::uint32_t>(*e.value<std::int64_t>());
+      }
+    } else {
+      t.fail(nullptr, "cells", "is required: [nx, ny, nz], the block in cube cells of side sqrt(2) spacing");
+    }
+    set_if(t.vector("rotation_axis"), p.rotation_axis);
+    if (p.rotation_axis.norm() == 0.0) t.fail(t.find("rotation_axis"), "rotation_axis", "must not be the zero vector");
+    set_if(t.number("rotation_angle"), p.rotation_angle_deg);
+    set_if(t.vector("origin"), p.origin);
+    p.lowest_z = t.number("lowest_z");
+    if (p.lowest_z && t.has("origin")) t.fail(t.find("lowest_z"), "lowest_z", "give origin or lowest_z, not both");
+    set_if(t.vector("velocity"), p.velocity);
+    set_if(t.vector("angular_velocity"), p.angular_velocity);
+  } else if (*kind == "chain") {
+    s.kind = SourceKind::chain;
+    ChainParameters& p = s.chain;
+    const auto n = t.count("count", 1u << 30);
+    if (!n || *n < 2) t.fail(t.find("count"), "count", "is required: at least 2 particles");
+    p.count = static_cast<std::uint32_t>(*n);
+    p.diameter = t.required_number("diameter", "positive");
+    set_if(t.vector("origin"), p.origin);
+    set_if(t.vector("direction"), p.direction);
+    if (p.direction.norm() == 0.0) t.fail(t.find("direction"), "direction", "must not be the zero vector");
+    set_if(t.vector("velocity"), p.velocity);
+  } else if (*kind == "ring_torus") {
     s.kind = SourceKind::ring_torus;
     RingTorusParameters& p = s.ring;
     p.wall = false;
@@ -323,13 +366,19 @@ void read_source(TableReader& t, ParticleSourceSpec& s, const std::filesystem::p
     s.file = std::filesystem::path(*file).is_absolute() ? std::filesystem::path(*file) : base / *file;
   } else {
     t.fail(t.find("source"), "source",
-           "expected \"ring_torus\", \"solid_torus\", \"box_lattice\" or \"csv\", got \"" + *kind + "\"");
+           "expected \"ring_torus\", \"solid_torus\", \"box_lattice\", \"csv\", \"fcc_block\" or \"chain\", got \"" +
+               *kind + "\"");
   }
   t.finish();
 }
 
 void read_bonds(TableReader& t, BondSpec& b, const std::filesystem::path& base) {
   b.place = t.place();
+  if (const auto law = t.string("law")) {
+    if (*law == "baker-gonzalez") b.law = BondLaw::baker_gonzalez;
+    else if (*law == "bdem") b.law = BondLaw::bdem;
+    else t.fail(t.find("law"), "law", "expected \"baker-gonzalez\" (MODEL.md section 4) or \"bdem\" (section 9), got \"" + *law + "\"");
+  }
   if (const auto pairs = t.string("pairs")) {
     if (*pairs == "generator") b.pairs = BondPairs::generator;
     else if (*pairs == "distance") b.pairs = BondPairs::distance;
@@ -364,9 +413,28 @@ void read_bonds(TableReader& t, BondSpec& b, const std::filesystem::path& base) 
 void read_contact(TableReader& t, ContactSpec& c) {
   c.place = t.place();
   c.given = true;
+  if (const auto law = t.string("law")) {
+    if (*law == "hertz") c.law = ContactLaw::hertz;
+    else if (*law == "penalty") c.law = ContactLaw::penalty;
+    else if (*law == "hertz-mindlin") c.law = ContactLaw::hertz_mindlin;
+    else t.fail(t.find("law"), "law", "expected \"hertz\", \"penalty\" or \"hertz-mindlin\", got \"" + *law + "\"");
+  }
   bool automatic = false;
   c.stiffness = t.number_or_auto("stiffness", "nonnegative", automatic);
-  if (!c.stiffness && !automatic) t.fail(nullptr, "stiffness", "is required: K^pp (energy) or \"auto\"");
+  if (!c.stiffness && !automatic && c.law == ContactLaw::hertz)
+    t.fail(nullptr, "stiffness", "is required: K^pp (energy) or \"auto\"");
+  if (c.law == ContactLaw::hertz_mindlin && c.stiffness)
+    t.fail(t.find("stiffness"), "stiffness", "does not apply to law \"hertz-mindlin\" (its stiffness comes from E and nu of the [[material]]s)");
+  bool wall_auto = false;
+  c.wall_stiffness = t.number_or_auto("wall_stiffness", "nonnegative", wall_auto);
+  if ((c.wall_stiffness || wall_auto) && c.law != ContactLaw::penalty)
+    t.fail(t.find("wall_stiffness"), "wall_stiffness", "only applies to law \"penalty\" (k_c)");
+  set_if(t.boolean("friction_filter"), c.friction_filter);
+  if (c.friction_filter && c.law != ContactLaw::penalty)
+    t.fail(t.find("friction_filter"), "friction_filter", "only applies to law \"penalty\" (iBDEM's filter, MODEL.md 11.1)");
+  set_if(t.boolean("rolling"), c.rolling);
+  if (c.rolling && c.law != ContactLaw::hertz_mindlin)
+    t.fail(t.find("rolling"), "rolling", "only applies to law \"hertz-mindlin\"");
   c.skin = t.number("skin", "nonnegative");
   if (const auto f = t.number("skin_fraction", "nonnegative")) {
     if (c.skin) t.fail(t.find("skin_fraction"), "skin_fraction", "give skin (a length) or skin_fraction, not both");
@@ -390,7 +458,7 @@ void read_clump(TableReader& t, ClumpSpec& c) {
   t.finish();
 }
 
-void read_wall(TableReader& t, WallSpec& w) {
+void read_wall(TableReader& t, WallSpec& w, ContactLaw law) {
   w.place = t.place();
   const auto point = t.vector("point");
   const auto normal = t.vector("normal");
@@ -404,7 +472,68 @@ void read_wall(TableReader& t, WallSpec& w) {
   w.normal = (*normal / largest).normalized();
   bool automatic = false;
   w.stiffness = t.number_or_auto("stiffness", "nonnegative", automatic);
-  if (!w.stiffness && !automatic) t.fail(nullptr, "stiffness", "is required: K^pw (energy) or \"auto\"");
+  if (!w.stiffness && !automatic && law == ContactLaw::hertz)
+    t.fail(nullptr, "stiffness", "is required: K^pw (energy) or \"auto\"");
+  t.finish();
+}
+
+void read_named_material(TableReader& t, NamedMaterialSpec& spec) {
+  spec.place = t.place();
+  SceneMaterial& m = spec.material;
+  const auto name = t.string("name");
+  if (!name || name->empty()) t.fail(nullptr, "name", "is required: a name for [[particles]] material = \"...\"");
+  m.name = *name;
+  m.density = t.required_number("density", "positive");
+  m.youngs_modulus = t.required_number("E", "positive");
+  set_if(t.number("nu", "poisson_closed"), m.poisson_ratio);
+  set_if(t.number("beta", "positive"), m.bond_radius_factor);
+  set_if(t.number("sigma_c", "positive_or_inf"), m.tensile_strength);
+  set_if(t.number("tau_c", "positive_or_inf"), m.shear_strength);
+  set_if(t.boolean("tension_only"), m.tension_only);
+  set_if(t.number("e", "fraction"), m.restitution);
+  set_if(t.number("mu_s", "nonnegative"), m.sliding_friction);
+  set_if(t.number("mu_r", "nonnegative"), m.rolling_friction);
+  t.finish();
+}
+
+void read_group(TableReader& t, GroupSpec& g) {
+  g.place = t.place();
+  const auto name = t.string("name");
+  if (!name || name->empty()) t.fail(nullptr, "name", "is required: the group's name in groups.csv");
+  if (name->find_first_of(",\"\n\r") != std::string::npos)
+    t.fail(t.find("name"), "name", "must not contain commas, quotes or line breaks (it is a column of groups.csv)");
+  g.name = *name;
+  const auto lo = t.vector("box_min"), hi = t.vector("box_max");
+  if (lo.has_value() != hi.has_value())
+    t.fail(nullptr, lo ? "box_max" : "box_min", "give both box_min and box_max ([x, y, z], length)");
+  if (lo) {
+    if (!((lo->array() <= hi->array()).all()))
+      t.fail(t.find("box_max"), "box_max", "must be >= box_min in every coordinate");
+    g.box = std::make_pair(*lo, *hi);
+  }
+  if (const toml::node* n = t.find("ids")) {
+    const toml::array* a = n->as_array();
+    if (a == nullptr || a->size() != 2 || !a->get(0)->is_integer() || !a->get(1)->is_integer() ||
+        *a->get(0)->value<std::int64_t>() < 0 || *a->get(1)->value<std::int64_t>() < *a->get(0)->value<std::int64_t>())
+      t.fail(n, "ids", "expected [first, last], particle ids with 0 <= first <= last");
+    g.ids = std::make_pair(static_cast<std::uint64_t>(*a->get(0)->value<std::int64_t>()),
+                           static_cast<std::uint64_t>(*a->get(1)->value<std::int64_t>()));
+  }
+  if (g.box.has_value() == g.ids.has_value())
+    t.fail(nullptr, "", "give exactly one selector: box_min and box_max, or ids = [first, last]");
+  if (const auto motion = t.string("motion")) {
+    if (*motion == "free") g.motion = ParticleGroup::Motion::free;
+    else if (*motion == "fixed") g.motion = ParticleGroup::Motion::fixed;
+    else if (*motion == "velocity") g.motion = ParticleGroup::Motion::velocity;
+    else t.fail(t.find("motion"), "motion", "expected \"free\", \"fixed\" or \"velocity\", got \"" + *motion + "\"");
+  }
+  const auto v = t.vector("velocity");
+  if (g.motion == ParticleGroup::Motion::velocity && !v)
+    t.fail(nullptr, "velocity", "is required with motion = \"velocity\" ([vx, vy, vz], length/time)");
+  if (v && g.motion != ParticleGroup::Motion::velocity)
+    t.fail(t.find("velocity"), "velocity", "only applies with motion = \"velocity\"");
+  if (v) g.velocity = *v;
+  set_if(t.vector("force"), g.force);
   t.finish();
 }
 
@@ -461,7 +590,20 @@ SceneSpec parse_scene_text(std::string_view text, const std::string& file,
     TableReader r(*t, "output", file);
     read_output(r, s.output);
   }
-  if (const toml::table* t = table_of("material")) {
+  // `material` is the section-7 table [material] or the Part II array [[material]].
+  if (const toml::node* n = root.get("material"); n != nullptr && n->is_array()) {
+    for (const toml::table* t : tables_of("material")) {
+      TableReader r(*t, "[material]", file);
+      s.materials.emplace_back();
+      read_named_material(r, s.materials.back());
+      for (std::size_t k = 0; k + 1 < s.materials.size(); ++k)
+        if (s.materials[k].material.name == s.materials.back().material.name)
+          throw SceneError(s.materials.back().place.text() + ": [[material]] name: \"" +
+                           s.materials.back().material.name + "\" is already the name of the [[material]] at " +
+                           s.materials[k].place.text());
+    }
+    if (s.materials.size() > 65536) throw SceneError(file + ": more than 65536 [[material]] tables");
+  } else if (const toml::table* t = table_of("material")) {
     TableReader r(*t, "material", file);
     read_material(r, s.material);
   }
@@ -472,6 +614,30 @@ SceneSpec parse_scene_text(std::string_view text, const std::string& file,
     TableReader r(*t, "[particles]", file);
     s.sources.emplace_back();
     read_source(r, s.sources.back(), base_folder);
+  }
+  for (ParticleSourceSpec& src : s.sources) {
+    if (src.material_name.empty()) {
+      if ((src.kind == SourceKind::fcc_block || src.kind == SourceKind::chain) && s.materials.empty())
+        throw SceneError(src.place.text() + ": [[particles]] source \"" +
+                         std::string(src.kind == SourceKind::chain ? "chain" : "fcc_block") +
+                         "\" needs a [[material]] (density, E, ...)");
+      continue;
+    }
+    if (s.materials.empty())
+      throw SceneError(src.place.text() + ": [[particles]] material = \"" + src.material_name +
+                       "\": the scene has no [[material]] tables");
+    bool found = false;
+    std::string known;
+    for (std::size_t k = 0; k < s.materials.size(); ++k) {
+      known += (k ? ", \"" : "\"") + s.materials[k].material.name + "\"";
+      if (s.materials[k].material.name == src.material_name) {
+        src.material_index = static_cast<std::uint32_t>(k);
+        found = true;
+      }
+    }
+    if (!found)
+      throw SceneError(src.place.text() + ": [[particles]] material: no [[material]] is named \"" + src.material_name +
+                       "\" (the scene has " + known + ")");
   }
   bool any_generator = false;
   for (const ParticleSourceSpec& src : s.sources) any_generator |= src.kind != SourceKind::csv;
@@ -489,9 +655,20 @@ SceneSpec parse_scene_text(std::string_view text, const std::string& file,
   for (const toml::table* t : walls) {
     TableReader r(*t, "[wall]", file);
     s.walls.emplace_back();
-    read_wall(r, s.walls.back());
+    read_wall(r, s.walls.back(), s.contact.law);
   }
   check_walls_enclose_something(s.walls);
+  const auto groups = tables_of("group");
+  if (groups.size() > 1024) throw SceneError(file + ": more than 1024 [[group]] tables");
+  for (const toml::table* t : groups) {
+    TableReader r(*t, "[group]", file);
+    s.groups.emplace_back();
+    read_group(r, s.groups.back());
+    for (std::size_t k = 0; k + 1 < s.groups.size(); ++k)
+      if (s.groups[k].name == s.groups.back().name)
+        throw SceneError(s.groups.back().place.text() + ": [[group]] name: \"" + s.groups.back().name +
+                         "\" is already the name of the [[group]] at " + s.groups[k].place.text());
+  }
   const auto clumps = tables_of("clump");
   if (clumps.size() > 100000) throw SceneError(file + ": more than 100000 [[clump]] tables");
   for (const toml::table* t : clumps) {
@@ -507,6 +684,16 @@ SceneSpec parse_scene_text(std::string_view text, const std::string& file,
     r.finish();
   }
   top.finish();
+  if (s.bonds.law == BondLaw::bdem && s.materials.empty())
+    throw SceneError(s.bonds.place.text() + ": [bonds] law = \"bdem\" needs [[material]] tables (E, nu, beta, strengths)");
+  if (s.contact.law != ContactLaw::hertz && s.materials.empty())
+    throw SceneError(s.contact.place.text() + ": [contact] law = \"" +
+                     std::string(s.contact.law == ContactLaw::penalty ? "penalty" : "hertz-mindlin") +
+                     "\" needs [[material]] tables (E, nu, ...)");
+  if (s.contact.law != ContactLaw::hertz)
+    for (const WallSpec& w : s.walls)
+      if (w.stiffness && s.contact.law == ContactLaw::hertz_mindlin)
+        throw SceneError(w.place.text() + ": [[wall]] stiffness does not apply with [contact] law = \"hertz-mindlin\"");
   return s;
 }
 

@@ -14,6 +14,8 @@
 
 #include "bonds/bond_list.hpp"
 #include "engine/integrator.hpp"
+#include "engine/scene.hpp"
+#include "scene/fcc_block.hpp"
 #include "scene/lattice_scene.hpp"
 #include "scene/ring_torus.hpp"
 #include "scene/solid_torus.hpp"
@@ -48,7 +50,13 @@ struct MaterialSpec {
   SourcePlace place;
 };
 
-enum class SourceKind { ring_torus, solid_torus, box_lattice, csv };
+/// One [[material]] table (MODEL.md Part II materials, SI units).
+struct NamedMaterialSpec {
+  SceneMaterial material;
+  SourcePlace place;
+};
+
+enum class SourceKind { ring_torus, solid_torus, box_lattice, csv, fcc_block, chain };
 
 /// One [[particles]] table.
 struct ParticleSourceSpec {
@@ -60,6 +68,12 @@ struct ParticleSourceSpec {
   LatticeParameters lattice;   ///< kind box_lattice (density from [material])
   Vec3 origin = Vec3::Zero();  ///< box_lattice: centre of the first sphere
   std::filesystem::path file;  ///< kind csv: resolved against the scene file's folder
+  FccBlockParameters fcc;      ///< kind fcc_block (density from its material)
+  ChainParameters chain;       ///< kind chain (density from its material)
+  /// The source's [[material]] by name (empty: the first); resolved to
+  /// `material_index` by the parser.
+  std::string material_name;
+  std::uint32_t material_index = 0;
 };
 
 enum class BondPairs { generator, distance, csv, none };
@@ -70,6 +84,7 @@ struct BondSpec {
   double distance = 0.0;       ///< pairs = distance: bond every pair closer than this
   std::filesystem::path file;  ///< pairs = csv: columns i,j (creation indices)
   std::optional<BondStiffness> stiffness;  ///< direct constants; else from the material
+  BondLaw law = BondLaw::baker_gonzalez;   ///< "baker-gonzalez" (section 4) or "bdem" (section 9)
   SourcePlace place;
 };
 
@@ -80,6 +95,22 @@ struct ContactSpec {
   std::optional<double> skin;       ///< length; nullopt: skin_fraction of the smallest diameter
   double skin_fraction = 0.1;
   bool reorder_on_rebuild = true;
+  ContactLaw law = ContactLaw::hertz;  ///< "hertz", "penalty" or "hertz-mindlin"
+  std::optional<double> wall_stiffness;  ///< penalty law: k_c; nullopt = auto (E_max r_max)
+  bool friction_filter = false;          ///< penalty law: iBDEM's filter (11.1)
+  bool rolling = false;                  ///< hertz-mindlin: EPSD2 rolling resistance
+  SourcePlace place;
+};
+
+/// One [[group]] table: particles selected by a box (initial centres) or
+/// an inclusive id range, held fixed, moved at a velocity, or loaded.
+struct GroupSpec {
+  std::string name;
+  std::optional<std::pair<Vec3, Vec3>> box;                     ///< min, max corners
+  std::optional<std::pair<std::uint64_t, std::uint64_t>> ids;  ///< first, last
+  ParticleGroup::Motion motion = ParticleGroup::Motion::free;
+  Vec3 velocity = Vec3::Zero();
+  Vec3 force = Vec3::Zero();  ///< total, split equally among the members
   SourcePlace place;
 };
 
@@ -107,6 +138,7 @@ struct RunSpec {
   IntegratorMap map = IntegratorMap::rrp25;
   std::optional<double> time_step;  ///< nullopt = "auto"
   double time_step_fraction = 0.1;  ///< with "auto": h = fraction h_crit
+  bool time_step_fraction_given = false;  ///< else BDEM scenes take 0.2 (MODEL.md 9.6)
   std::optional<double> end_time;   ///< exactly one of end_time and steps
   std::optional<std::uint64_t> steps;
   /// Stop the run (exit 2) when |E_total - E_0| passes this fraction of
@@ -134,6 +166,8 @@ struct SceneSpec {
   std::vector<WallSpec> walls;
   std::vector<ClumpSpec> clumps;
   Vec3 gravity = Vec3::Zero();
+  std::vector<NamedMaterialSpec> materials;  ///< [[material]] tables (Part II)
+  std::vector<GroupSpec> groups;             ///< [[group]] tables
 };
 
 /// Parses and validates a scene from TOML text. `file` names it in messages;
