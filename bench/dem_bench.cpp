@@ -16,6 +16,12 @@
 //                200 steps.
 //   ring         the ring torus of scene/ring_torus.hpp with N particles
 //                (default 80), h = 1e-3, 1000 steps.
+//   plate        the plate edge drop at iBDEM's Plate size
+//                (scenes/plate_drop_large.toml: 220,523 particles, 1.14
+//                million BDEM bonds with fracture, penalty contact, its
+//                h = 3.5e-7 s), 300 steps from the start (the drop and the
+//                first impact); --particles is not used. --scene-file runs
+//                another scene file the same way (plate_drop.toml: 8123).
 //
 // stdout: a header line, then one CSV row per run:
 //   scene,particles,bonds,threads,steps,seconds,particle_steps_per_s,peak_rss_bytes
@@ -51,6 +57,7 @@
 #include "engine/simulation.hpp"
 #include "scene/solid_torus.hpp"
 #include "engine/time_step.hpp"
+#include "scene/scene_builder.hpp"
 #include "core/format.hpp"
 
 namespace {
@@ -59,6 +66,7 @@ using dem::format_g;
 
 struct Options {
   std::string scene;
+  std::string scene_file = DEM_SOURCE_DIR "/scenes/plate_drop_large.toml";
   long long particles = -1;             ///< -1: the scene's default
   std::vector<long long> threads{0};    ///< 0: all cores
   long long steps = -1;                 ///< -1: the scene's default
@@ -92,9 +100,12 @@ class SceneFactory {
     } else if (name_ == "ring") {
       target_ = particles < 0 ? 80 : particles;
       default_steps_ = 1000;
+    } else if (name_ == "plate") {
+      target_ = 1;
+      default_steps_ = 300;
     } else {
       throw std::invalid_argument("unknown scene '" + name_ +
-                                  "' (expected lattice, solid-torus or ring)");
+                                  "' (expected lattice, solid-torus, ring or plate)");
     }
     if (target_ < 1)
       throw std::invalid_argument("--particles must be >= 1, got " + std::to_string(target_));
@@ -158,17 +169,42 @@ void print_memory_table(const dem::Simulation& sim) {
             << format_g(static_cast<double>(dem::peak_resident_bytes()) / n, 4) << ")\n";
 }
 
-void run_once(const std::string& name, SceneFactory& factory, std::size_t threads,
-              long long steps, dem::IntegratorMap map, bool memory_table) {
+/// The simulation of a benchmark: a built-in scene, or a scene file (the
+/// engine's own path: parse, build, assemble), with its bond count and h.
+struct BenchRun {
+  dem::Simulation sim;
+  std::size_t bonds = 0;
+  double time_step = 0.0;
+};
+
+BenchRun make_run(const std::string& name, SceneFactory& factory, dem::IntegratorMap map,
+                  const std::string& scene_file) {
+  if (name == "plate") {
+    dem::BuiltScene built = dem::build_scene(dem::read_scene_file(scene_file));
+    const std::size_t bonds = built.scene.bonds.size();
+    const double h = built.time_step;
+    built.map = map;
+    return BenchRun{dem::make_simulation(std::move(built)), bonds, h};
+  }
   BenchScene b = factory.build();
   dem::sort_for_locality(b.scene);
-  const dem::ThreadLimit limit(threads);
   const std::size_t bonds = b.scene.bonds.size();
   dem::ForceField field(b.scene.particles, std::move(b.scene.bonds), b.scene.contact,
                         std::move(b.scene.walls));
-  dem::Simulation sim(std::move(b.scene.particles), std::move(field), map, b.time_step);
+  return BenchRun{dem::Simulation(std::move(b.scene.particles), std::move(field), map, b.time_step), bonds,
+                  b.time_step};
+}
+
+void run_once(const std::string& name, SceneFactory& factory, std::size_t threads,
+              long long steps, dem::IntegratorMap map, bool memory_table, const std::string& scene_file) {
+  const dem::ThreadLimit limit(threads);
+  BenchRun run = make_run(name, factory, map, scene_file);
+  dem::Simulation& sim = run.sim;
+  const std::size_t bonds = run.bonds;
+  BenchScene b;
+  b.time_step = run.time_step;
   const std::size_t n = sim.particles().size();
-  const double e0 = sim.energy_report().total();
+  const double e0 = sim.energy_report().balance();
 
   // The one run loop of apps/run_loop.hpp, with no output folder (no files,
   // no per-step I/O): its timer covers the steps only.
@@ -181,7 +217,7 @@ void run_once(const std::string& name, SceneFactory& factory, std::size_t thread
   const double seconds = summary.seconds;
   if (memory_table) print_memory_table(sim);
 
-  const double e1 = sim.energy_report().total();
+  const double e1 = sim.energy_report().balance();
   if (!std::isfinite(e1)) throw RunFailure(name + ": the energy became non-finite");
   const double rate = static_cast<double>(n) * static_cast<double>(steps) / seconds;
   std::printf("%s,%zu,%zu,%zu,%lld,%.6f,%.6g,%lld\n", name.c_str(), n, bonds,
@@ -214,7 +250,7 @@ int run(const Options& o) {
   std::fflush(stdout);
   for (long long t : o.threads)
     for (long long r = 0; r < o.repeat; ++r)
-      run_once(o.scene, factory, static_cast<std::size_t>(t), steps, map, o.memory_table);
+      run_once(o.scene, factory, static_cast<std::size_t>(t), steps, map, o.memory_table, o.scene_file);
   return 0;
 }
 
@@ -225,7 +261,8 @@ int main(int argc, char** argv) {
       "dem_bench: particle-steps per second of the time-stepping loop on a benchmark scene. "
       "Prints a CSV header and one row per run (peak_rss_bytes is the process's peak so far)."};
   Options o;
-  app.add_option("scene", o.scene, "lattice, solid-torus or ring")->required();
+  app.add_option("scene", o.scene, "lattice, solid-torus, ring or plate")->required();
+  app.add_option("--scene-file", o.scene_file, "The scene file of the plate benchmark")->capture_default_str();
   app.add_option("--particles", o.particles,
                  "Particle count N (lattice: rounded to a cube n^3; solid-torus: target, "
                  "defaults 64000, 100000, 80)");

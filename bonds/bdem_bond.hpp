@@ -68,20 +68,35 @@ struct BdemBondResult {
 };
 
 namespace bdem_detail {
-/// theta / sin(theta) for theta in [0, pi), with its series below 1e-4.
-inline double angle_over_sine(double theta, double sine) {
-  if (theta < 1e-4) {
-    const double t2 = theta * theta;
-    return 1.0 + t2 / 6.0 + 7.0 * t2 * t2 / 360.0;
+/// The angle theta = atan2(|b|, c.d) between unit vectors c and d, from
+/// |b|² = |c x d|² and c.d, and g = theta / sin(theta). Below about 0.57
+/// degrees (x² = |b|²/(c.d)² < 1e-4) atan(x)/x = sum_k (-1)^k x^{2k}/(2k+1)
+/// to five terms is exact to round-off (the first term left out is below
+/// 1e-21): theta = x series, g = series / (c.d), without atan2 (bonds in a
+/// solid shear by small angles, and this is the force loop's kernel).
+struct AngleAndRatio {
+  double theta, sine, g;
+};
+inline AngleAndRatio shear_angle(double sine2, double cosine) {
+  AngleAndRatio a;
+  a.sine = std::sqrt(sine2);
+  if (cosine > 0.0 && sine2 < 1e-4 * cosine * cosine) {
+    const double x2 = sine2 / (cosine * cosine);
+    const double series = 1.0 - x2 * (1.0 / 3 - x2 * (1.0 / 5 - x2 * (1.0 / 7 - x2 * (1.0 / 9))));
+    a.theta = a.sine / cosine * series;
+    a.g = series / cosine;
+    return a;
   }
-  return theta / sine;
+  a.theta = std::atan2(a.sine, cosine);
+  a.g = a.theta / a.sine;
+  return a;
 }
 }  // namespace bdem_detail
 
 /// One bond (9.1-9.4, 10.1). x_i, x_j: centres; q_i, q_j: unit quaternions
 /// of Q_i = R_i R_i0ᵀ and Q_j (either sign: the result does not depend on
 /// it); d0: unit rest direction (x_i0 - x_j0)/l0; l0: rest length (> 0).
-inline BdemBondResult bdem_bond(const Vec3& x_i, const Vec3& x_j, const Quat& q_i, const Quat& q_j, const Vec3& d0,
+[[gnu::always_inline]] inline BdemBondResult bdem_bond(const Vec3& x_i, const Vec3& x_j, const Quat& q_i, const Quat& q_j, const Vec3& d0,
                                 double l0, const BdemStiffness& k) {
   const Vec3 vi = q_i.vec();
   const double si = q_i.w();
@@ -110,10 +125,9 @@ inline BdemBondResult bdem_bond(const Vec3& x_i, const Vec3& x_j, const Quat& q_
   const double r = rv.norm();
   const Vec3 d = rv / r;
   const Vec3 b = c.cross(d);
-  const double sine = b.norm();
   const double cosine = c.dot(d);
-  const double theta = std::atan2(sine, cosine);
-  const double g = bdem_detail::angle_over_sine(theta, sine);
+  const bdem_detail::AngleAndRatio angle = bdem_detail::shear_angle(b.squaredNorm(), cosine);
+  const double theta = angle.theta, g = angle.g;
   // Bend/twist moment m = K t (iBDEM's K t, built on c).
   const double tc = t.dot(c);
   const Vec3 t_perp = t - tc * c;

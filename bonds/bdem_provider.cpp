@@ -194,12 +194,6 @@ void BdemBondProvider::prepare_attitudes(const ParticleStore& s) {
   });
 }
 
-BdemBondResult BdemBondProvider::evaluate_bond(const ParticleStore& s, std::size_t b) const {
-  const std::uint32_t i = bonds_.first[b], j = bonds_.second[b];
-  return bdem_bond(s.position[i], s.position[j], relative(s, i), relative(s, j), bonds_.rest_direction[b],
-                   bonds_.rest_length[b], types_[bonds_.type[b]].stiffness);
-}
-
 void BdemBondProvider::evaluate(const ParticleStore& s) {
   prepare_attitudes(s);
   std::atomic<std::size_t> over{0};

@@ -117,7 +117,11 @@ class BdemBondProvider final : public ForceProvider {
   const Quat& relative(const ParticleStore& s, std::uint32_t i) const {
     return identity_reference_ ? s.attitude[i] : relative_[i];
   }
-  BdemBondResult evaluate_bond(const ParticleStore& s, std::size_t b) const;
+  [[gnu::always_inline]] BdemBondResult evaluate_bond(const ParticleStore& s, std::size_t b) const {
+    const std::uint32_t i = bonds_.first[b], j = bonds_.second[b];
+    return bdem_bond(s.position[i], s.position[j], relative(s, i), relative(s, j), bonds_.rest_direction[b],
+                     bonds_.rest_length[b], types_[bonds_.type[b]].stiffness);
+  }
 
   BondList bonds_;
   std::vector<BdemBondType> types_;
