@@ -1,0 +1,158 @@
+// Scene files of MODEL.md Part II (docs/scene-format.md): [[material]],
+// [bonds] law, [contact] law, [[group]], the fcc_block and chain sources;
+// every key read, every bad value refused with the file, line and key.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "scene/scene_builder.hpp"
+
+using namespace dem;
+
+namespace {
+
+const char* kBase = R"(
+[run]
+time_step = "auto"
+steps = 10
+[[material]]
+name = "a"
+density = 1000.0
+E = 1e7
+nu = 0.25
+beta = 0.8
+sigma_c = 3e4
+tau_c = 4e4
+tension_only = true
+e = 0.7
+mu_s = 0.4
+mu_r = 0.01
+[[material]]
+name = "b"
+density = 2000.0
+E = 2e7
+[[particles]]
+source = "chain"
+material = "b"
+count = 5
+diameter = 0.01
+[bonds]
+law = "bdem"
+[contact]
+law = "penalty"
+)";
+
+SceneSpec parse(const std::string& text) { return parse_scene_text(text, "s.toml", "."); }
+
+std::string error_of(const std::string& text) {
+  try {
+    assemble_scene(build_scene(parse(text)));
+  } catch (const SceneError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST(SceneMaterials, EveryMaterialKeyIsRead) {
+  const SceneSpec s = parse(kBase);
+  ASSERT_EQ(s.materials.size(), 2u);
+  const SceneMaterial& a = s.materials[0].material;
+  EXPECT_EQ(a.name, "a");
+  EXPECT_EQ(a.density, 1000.0);
+  EXPECT_EQ(a.youngs_modulus, 1e7);
+  EXPECT_EQ(a.poisson_ratio, 0.25);
+  EXPECT_EQ(a.bond_radius_factor, 0.8);
+  EXPECT_EQ(a.tensile_strength, 3e4);
+  EXPECT_EQ(a.shear_strength, 4e4);
+  EXPECT_TRUE(a.tension_only);
+  EXPECT_EQ(a.restitution, 0.7);
+  EXPECT_EQ(a.sliding_friction, 0.4);
+  EXPECT_EQ(a.rolling_friction, 0.01);
+  const SceneMaterial& b = s.materials[1].material;
+  EXPECT_EQ(b.poisson_ratio, 0.3);
+  EXPECT_EQ(b.tensile_strength, INFINITY);
+  EXPECT_EQ(s.sources[0].material_index, 1u);
+  EXPECT_EQ(s.bonds.law, BondLaw::bdem);
+  EXPECT_EQ(s.contact.law, ContactLaw::penalty);
+  const BuiltScene built = build_scene(s);
+  EXPECT_EQ(built.scene.particles.size(), 5u);
+  EXPECT_EQ(built.scene.bonds.size(), 4u);
+  EXPECT_EQ(built.scene.particles.material[0], 1u);
+  EXPECT_NEAR(built.scene.particles.mass[0], 2000.0 * M_PI * 1e-6 / 6, 1e-15);
+  // Penalty default E_max r_max.
+  EXPECT_EQ(built.scene.penalty_stiffness, 2e7 * 0.005);
+}
+
+TEST(SceneMaterials, BadMaterialsAndLawsAreRefusedByName) {
+  const std::string base = kBase;
+  const auto with = [&](const std::string& from, const std::string& to) {
+    std::string t = base;
+    const std::size_t at = t.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return t.replace(at, from.size(), to);
+  };
+  const auto expect_error = [&](const std::string& text, const std::string& part) {
+    std::string message;
+    message = error_of(text);
+    EXPECT_NE(message.find(part), std::string::npos) << "expected '" << part << "' in: " << message;
+  };
+  expect_error(with("material = \"b\"", "material = \"c\""), "no [[material]] is named \"c\" (the scene has \"a\", \"b\")");
+  expect_error(with("name = \"b\"", "name = \"a\""), "[[material]] name: \"a\" is already the name");
+  expect_error(with("E = 2e7", "E = -1"), "[[material]] E: expected a finite number > 0");
+  expect_error(with("nu = 0.25", "nu = 0.7"), "nu: expected Poisson's ratio in (-1, 0.5]");
+  expect_error(with("e = 0.7", "e = 1.5"), "e: expected a number in (0, 1]");
+  expect_error(with("law = \"bdem\"", "law = \"glue\""), "[bonds] law: expected \"baker-gonzalez\"");
+  expect_error(with("law = \"penalty\"", "law = \"sticky\""), "[contact] law: expected \"hertz\", \"penalty\" or \"hertz-mindlin\"");
+  expect_error(with("law = \"penalty\"", "law = \"penalty\"\nrolling = true"), "rolling: only applies to law \"hertz-mindlin\"");
+  expect_error(with("law = \"penalty\"", "law = \"penalty\"\nfriction_filter = true"), "friction filter is not available");
+  expect_error(with("law = \"penalty\"", "law = \"hertz-mindlin\""), "\"hertz-mindlin\" is not available");
+  std::string no_materials = base;
+  no_materials.erase(no_materials.find("[[material]]"), no_materials.find("[[particles]]") - no_materials.find("[[material]]"));
+  expect_error(no_materials, "the scene has no [[material]] tables");
+}
+
+TEST(SceneMaterials, GroupsSelectByBoxOrIdsAndRefuseEmptyOrDoubleHolds) {
+  const std::string base = std::string(kBase) + R"(
+[[group]]
+name = "clamp"
+ids = [0, 1]
+motion = "fixed"
+[[group]]
+name = "tip"
+box_min = [0.035, -1.0, -1.0]
+box_max = [1.0, 1.0, 1.0]
+motion = "velocity"
+velocity = [0.0, 0.0, -0.5]
+force = [0.0, 0.0, 2.0]
+)";
+  const BuiltScene b = build_scene(parse(base));
+  ASSERT_EQ(b.scene.groups.size(), 2u);
+  EXPECT_EQ(b.scene.groups[0].ids, (std::vector<std::uint32_t>{0, 1}));
+  EXPECT_EQ(b.scene.groups[0].motion, ParticleGroup::Motion::fixed);
+  EXPECT_EQ(b.scene.groups[1].ids, (std::vector<std::uint32_t>{4}));
+  EXPECT_EQ(b.scene.groups[1].velocity, Vec3(0, 0, -0.5));
+  EXPECT_EQ(b.scene.groups[1].force, Vec3(0, 0, 2.0));
+  // The simulation moves the velocity group and holds the fixed one.
+  Simulation sim = make_simulation(build_scene(parse(base)));
+  for (int k = 0; k < 10; ++k) sim.step();
+  const std::vector<GroupReport> r = sim.group_reports();
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r[0].displacement, Vec3::Zero());
+  EXPECT_NEAR(r[1].displacement.z(), -0.5 * 10 * sim.time_step(), 1e-15);
+  EXPECT_NEAR(r[1].displacement.x(), 0.0, 1e-18);
+  EXPECT_EQ(error_of(base + "[[group]]\nname = \"none\"\nids = [100, 200]\n").find("no particle has an id in [100, 200]") !=
+                std::string::npos,
+            true);
+  EXPECT_NE(error_of(base + "[[group]]\nname = \"again\"\nids = [1, 1]\nmotion = \"fixed\"\n")
+                .find("particle 1 is already held by [[group]] \"clamp\""),
+            std::string::npos);
+  EXPECT_NE(error_of(base + "[[group]]\nname = \"both\"\nids = [1, 1]\nbox_min = [0,0,0]\nbox_max = [1,1,1]\n")
+                .find("give exactly one selector"),
+            std::string::npos);
+  EXPECT_NE(error_of(base + "[[group]]\nname = \"v\"\nids = [2, 2]\nmotion = \"velocity\"\n").find("velocity: is required"),
+            std::string::npos);
+  EXPECT_NE(error_of(base + "[[group]]\nname = \"a,b\"\nids = [2, 2]\n").find("must not contain commas"),
+            std::string::npos);
+}
