@@ -215,10 +215,25 @@ class ContactProviderBase : public ForceProvider {
   std::uint64_t pending_rebuilds_ = 0;
 };
 
+/// What a velocity-dependent (kinetic) law gives for one pair.
+struct PairOutput {
+  Vec3 force = Vec3::Zero();     ///< on the first end (the second takes -force)
+  Vec3 nc_force = Vec3::Zero();  ///< the non-conservative part of force (MODEL.md 11.3)
+  Vec3 moment_i = Vec3::Zero();  ///< spatial moment on the first end
+  Vec3 moment_j = Vec3::Zero();  ///< spatial moment on the second end
+};
+
+template <class Law>
+concept KineticLaw = Law::kKinetic;
+
 template <class Law>
 class ContactProvider final : public ContactProviderBase {
  public:
   static constexpr bool kStateful = !std::is_empty_v<typename Law::State>;
+  /// Laws with velocities, moments and non-conservative parts (Hertz-Mindlin):
+  ///   void evaluate(const ParticleStore&, uint32 i, uint32 j, State&, PairOutput&) const;
+  ///   double energy(const ParticleStore&, uint32 i, uint32 j, const State&) const;
+  static constexpr bool kKinetic = KineticLaw<Law>;
 
   ContactProvider(Law law, double skin, std::string name = "contact")
       : ContactProviderBase(skin), law_(std::move(law)), name_(std::move(name)) {}
@@ -231,6 +246,10 @@ class ContactProvider final : public ContactProviderBase {
 
   void evaluate(const ParticleStore& s) override {
     if (!active()) return;
+    if (skip_evaluate_) {  // restored from a checkpoint: the slots are this configuration's
+      skip_evaluate_ = false;
+      return;
+    }
     const NeighbourList& list = search_.list();
     const std::uint8_t* excluded = excluded_.empty() ? nullptr : excluded_.data();
     parallel_for_ranges(list.pair_count(), [&](std::size_t begin, std::size_t end) {
@@ -238,6 +257,7 @@ class ContactProvider final : public ContactProviderBase {
       for (std::size_t k = begin; k < end; ++k) {
         if (excluded != nullptr && excluded[k]) {
           pair_force_[k] = Vec3::Zero();
+          if constexpr (kKinetic) nc_force_[k] = moment_i_[k] = moment_j_[k] = Vec3::Zero();
           continue;
         }
         const std::uint32_t i = list.owner[k], j = list.partner[k];
@@ -245,7 +265,7 @@ class ContactProvider final : public ContactProviderBase {
           if constexpr (kStateful) return state_[k];
           else return none;
         }();
-        pair_force_[k] = law_.force(s.position[i], s.position[j], s.radius[i], s.radius[j], st);
+        evaluate_pair(s, k, i, j, st);
       }
     });
   }
@@ -255,8 +275,8 @@ class ContactProvider final : public ContactProviderBase {
     const double u = deterministic_sum(list.pair_count(), 0.0, [&](std::size_t k) {
       if (!excluded_.empty() && excluded_[k]) return 0.0;
       const std::uint32_t i = list.owner[k], j = list.partner[k];
-      if constexpr (kStateful) return law_.energy(s.position[i], s.position[j], s.radius[i], s.radius[j], state_[k]);
-      else return law_.energy(s.position[i], s.position[j], s.radius[i], s.radius[j], typename Law::State{});
+      if constexpr (kStateful) return energy_of(s, i, j, state_[k]);
+      else return energy_of(s, i, j, typename Law::State{});
     });
     r.add(Law::energy_column, u);
   }
@@ -273,6 +293,19 @@ class ContactProvider final : public ContactProviderBase {
       for (std::size_t k = 0; k < keys.size(); ++k) {
         w.u64(keys[k]);
         Law::save_state(w, state[k]);
+      }
+      if constexpr (kKinetic) {
+        // The last evaluation's slots: a restart continues from them
+        // instead of evaluating again (which would advance the history).
+        for (std::size_t k = 0; k < keys.size(); ++k)
+          if (pending_) {
+            for (int q = 0; q < 4; ++q) w.vec3(pending_slots_[4 * k + q]);
+          } else {
+            w.vec3(pair_force_[k]);
+            w.vec3(nc_force_[k]);
+            w.vec3(moment_i_[k]);
+            w.vec3(moment_j_[k]);
+          }
       }
     }
   }
@@ -310,6 +343,11 @@ class ContactProvider final : public ContactProviderBase {
         p->pending_keys_.push_back(r.u64("contact pair key"));
         p->pending_state_.push_back(Law::load_state(r));
       }
+      if constexpr (kKinetic) {
+        if (n > r.remaining() / 96) throw StateError("truncated: the contact pair results are cut short");
+        p->pending_slots_.reserve(4 * n);
+        for (std::size_t k = 0; k < 4 * n; ++k) p->pending_slots_.push_back(r.vec3("contact pair results"));
+      }
     }
     return p;
   }
@@ -328,24 +366,74 @@ class ContactProvider final : public ContactProviderBase {
       typename Law::State fresh{};
       if constexpr (kStateful) {
         state_[k] = fresh;
-        pair_force_[k] = law_.force(s.position[i], s.position[j], s.radius[i], s.radius[j], state_[k]);
-        batch.contact_energy[n] += law_.energy(s.position[i], s.position[j], s.radius[i], s.radius[j], state_[k]);
+        evaluate_pair(s, k, i, j, state_[k]);
+        batch.contact_energy[n] += energy_of(s, i, j, state_[k]);
       } else {
-        pair_force_[k] = active() ? law_.force(s.position[i], s.position[j], s.radius[i], s.radius[j], fresh) : Vec3::Zero();
-        batch.contact_energy[n] += law_.energy(s.position[i], s.position[j], s.radius[i], s.radius[j], fresh);
+        if (active()) evaluate_pair(s, k, i, j, fresh);
+        else pair_force_[k] = Vec3::Zero();
+        batch.contact_energy[n] += energy_of(s, i, j, fresh);
       }
     }
     forget_excluded(batch.keys);
   }
 
+  PairResults pair_results() const override {
+    PairResults r = ContactProviderBase::pair_results();
+    if constexpr (kKinetic) {
+      r.moment = moment_i_;
+      r.moment_second = moment_j_;
+    }
+    return r;
+  }
+  bool dissipative() const override { return kKinetic; }
+  /// sum over pairs of f_nc.(u_i - u_j) + tau_i.w_i + tau_j.w_j (the
+  /// moments of a kinetic law are all non-conservative).
+  double nonconservative_power(const ParticleStore&, std::span<const Vec3> u,
+                               std::span<const Vec3> w) const override {
+    if constexpr (!kKinetic) {
+      return 0.0;
+    } else {
+      const NeighbourList& list = search_.list();
+      return deterministic_sum(list.pair_count(), 0.0, [&](std::size_t k) {
+        const std::uint32_t i = list.owner[k], j = list.partner[k];
+        return nc_force_[k].dot(u[i] - u[j]) + moment_i_[k].dot(w[i]) + moment_j_[k].dot(w[j]);
+      });
+    }
+  }
+
   const Law& law() const { return law_; }
-  std::size_t state_bytes() const override { return capacity_bytes(state_); }
+  std::size_t state_bytes() const override {
+    return capacity_bytes(state_) + capacity_bytes(nc_force_) + capacity_bytes(moment_i_) + capacity_bytes(moment_j_);
+  }
   /// Per-pair state, in pair order (empty for stateless laws).
   const std::vector<typename Law::State>& state() const { return state_; }
 
  private:
+  void evaluate_pair(const ParticleStore& s, std::size_t k, std::uint32_t i, std::uint32_t j,
+                     typename Law::State& st) {
+    if constexpr (kKinetic) {
+      PairOutput out;
+      law_.evaluate(s, i, j, st, out);
+      pair_force_[k] = out.force;
+      nc_force_[k] = out.nc_force;
+      moment_i_[k] = out.moment_i;
+      moment_j_[k] = out.moment_j;
+    } else {
+      pair_force_[k] = law_.force(s.position[i], s.position[j], s.radius[i], s.radius[j], st);
+    }
+  }
+  double energy_of(const ParticleStore& s, std::uint32_t i, std::uint32_t j, const typename Law::State& st) const {
+    if constexpr (kKinetic) return law_.energy(s, i, j, st);
+    else return law_.energy(s.position[i], s.position[j], s.radius[i], s.radius[j], st);
+  }
+
   void after_rebuild(const ParticleStore& s) override {
     pair_force_.resize(search_.list().pair_count());
+    if constexpr (kKinetic) {
+      nc_force_.assign(pair_force_.size(), Vec3::Zero());
+      moment_i_.assign(pair_force_.size(), Vec3::Zero());
+      moment_j_.assign(pair_force_.size(), Vec3::Zero());
+    }
     if (keyed(kStateful)) {
       const std::vector<std::uint32_t> old_of_new = match_pairs(s);
       if constexpr (kStateful) {
@@ -368,6 +456,16 @@ class ContactProvider final : public ContactProviderBase {
           throw StateError("inconsistent: contact pair " + std::to_string(k) + " has another key than the rebuilt list");
         state_[k] = pending_state_[k];
       }
+      if constexpr (kKinetic) {
+        for (std::size_t k = 0; k < keys_.size(); ++k) {
+          pair_force_[k] = pending_slots_[4 * k];
+          nc_force_[k] = pending_slots_[4 * k + 1];
+          moment_i_[k] = pending_slots_[4 * k + 2];
+          moment_j_[k] = pending_slots_[4 * k + 3];
+        }
+        pending_slots_.clear();
+        skip_evaluate_ = true;
+      }
       pending_keys_.clear();
       pending_state_.clear();
     }
@@ -376,6 +474,9 @@ class ContactProvider final : public ContactProviderBase {
   Law law_;
   std::string name_;
   std::vector<typename Law::State> state_;
+  std::vector<Vec3> nc_force_, moment_i_, moment_j_;  ///< kinetic laws: per pair
+  std::vector<Vec3> pending_slots_;  ///< kinetic laws: the checkpoint's slots until finish_restore()
+  bool skip_evaluate_ = false;       ///< the next evaluate() keeps the restored slots
   std::vector<std::uint64_t> pending_keys_;            ///< read by load(), until finish_restore()
   std::vector<typename Law::State> pending_state_;
 };

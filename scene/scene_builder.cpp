@@ -16,6 +16,7 @@
 #include "bonds/bdem_bond.hpp"
 #include "bonds/bdem_provider.hpp"
 #include "bonds/bond_provider.hpp"
+#include "contact/hertz_mindlin.hpp"
 #include "contact/wall_provider.hpp"
 #include "fields/gravity_provider.hpp"
 #include "fields/load_provider.hpp"
@@ -1047,7 +1048,7 @@ namespace {
 
 /// The providers of a Part II scene (MODEL.md sections 9-11), in gather
 /// order: bonds, contact, walls, gravity, loads.
-ForceField part_two_forces(Scene& s) {
+ForceField part_two_forces(Scene& s, double time_step) {
   ForceField f;
   if (s.bond_law == BondLaw::bdem) {
     std::vector<BdemMaterial> mats;
@@ -1076,8 +1077,18 @@ ForceField part_two_forces(Scene& s) {
       f.add(std::make_unique<PenaltyContactProvider>(PenaltyContactLaw{s.penalty_stiffness}, s.contact.skin, "penalty"));
       f.add(std::make_unique<WallProvider>(std::move(s.walls), WallLaw::penalty));
       break;
-    case ContactLaw::hertz_mindlin:
-      throw std::invalid_argument("[contact] law = \"hertz-mindlin\" is not available in this build");
+    case ContactLaw::hertz_mindlin: {
+      if (!s.walls.empty())
+        throw std::invalid_argument(
+            "[[wall]] with [contact] law = \"hertz-mindlin\": frictional walls are not available in this build "
+            "(use law \"hertz\" or \"penalty\" for scenes with walls)");
+      std::vector<ContactMaterial> mats;
+      for (const SceneMaterial& m : s.materials)
+        mats.push_back({m.youngs_modulus, m.poisson_ratio, m.restitution, m.sliding_friction, m.rolling_friction});
+      f.add(std::make_unique<HertzMindlinProvider>(HertzMindlinLaw(std::move(mats), time_step, s.rolling_resistance),
+                                                   s.contact.skin, "mindlin"));
+      break;
+    }
   }
   if (!s.gravity.allFinite()) throw std::invalid_argument("gravity is not finite");
   f.add(std::make_unique<GravityProvider>(s.gravity));
@@ -1106,7 +1117,7 @@ AssembledScene assemble_scene(BuiltScene built) {
     const bool part_two = s.bond_law != BondLaw::baker_gonzalez || s.contact_law != ContactLaw::hertz ||
                           !s.groups.empty();
     if (part_two)
-      a.forces = part_two_forces(s);
+      a.forces = part_two_forces(s, built.time_step);
     else
       a.forces = ForceField(s.particles, std::move(s.bonds), s.contact, std::move(s.walls), s.gravity);
     a.groups = std::move(s.groups);

@@ -1,0 +1,136 @@
+#include "contact/hertz_mindlin.hpp"
+
+#include <cmath>
+#include <numbers>
+#include <stdexcept>
+#include <string>
+
+namespace dem {
+
+namespace {
+void check(const ContactMaterial& m, std::size_t k) {
+  const std::string name = "contact material " + std::to_string(k) + ": ";
+  if (!(std::isfinite(m.youngs_modulus) && m.youngs_modulus > 0.0)) throw std::invalid_argument(name + "E must be > 0");
+  if (!(m.poisson_ratio > -1.0 && m.poisson_ratio <= 0.5)) throw std::invalid_argument(name + "nu must be in (-1, 0.5]");
+  if (!(m.restitution > 0.0 && m.restitution <= 1.0)) throw std::invalid_argument(name + "e must be in (0, 1]");
+  if (!(std::isfinite(m.sliding_friction) && m.sliding_friction >= 0.0)) throw std::invalid_argument(name + "mu_s must be >= 0");
+  if (!(std::isfinite(m.rolling_friction) && m.rolling_friction >= 0.0)) throw std::invalid_argument(name + "mu_r must be >= 0");
+}
+}  // namespace
+
+ContactPair contact_pair(const ContactMaterial& a, const ContactMaterial& b) {
+  ContactPair p;
+  p.e_star = 1.0 / ((1 - a.poisson_ratio * a.poisson_ratio) / a.youngs_modulus +
+                    (1 - b.poisson_ratio * b.poisson_ratio) / b.youngs_modulus);
+  p.g_star = 1.0 / (2 * (2 - a.poisson_ratio) * (1 + a.poisson_ratio) / a.youngs_modulus +
+                    2 * (2 - b.poisson_ratio) * (1 + b.poisson_ratio) / b.youngs_modulus);
+  const double e = &a == &b ? a.restitution : std::sqrt(a.restitution * b.restitution);
+  const double ln_e = std::log(e);
+  p.beta_e = ln_e / std::sqrt(ln_e * ln_e + std::numbers::pi * std::numbers::pi);
+  p.mu_s = std::sqrt(a.sliding_friction * b.sliding_friction);
+  p.mu_r = std::sqrt(a.rolling_friction * b.rolling_friction);
+  return p;
+}
+
+HertzMindlinLaw::HertzMindlinLaw(std::vector<ContactMaterial> materials, double time_step, bool rolling)
+    : materials_(std::move(materials)), h_(time_step), rolling_(rolling) {
+  if (materials_.empty()) throw std::invalid_argument("Hertz-Mindlin contact: no materials");
+  for (std::size_t k = 0; k < materials_.size(); ++k) check(materials_[k], k);
+  if (!(std::isfinite(h_) && h_ > 0.0)) throw std::invalid_argument("Hertz-Mindlin contact: the time step must be > 0");
+  count_ = static_cast<std::uint32_t>(materials_.size());
+  pairs_.resize(static_cast<std::size_t>(count_) * count_);
+  for (std::uint32_t a = 0; a < count_; ++a)
+    for (std::uint32_t b = 0; b < count_; ++b)
+      pairs_[a * count_ + b] = a == b ? contact_pair(materials_[a], materials_[a]) : contact_pair(materials_[a], materials_[b]);
+}
+
+void HertzMindlinLaw::evaluate(const ParticleStore& s, std::uint32_t i, std::uint32_t j, State& st,
+                               PairOutput& out) const {
+  const Vec3 rv = s.position[i] - s.position[j];
+  const double ri = s.radius[i], rj = s.radius[j];
+  const double dist2 = rv.squaredNorm(), reach = ri + rj;
+  out = PairOutput{};
+  if (!(dist2 < reach * reach)) {
+    st = State{};  // apart: the history is forgotten
+    return;
+  }
+  const double dist = std::sqrt(dist2);
+  const double delta = reach - dist;
+  const Vec3 n = rv / dist;
+  const ContactPair& p = pair(s.material[i], s.material[j]);
+  const double r_star = ri * rj / reach;
+  const double m_star = s.mass[i] * s.mass[j] / (s.mass[i] + s.mass[j]);
+  const double a = std::sqrt(r_star * delta);
+  const double sn = 2.0 * p.e_star * a, st_ = 8.0 * p.g_star * a, kn = (4.0 / 3.0) * p.e_star * a;
+  const double c = -2.0 * std::sqrt(5.0 / 6.0) * p.beta_e;
+  const double gamma_n = c * std::sqrt(sn * m_star), gamma_t = c * std::sqrt(st_ * m_star);
+  const Vec3 v_rel = s.velocity[i] - s.velocity[j] - (ri * s.angular_velocity[i] + rj * s.angular_velocity[j]).cross(n);
+  const double vn = v_rel.dot(n);
+  const Vec3 vt = v_rel - vn * n;
+  const double elastic = kn * delta;
+  const double fn = std::max(0.0, elastic - gamma_n * vn);
+  const Vec3 f_normal = fn * n;
+  // Tangential spring, on the tangent plane.
+  st.xi += h_ * vt;
+  st.xi -= st.xi.dot(n) * n;
+  Vec3 ft = -st_ * st.xi - gamma_t * vt;
+  const double xi_norm = st.xi.norm();
+  if (st_ * xi_norm > p.mu_s * fn) {
+    ft = xi_norm > 0.0 ? Vec3((-p.mu_s * fn / xi_norm) * st.xi) : Vec3::Zero();
+    st.xi = -ft / st_;
+  }
+  out.force = f_normal + ft;
+  out.nc_force = out.force - elastic * n;
+  out.moment_i = -ri * n.cross(ft);
+  out.moment_j = -rj * n.cross(ft);
+  if (rolling_ && p.mu_r > 0.0) {
+    const double kr = 2.25 * kn * p.mu_r * p.mu_r * r_star * r_star;
+    const Vec3 dw = s.angular_velocity[i] - s.angular_velocity[j];
+    const Vec3 wr = dw - dw.dot(n) * n;
+    st.rolling -= kr * h_ * wr;
+    st.rolling -= st.rolling.dot(n) * n;
+    const double cap = p.mu_r * r_star * fn, m = st.rolling.norm();
+    if (m > cap) st.rolling *= cap / m;
+    out.moment_i += st.rolling;
+    out.moment_j -= st.rolling;
+  }
+}
+
+double HertzMindlinLaw::energy(const ParticleStore& s, std::uint32_t i, std::uint32_t j, const State&) const {
+  const double reach = s.radius[i] + s.radius[j];
+  const double delta = reach - (s.position[i] - s.position[j]).norm();
+  if (!(delta > 0.0)) return 0.0;
+  const ContactPair& p = pair(s.material[i], s.material[j]);
+  const double r_star = s.radius[i] * s.radius[j] / reach;
+  return (8.0 / 15.0) * p.e_star * std::sqrt(r_star) * delta * delta * std::sqrt(delta);
+}
+
+void HertzMindlinLaw::save(ByteWriter& w) const {
+  w.u64(materials_.size());
+  for (const ContactMaterial& m : materials_)
+    for (const double x : {m.youngs_modulus, m.poisson_ratio, m.restitution, m.sliding_friction, m.rolling_friction})
+      w.f64(x);
+  w.f64(h_);
+  w.u8(rolling_ ? 1 : 0);
+}
+
+HertzMindlinLaw HertzMindlinLaw::load(ByteReader& r) {
+  const std::size_t n = r.count("contact material", 40);
+  std::vector<ContactMaterial> mats(n);
+  for (ContactMaterial& m : mats) {
+    m.youngs_modulus = r.f64("contact material");
+    m.poisson_ratio = r.f64("contact material");
+    m.restitution = r.f64("contact material");
+    m.sliding_friction = r.f64("contact material");
+    m.rolling_friction = r.f64("contact material");
+  }
+  const double h = r.f64("contact time step");
+  const std::uint8_t rolling = r.u8("rolling flag");
+  try {
+    return HertzMindlinLaw(std::move(mats), h, rolling == 1);
+  } catch (const std::invalid_argument& e) {
+    throw StateError(std::string("inconsistent: ") + e.what());
+  }
+}
+
+}  // namespace dem

@@ -1,0 +1,100 @@
+#pragma once
+/// \file hertz_mindlin.hpp
+/// Hertz contact with Hertz-Mindlin friction, a Coulomb limit, viscoelastic
+/// damping by restitution and optional EPSD2 rolling resistance (MODEL.md
+/// 11.2; LIGGGHTS `hertz tangential history`, LAMMPS `pair granular hertz/
+/// material ... mindlin ... damping coeff_restitution`), as a kinetic law of
+/// ContactProvider (contact/contact_provider.hpp). Per contact pair it keeps
+/// the tangential spring xi and the rolling moment M_r; both start at 0 when
+/// the pair first touches and are forgotten when it separates.
+///
+/// For delta = r_i + r_j - |x_i - x_j| > 0, n = (x_i - x_j)/|x_i - x_j|:
+///
+///     a = sqrt(R* delta), S_n = 2 E* a, S_t = 8 G* a, k_n = (4/3) E* a
+///     gamma_n = -2 sqrt(5/6) beta_e sqrt(S_n m*), gamma_t likewise with S_t
+///     v_rel = v_i - v_j - (r_i Omega_i + r_j Omega_j) x n
+///     F_n = max(0, k_n delta - gamma_n v_rel.n) n
+///     xi <- xi + h v_t, projected on the tangent plane
+///     F_t = -S_t xi - gamma_t v_t; past mu_s |F_n|: F_t = -mu_s |F_n| xi/|xi|, xi = -F_t/S_t
+///     moments -r_i n x F_t on i and -r_j n x F_t on j (+M_r, -M_r)
+///
+/// The conservative part is the Hertz force k_n delta n, whose energy
+/// (8/15) E* sqrt(R*) delta^(5/2) is U_contact; everything else is booked
+/// in W_contact (MODEL.md 11.3). The velocities are those the stepper holds
+/// at the evaluation (v_{k+1/2}, Omega_{k+1/2}, after the first half kick).
+
+#include <cstdint>
+#include <vector>
+
+#include "contact/contact_provider.hpp"
+#include "core/byte_stream.hpp"
+#include "core/particle_store.hpp"
+
+namespace dem {
+
+/// The contact properties of one material (SI units).
+struct ContactMaterial {
+  double youngs_modulus = 0.0;    ///< E (Pa), > 0
+  double poisson_ratio = 0.3;     ///< nu in (-1, 0.5]
+  double restitution = 0.5;       ///< e in (0, 1]
+  double sliding_friction = 0.5;  ///< mu_s >= 0
+  double rolling_friction = 0.0;  ///< mu_r >= 0
+};
+
+/// The constants of one pair of materials (MODEL.md 11.2): E*, G* from the
+/// formulas there; e, mu_s, mu_r of two different materials as the geometric
+/// mean sqrt(a b) (LAMMPS pair granular's mixing of such coefficients).
+struct ContactPair {
+  double e_star = 0.0, g_star = 0.0;
+  double beta_e = 0.0;  ///< ln(e)/sqrt(ln²(e) + pi²), <= 0
+  double mu_s = 0.0, mu_r = 0.0;
+};
+ContactPair contact_pair(const ContactMaterial& a, const ContactMaterial& b);
+
+struct HertzMindlinLaw {
+  static constexpr bool kKinetic = true;
+  static constexpr const char* energy_column = "U_contact";
+  struct State {
+    Vec3 xi = Vec3::Zero();       ///< tangential spring (length)
+    Vec3 rolling = Vec3::Zero();  ///< M_r (force length)
+  };
+
+  /// materials: indexed by ParticleStore::material; h: the time step of
+  /// the history updates (time); rolling: EPSD2 on. Throws
+  /// std::invalid_argument for a material value out of range or h <= 0.
+  HertzMindlinLaw(std::vector<ContactMaterial> materials, double time_step, bool rolling);
+  HertzMindlinLaw() = default;
+
+  void evaluate(const ParticleStore& s, std::uint32_t i, std::uint32_t j, State& st, PairOutput& out) const;
+  /// The Hertz energy (8/15) E* sqrt(R*) delta^(5/2) (0 when apart).
+  double energy(const ParticleStore& s, std::uint32_t i, std::uint32_t j, const State& st) const;
+
+  void save(ByteWriter& w) const;
+  static HertzMindlinLaw load(ByteReader& r);
+  static void save_state(ByteWriter& w, const State& st) {
+    w.vec3(st.xi);
+    w.vec3(st.rolling);
+  }
+  static State load_state(ByteReader& r) {
+    State st;
+    st.xi = r.vec3("tangential history");
+    st.rolling = r.vec3("rolling history");
+    return st;
+  }
+
+  const ContactPair& pair(std::uint32_t a, std::uint32_t b) const { return pairs_[a * count_ + b]; }
+  const std::vector<ContactMaterial>& materials() const { return materials_; }
+  double time_step() const { return h_; }
+  bool rolling() const { return rolling_; }
+
+ private:
+  std::vector<ContactMaterial> materials_;
+  std::vector<ContactPair> pairs_;  ///< count_ x count_
+  std::uint32_t count_ = 0;
+  double h_ = 0.0;
+  bool rolling_ = false;
+};
+
+using HertzMindlinProvider = ContactProvider<HertzMindlinLaw>;
+
+}  // namespace dem
