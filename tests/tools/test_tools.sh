@@ -166,4 +166,17 @@ expect_error "render_frames.py, no frames" "$python" "$render" "$tmp/empty_run"
 expect_error "render_frames.py, unknown frame" "$python" "$render" "$run" --frames 999
 [ ! -e "$tmp/x.png" ] || fail "plot_energy.py left $tmp/x.png after an error"
 
+# 5. Fracture: 300 steps of the plate drop (failures from step 106), then
+#    plot_fracture.py on its folder (broken bonds, fragments, the ledger).
+dem_bin="$(dirname "$app")/dem"
+source_dir="$(cd "$(dirname "$0")/../.." && pwd)"
+fracture="$(dirname "$plot")/plot_fracture.py"
+"$dem_bin" run "$source_dir/scenes/plate_drop.toml" --output-dir "$tmp/plate" --steps 300 --threads 1 --quiet \
+  >"$tmp/plate.log" 2>&1 || { cat "$tmp/plate.log" >&2; fail "dem run plate_drop failed"; }
+[ "$(($(wc -l <"$tmp/plate/bond_failures.csv") - 1))" -gt 0 ] || fail "the plate drop broke no bond in 300 steps"
+"$python" "$fracture" "$tmp/plate" -o "$tmp/fracture.png" >/dev/null || fail "plot_fracture.py failed"
+check_png "$tmp/fracture.png" 1200 800 || fail "plot_fracture.py wrote a bad picture"
+ok "plot_fracture.py drew the plate drop's broken bonds and fragments"
+expect_error "plot_fracture.py, not a run folder" "$python" "$fracture" "$tmp/empty_run"
+
 echo "all tool checks passed"
