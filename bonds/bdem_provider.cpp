@@ -153,22 +153,7 @@ BdemBondProvider::BdemBondProvider(const ParticleStore& particles, BondList geom
   over_.assign(m, 0);
   bond_force_.assign(m, Vec3::Zero());
   bond_moment_.assign(m, Vec3::Zero());
-  index_bonds(n);
-}
-
-void BdemBondProvider::index_bonds(std::size_t n) {
-  bond_offsets_.assign(n + 1, 0);
-  for (std::size_t b = 0; b < bonds_.size(); ++b) {
-    ++bond_offsets_[bonds_.first[b] + 1];
-    ++bond_offsets_[bonds_.second[b] + 1];
-  }
-  for (std::size_t i = 0; i < n; ++i) bond_offsets_[i + 1] += bond_offsets_[i];
-  bond_entries_.resize(bond_offsets_[n]);
-  std::vector<std::uint32_t> fill(bond_offsets_.begin(), bond_offsets_.end() - 1);
-  for (std::size_t b = 0; b < bonds_.size(); ++b) {
-    bond_entries_[fill[bonds_.first[b]]++] = static_cast<std::uint32_t>(2 * b);
-    bond_entries_[fill[bonds_.second[b]]++] = static_cast<std::uint32_t>(2 * b + 1);
-  }
+  incidence_.index(bonds_, n);
 }
 
 void BdemBondProvider::renumber(std::span<const std::uint32_t> new_slot) {
@@ -183,10 +168,10 @@ void BdemBondProvider::renumber(std::span<const std::uint32_t> new_slot) {
   apply(bond_moment_);
   std::fill(over_.begin(), over_.end(), 0);
   over_count_ = 0;
-  index_bonds(new_slot.size());
+  incidence_.index(bonds_, new_slot.size());
 }
 
-void BdemBondProvider::prepare_attitudes(const ParticleStore& s) {
+void BdemBondProvider::prepare_attitudes(const ParticleStore& s) const {
   if (identity_reference_) return;
   relative_.resize(s.size());
   parallel_for_ranges(s.size(), [&](std::size_t b, std::size_t e) {
@@ -219,24 +204,12 @@ void BdemBondProvider::evaluate(const ParticleStore& s) {
   over_count_ = over.load();
 }
 
-PairResults BdemBondProvider::pair_results() const {
-  PairResults r;
-  r.first = bonds_.first;
-  r.force = bond_force_;
-  r.moment = bond_moment_;
-  return r;
-}
+PairResults BdemBondProvider::pair_results() const { return bond_pair_results(bonds_, bond_force_, bond_moment_); }
 
-Incidence BdemBondProvider::incidence() const {
-  Incidence inc;
-  if (bonds_.empty()) return inc;
-  inc.entry_offsets = bond_offsets_;
-  inc.entries = bond_entries_;
-  return inc;
-}
+Incidence BdemBondProvider::incidence() const { return incidence_.incidence(bonds_); }
 
 void BdemBondProvider::add_potential_energies(const ParticleStore& s, EnergyReport& report) const {
-  const_cast<BdemBondProvider*>(this)->prepare_attitudes(s);
+  prepare_attitudes(s);
   const BdemEnergies e = deterministic_sum(bonds_.size(), BdemEnergies{}, [&](std::size_t b) {
     BdemEnergies x;
     if (!live_[b]) return x;
@@ -359,7 +332,7 @@ std::vector<ArrayBytes> BdemBondProvider::memory_use() const {
   std::vector<ArrayBytes> out;
   bonds_.for_each_field([&](const char* name, const auto& v) { out.push_back({std::string("bond ") + name, capacity_bytes(v)}); });
   out.push_back({"bond force and moment slots", capacity_bytes(bond_force_) + capacity_bytes(bond_moment_)});
-  out.push_back({"bond incidence (offsets, entries)", capacity_bytes(bond_offsets_) + capacity_bytes(bond_entries_)});
+  out.push_back({"bond incidence (offsets, entries)", incidence_.bytes()});
   out.push_back({"bond scene index, live and strength flags, live keys",
                  capacity_bytes(index_) + capacity_bytes(live_) + capacity_bytes(over_) + capacity_bytes(live_keys_)});
   out.push_back({"relative attitudes", capacity_bytes(relative_)});
@@ -436,7 +409,7 @@ std::unique_ptr<BdemBondProvider> BdemBondProvider::load(ByteReader& r, const Pa
   p->over_.assign(m, 0);
   p->bond_force_.assign(m, Vec3::Zero());
   p->bond_moment_.assign(m, Vec3::Zero());
-  p->index_bonds(n);
+  p->incidence_.index(p->bonds_, n);
   return p;
 }
 

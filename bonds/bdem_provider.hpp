@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "bonds/bdem_bond.hpp"
+#include "bonds/bond_incidence.hpp"
 #include "bonds/bond_list.hpp"
 #include "core/force_provider.hpp"
 
@@ -112,8 +113,7 @@ class BdemBondProvider final : public ForceProvider {
 
  private:
   BdemBondProvider() = default;
-  void index_bonds(std::size_t particle_count);
-  void prepare_attitudes(const ParticleStore& particles);
+  void prepare_attitudes(const ParticleStore& particles) const;
   const Quat& relative(const ParticleStore& s, std::uint32_t i) const {
     return identity_reference_ ? s.attitude[i] : relative_[i];
   }
@@ -130,9 +130,11 @@ class BdemBondProvider final : public ForceProvider {
   std::vector<std::uint8_t> over_;    ///< per bond: over strength at the last evaluate()
   std::vector<std::uint8_t> turned_;  ///< per bond: relative rotation over 2pi/3 at the last evaluate()
   std::vector<std::uint64_t> live_keys_;  ///< pair keys of the live bonds, ascending
-  std::vector<std::uint32_t> bond_offsets_, bond_entries_;
+  BondIncidence incidence_;  ///< bonds of each particle, ascending
   std::vector<Vec3> bond_force_, bond_moment_;
-  std::vector<Quat> relative_;  ///< Q_i = R_i R_i0^T per slot (non-identity references only)
+  /// Q_i = R_i R_i0^T per slot (non-identity references only): a scratch
+  /// array filled at each evaluation and energy report.
+  mutable std::vector<Quat> relative_;
   bool identity_reference_ = true;
   std::uint64_t broken_ = 0;
   std::size_t over_count_ = 0;

@@ -37,31 +37,15 @@ BondProvider::BondProvider(const ParticleStore& particles, BondList bonds) : bon
     if (bonds_.first[b] >= n || bonds_.second[b] >= n)
       throw std::invalid_argument("bond " + std::to_string(b) + " refers to a particle outside the " +
                                   std::to_string(n) + " particles");
-  index_bonds(n);
+  incidence_.index(bonds_, n);
   bond_force_.resize(bonds_.size());
   bond_moment_.resize(bonds_.size());
   identity_reference_ = all_identity(particles.reference_attitude);
 }
 
-void BondProvider::index_bonds(std::size_t n) {
-  // Compressed rows of bonds per particle, ascending bond index.
-  bond_offsets_.assign(n + 1, 0);
-  for (std::size_t b = 0; b < bonds_.size(); ++b) {
-    ++bond_offsets_[bonds_.first[b] + 1];
-    ++bond_offsets_[bonds_.second[b] + 1];
-  }
-  for (std::size_t i = 0; i < n; ++i) bond_offsets_[i + 1] += bond_offsets_[i];
-  bond_entries_.resize(bond_offsets_[n]);
-  std::vector<std::uint32_t> fill(bond_offsets_.begin(), bond_offsets_.end() - 1);
-  for (std::size_t b = 0; b < bonds_.size(); ++b) {
-    bond_entries_[fill[bonds_.first[b]]++] = static_cast<std::uint32_t>(2 * b);
-    bond_entries_[fill[bonds_.second[b]]++] = static_cast<std::uint32_t>(2 * b + 1);
-  }
-}
-
 void BondProvider::renumber(std::span<const std::uint32_t> new_slot) {
   renumber_and_sort_bonds(bonds_, new_slot);
-  index_bonds(new_slot.size());
+  incidence_.index(bonds_, new_slot.size());
 }
 
 void BondProvider::evaluate(const ParticleStore& s) {
@@ -78,21 +62,9 @@ void BondProvider::evaluate(const ParticleStore& s) {
   });
 }
 
-PairResults BondProvider::pair_results() const {
-  PairResults r;
-  r.first = bonds_.first;
-  r.force = bond_force_;
-  r.moment = bond_moment_;
-  return r;
-}
+PairResults BondProvider::pair_results() const { return bond_pair_results(bonds_, bond_force_, bond_moment_); }
 
-Incidence BondProvider::incidence() const {
-  Incidence inc;
-  if (bonds_.empty()) return inc;
-  inc.entry_offsets = bond_offsets_;
-  inc.entries = bond_entries_;
-  return inc;
-}
+Incidence BondProvider::incidence() const { return incidence_.incidence(bonds_); }
 
 void BondProvider::add_potential_energies(const ParticleStore& s, EnergyReport& r) const {
   const BondEnergies be = deterministic_sum(bonds_.size(), BondEnergies{}, [&](std::size_t b) {
@@ -117,7 +89,7 @@ std::vector<ArrayBytes> BondProvider::memory_use() const {
   bonds_.for_each_field([&](const char* name, const auto& v) { out.push_back({std::string("bond ") + name, capacity_bytes(v)}); });
   out.push_back({"bond force slots", capacity_bytes(bond_force_)});
   out.push_back({"bond moment slots", capacity_bytes(bond_moment_)});
-  out.push_back({"bond incidence (offsets, entries)", capacity_bytes(bond_offsets_) + capacity_bytes(bond_entries_)});
+  out.push_back({"bond incidence (offsets, entries)", incidence_.bytes()});
   return out;
 }
 

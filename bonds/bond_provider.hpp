@@ -19,6 +19,7 @@
 #include <span>
 #include <vector>
 
+#include "bonds/bond_incidence.hpp"
 #include "bonds/bond_list.hpp"
 #include "core/force_provider.hpp"
 
@@ -49,12 +50,9 @@ class BondProvider final : public ForceProvider {
   const BondList& bonds() const { return bonds_; }
 
  private:
-  void index_bonds(std::size_t particle_count);
 
   BondList bonds_;
-  /// Bonds of each particle (compressed rows): entry = 2 * bond + end, ascending.
-  std::vector<std::uint32_t> bond_offsets_;
-  std::vector<std::uint32_t> bond_entries_;
+  BondIncidence incidence_;  ///< bonds of each particle, ascending
   std::vector<Vec3> bond_force_;   ///< per bond: force on the first end
   std::vector<Vec3> bond_moment_;  ///< per bond: moment on the first end
   bool identity_reference_ = false;  ///< every reference attitude is the identity

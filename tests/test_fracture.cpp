@@ -50,10 +50,14 @@ BdemMaterial material(double sigma_c, double tau_c, bool tension_only = false) {
 
 /// Two touching spheres (id 0 at -r, id 1 at +r on x) bonded, both moved
 /// at prescribed velocities v0, v1.
-Simulation pulled_pair(const BdemMaterial& m, const Vec3& v0, const Vec3& v1, double h) {
+Simulation pulled_pair(const BdemMaterial& m, const Vec3& v0, const Vec3& v1, double h,
+                       const Quat& attitude = Quat::Identity()) {
   ParticleStore s;
-  s.add(sphere(Vec3(-kRadius, 0, 0)));
-  s.add(sphere(Vec3(kRadius, 0, 0)));
+  ParticleSpec left = sphere(Vec3(-kRadius, 0, 0)), right = sphere(Vec3(kRadius, 0, 0));
+  left.attitude = attitude;  // the reference attitudes R_i0: only Q = R R0^T counts (MODEL.md 9.1)
+  right.attitude = attitude.conjugate();
+  s.add(left);
+  s.add(right);
   BondList bonds;
   bonds.add(s, 0, 1, BondStiffness{});
   ForceField f;
@@ -162,6 +166,22 @@ TEST(Fracture, PulledBondFailsInTensionAtThePredictedStep) {
   EXPECT_EQ(r.axial + r.shear + r.bending, 0.0);
   for (int k = 0; k < 5; ++k) sim.step();
   EXPECT_TRUE(sim.take_failures().empty());
+}
+
+TEST(Fracture, ReferenceAttitudesOtherThanTheIdentityChangeNothing) {
+  const BdemMaterial m = material(5e6, 5e6);
+  const double h = 1e-7;
+  const Vec3 v0(0, 0.1, 0), v1(0.3, 0.5, -0.2);
+  const int k_star = first_failing_step(m, v0, v1, h, 5000);
+  ASSERT_GT(k_star, 10);
+  Simulation sim = pulled_pair(m, v0, v1, h, Quat(Eigen::AngleAxisd(2.0, Vec3(1, 2, 3).normalized())));
+  for (int k = 1; k < k_star; ++k) sim.step();
+  EXPECT_TRUE(sim.take_failures().empty());
+  sim.step();
+  const std::vector<BondFailure> f = sim.take_failures();
+  ASSERT_EQ(f.size(), 1u);
+  const Expected e = expected_at(moved(Vec3(-kRadius, 0, 0), v0, h, k_star), moved(Vec3(kRadius, 0, 0), v1, h, k_star), m);
+  expect_near_rel(f[0].energy, e.energy, 1e-9, "energy");
 }
 
 TEST(Fracture, ShearedBondFailsInShearAtThePredictedStep) {
