@@ -220,8 +220,16 @@ def point_array(poly, name, path, components):
     return vtk_to_numpy(arr)
 
 
+COLOR_BY = "speed"  # set from --color-by: "speed", "fragment" or "n_broken"
+GOLDEN = 0.6180339887498949
+
+
 def load_particles(path):
-    """Reads a particle frame and adds the point array 'speed' = |velocity|."""
+    """Reads a particle frame and adds the point array 'speed': the colour
+    value, |velocity| (--color-by speed), the fragment label spread over
+    [0, 1) by the golden ratio so that neighbouring labels differ in colour
+    and a fragment keeps its colour from frame to frame (--color-by
+    fragment), or the failed bonds of the particle (--color-by n_broken)."""
     poly = read_polydata(path)
     slim = vtkPolyData()
     if poly.GetNumberOfPoints() == 0:
@@ -231,8 +239,15 @@ def load_particles(path):
     else:
         diameter = poly.GetPointData().GetArray("diameter")
         point_array(poly, "diameter", path, 1)
-        v = point_array(poly, "velocity", path, 3)
-        speed = np.sqrt(np.einsum("ij,ij->i", v, v))
+        if COLOR_BY == "speed":
+            v = point_array(poly, "velocity", path, 3)
+            speed = np.sqrt(np.einsum("ij,ij->i", v, v))
+        else:
+            if poly.GetPointData().GetArray(COLOR_BY) is None:
+                raise RenderError("%s has no point array '%s' (only runs whose bonds can fail write it)"
+                                  % (path, COLOR_BY))
+            values = np.asarray(point_array(poly, COLOR_BY, path, 1), dtype=float).reshape(-1)
+            speed = np.mod(values * GOLDEN, 1.0) if COLOR_BY == "fragment" else values
         slim.SetPoints(poly.GetPoints())
     arr = numpy_to_vtk(np.ascontiguousarray(speed, dtype=float), deep=1)
     arr.SetName("speed")
@@ -271,6 +286,13 @@ def union(a, b):
 
 def speed_lut(lo, hi):
     lut = vtkColorTransferFunction()
+    if COLOR_BY == "fragment":  # categorical: hues around the circle
+        lut.SetColorSpaceToHSV()
+        lut.HSVWrapOff()
+        for k in range(7):
+            x = k / 6.0
+            lut.AddHSVPoint(lo + x * (hi - lo), 0.95 * x, 0.75, 0.95)
+        return lut
     lut.SetColorSpaceToLab()
     for x, rgb in VIRIDIS:
         lut.AddRGBPoint(lo + x * (hi - lo), *rgb)
@@ -393,6 +415,8 @@ def render(frames, args, out_dir):
                     strain_max = max(strain_max, float(np.nanmax(np.abs(strain))))
     if args.speed_range is not None:
         speed_lo, speed_hi = args.speed_range
+    if COLOR_BY == "fragment":
+        speed_lo, speed_hi = 0.0, 1.0
     if not math.isfinite(speed_lo) or not math.isfinite(speed_hi):
         speed_lo, speed_hi = 0.0, 1.0
     if speed_hi - speed_lo <= 1e-12 * max(1.0, abs(speed_hi)):
@@ -437,7 +461,9 @@ def render(frames, args, out_dir):
     renderer = vtkRenderer()
     renderer.SetBackground(*BACKGROUND)
     renderer.AddActor(pactor)
-    renderer.AddActor2D(scalar_bar(slut, "speed |v|", False, args.size[1]))
+    if COLOR_BY != "fragment":  # fragment colours are labels, not values
+        title = "speed |v|" if COLOR_BY == "speed" else "failed bonds of the particle"
+        renderer.AddActor2D(scalar_bar(slut, title, False, args.size[1]))
 
     bmapper = bactor = None
     if have_bonds:
@@ -545,6 +571,9 @@ def main(argv=None):
     parser.add_argument("--fit", choices=["first", "all"], default="first",
                         help="fit the camera to the first frame of the run (default) or to "
                              "all rendered frames (for bodies that fly far)")
+    parser.add_argument("--color-by", choices=["speed", "fragment", "n_broken"], default="speed",
+                        help="colour the particles by speed |v| (default), by fragment (the pieces of a "
+                             "run whose bonds fail, each its own colour) or by n_broken (failed bonds)")
     parser.add_argument("--speed-range", type=float, nargs=2, metavar=("MIN", "MAX"),
                         help="colour range of the speed (default: min..max over the frames)")
     parser.add_argument("--strain-range", type=float, metavar="S",
@@ -558,6 +587,8 @@ def main(argv=None):
                         metavar="0-9", help="PNG compression level (default 9)")
     parser.add_argument("-q", "--quiet", action="store_true", help="no line per frame")
     args = parser.parse_args(argv)
+    global COLOR_BY
+    COLOR_BY = args.color_by
     if args.every < 1:
         parser.error("--every must be >= 1, got %d" % args.every)
     if args.zoom <= 0.0:

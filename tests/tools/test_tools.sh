@@ -178,5 +178,11 @@ fracture="$(dirname "$plot")/plot_fracture.py"
 check_png "$tmp/fracture.png" 1200 800 || fail "plot_fracture.py wrote a bad picture"
 ok "plot_fracture.py drew the plate drop's broken bonds and fragments"
 expect_error "plot_fracture.py, not a run folder" "$python" "$fracture" "$tmp/empty_run"
+"$python" "$render" "$tmp/plate" -o "$tmp/plate_png" --frames last --color-by fragment --size 640x360 \
+  >"$tmp/render_plate.log" 2>&1 || { cat "$tmp/render_plate.log" >&2; fail "render_frames.py --color-by fragment failed"; }
+last_png=$(find "$tmp/plate_png" -name 'frame_*.png' | head -n 1)
+check_png "$last_png" 640 360 scene || fail "render_frames.py --color-by fragment wrote a bad picture"
+ok "render_frames.py coloured the plate's fragments"
+expect_error "render_frames.py --color-by fragment, a run without fracture" "$python" "$render" "$run" --frames 0 --color-by fragment -o "$tmp/nofrag"
 
 echo "all tool checks passed"
