@@ -44,34 +44,25 @@ HertzMindlinLaw::HertzMindlinLaw(std::vector<ContactMaterial> materials, double 
       pairs_[a * count_ + b] = a == b ? contact_pair(materials_[a], materials_[a]) : contact_pair(materials_[a], materials_[b]);
 }
 
-void HertzMindlinLaw::evaluate(const ParticleStore& s, std::uint32_t i, std::uint32_t j, State& st,
-                               PairOutput& out) const {
-  const Vec3 rv = s.position[i] - s.position[j];
-  const double ri = s.radius[i], rj = s.radius[j];
-  const double dist2 = rv.squaredNorm(), reach = ri + rj;
-  out = PairOutput{};
-  if (!(dist2 < reach * reach)) {
-    st = State{};  // apart: the history is forgotten
-    return;
-  }
-  const double dist = std::sqrt(dist2);
-  const double delta = reach - dist;
-  const Vec3 n = rv / dist;
-  const ContactPair& p = pair(s.material[i], s.material[j]);
-  const double r_star = ri * rj / reach;
-  const double m_star = s.mass[i] * s.mass[j] / (s.mass[i] + s.mass[j]);
+namespace {
+/// One contact of MODEL.md 11.2 once its geometry is known: normal n (from
+/// j to i), overlap delta, R*, m*, the contact-point velocity v_rel, the
+/// relative spin dw (rolling), the arms r_i, r_j (r_j = 0 for a wall: its
+/// moment is not used).
+void hertz_mindlin_core(const ContactPair& p, const Vec3& n, double delta, double r_star, double m_star,
+                        const Vec3& v_rel, const Vec3& dw, double ri, double rj, double h, bool rolling,
+                        HertzMindlinLaw::State& st, PairOutput& out) {
   const double a = std::sqrt(r_star * delta);
   const double sn = 2.0 * p.e_star * a, st_ = 8.0 * p.g_star * a, kn = (4.0 / 3.0) * p.e_star * a;
   const double c = -2.0 * std::sqrt(5.0 / 6.0) * p.beta_e;
   const double gamma_n = c * std::sqrt(sn * m_star), gamma_t = c * std::sqrt(st_ * m_star);
-  const Vec3 v_rel = s.velocity[i] - s.velocity[j] - (ri * s.angular_velocity[i] + rj * s.angular_velocity[j]).cross(n);
   const double vn = v_rel.dot(n);
   const Vec3 vt = v_rel - vn * n;
   const double elastic = kn * delta;
   const double fn = std::max(0.0, elastic - gamma_n * vn);
   const Vec3 f_normal = fn * n;
   // Tangential spring, on the tangent plane.
-  st.xi += h_ * vt;
+  st.xi += h * vt;
   st.xi -= st.xi.dot(n) * n;
   Vec3 ft = -st_ * st.xi - gamma_t * vt;
   const double xi_norm = st.xi.norm();
@@ -83,17 +74,57 @@ void HertzMindlinLaw::evaluate(const ParticleStore& s, std::uint32_t i, std::uin
   out.nc_force = out.force - elastic * n;
   out.moment_i = -ri * n.cross(ft);
   out.moment_j = -rj * n.cross(ft);
-  if (rolling_ && p.mu_r > 0.0) {
+  if (rolling && p.mu_r > 0.0) {
     const double kr = 2.25 * kn * p.mu_r * p.mu_r * r_star * r_star;
-    const Vec3 dw = s.angular_velocity[i] - s.angular_velocity[j];
     const Vec3 wr = dw - dw.dot(n) * n;
-    st.rolling -= kr * h_ * wr;
+    st.rolling -= kr * h * wr;
     st.rolling -= st.rolling.dot(n) * n;
     const double cap = p.mu_r * r_star * fn, m = st.rolling.norm();
     if (m > cap) st.rolling *= cap / m;
     out.moment_i += st.rolling;
     out.moment_j -= st.rolling;
   }
+}
+}  // namespace
+
+void HertzMindlinLaw::evaluate(const ParticleStore& s, std::uint32_t i, std::uint32_t j, State& st,
+                               PairOutput& out) const {
+  const Vec3 rv = s.position[i] - s.position[j];
+  const double ri = s.radius[i], rj = s.radius[j];
+  const double dist2 = rv.squaredNorm(), reach = ri + rj;
+  out = PairOutput{};
+  if (!(dist2 < reach * reach)) {
+    st = State{};  // apart: the history is forgotten
+    return;
+  }
+  const double dist = std::sqrt(dist2);
+  const Vec3 n = rv / dist;
+  const Vec3 v_rel = s.velocity[i] - s.velocity[j] - (ri * s.angular_velocity[i] + rj * s.angular_velocity[j]).cross(n);
+  hertz_mindlin_core(pair(s.material[i], s.material[j]), n, reach - dist, ri * rj / reach,
+                     s.mass[i] * s.mass[j] / (s.mass[i] + s.mass[j]), v_rel,
+                     s.angular_velocity[i] - s.angular_velocity[j], ri, rj, h_, rolling_, st, out);
+}
+
+void HertzMindlinLaw::evaluate_wall(const ParticleStore& s, std::uint32_t i, const Vec3& point, const Vec3& normal,
+                                    State& st, PairOutput& out) const {
+  const double ri = s.radius[i];
+  const double delta = ri - (s.position[i] - point).dot(normal);
+  out = PairOutput{};
+  if (!(delta > 0.0)) {
+    st = State{};
+    return;
+  }
+  const Vec3 v_rel = s.velocity[i] - (ri * s.angular_velocity[i]).cross(normal);
+  hertz_mindlin_core(pair(s.material[i], s.material[i]), normal, delta, ri, s.mass[i], v_rel, s.angular_velocity[i],
+                     ri, 0.0, h_, rolling_, st, out);
+}
+
+double HertzMindlinLaw::wall_energy(const ParticleStore& s, std::uint32_t i, const Vec3& point,
+                                    const Vec3& normal) const {
+  const double delta = s.radius[i] - (s.position[i] - point).dot(normal);
+  if (!(delta > 0.0)) return 0.0;
+  return (8.0 / 15.0) * pair(s.material[i], s.material[i]).e_star * std::sqrt(s.radius[i]) * delta * delta *
+         std::sqrt(delta);
 }
 
 double HertzMindlinLaw::energy(const ParticleStore& s, std::uint32_t i, std::uint32_t j, const State&) const {

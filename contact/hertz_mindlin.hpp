@@ -68,6 +68,13 @@ struct HertzMindlinLaw {
   void evaluate(const ParticleStore& s, std::uint32_t i, std::uint32_t j, State& st, PairOutput& out) const;
   /// The Hertz energy (8/15) E* sqrt(R*) delta^(5/2) (0 when apart).
   double energy(const ParticleStore& s, std::uint32_t i, std::uint32_t j, const State& st) const;
+  /// Particle i against a plane wall (point x_w, unit normal n towards the
+  /// particles), a particle of infinite radius and mass at rest, of the
+  /// particle's own material (MODEL.md 11.2): R* = r_i, m* = m_i,
+  /// delta = r_i - (x_i - x_w).n. out.moment_j is unused.
+  void evaluate_wall(const ParticleStore& s, std::uint32_t i, const Vec3& point, const Vec3& normal, State& st,
+                     PairOutput& out) const;
+  double wall_energy(const ParticleStore& s, std::uint32_t i, const Vec3& point, const Vec3& normal) const;
 
   void save(ByteWriter& w) const;
   static HertzMindlinLaw load(ByteReader& r);

@@ -6,6 +6,7 @@
 #include "bonds/bdem_provider.hpp"
 #include "bonds/bond_provider.hpp"
 #include "contact/contact_provider.hpp"
+#include "contact/friction_wall_provider.hpp"
 #include "contact/hertz_mindlin.hpp"
 #include "contact/wall_provider.hpp"
 #include "fields/gravity_provider.hpp"
@@ -33,6 +34,9 @@ struct Registry {
     };
     loaders["mindlin"] = [](ByteReader& r, const ParticleStore& s) -> std::unique_ptr<ForceProvider> {
       return HertzMindlinProvider::load(r, s, "mindlin");
+    };
+    loaders["mwalls"] = [](ByteReader& r, const ParticleStore& s) -> std::unique_ptr<ForceProvider> {
+      return FrictionWallProvider::load(r, s);
     };
     loaders["walls"] = [](ByteReader& r, const ParticleStore&) -> std::unique_ptr<ForceProvider> {
       return WallProvider::load(r);

@@ -16,6 +16,7 @@
 #include "bonds/bdem_bond.hpp"
 #include "bonds/bdem_provider.hpp"
 #include "bonds/bond_provider.hpp"
+#include "contact/friction_wall_provider.hpp"
 #include "contact/hertz_mindlin.hpp"
 #include "contact/wall_provider.hpp"
 #include "fields/gravity_provider.hpp"
@@ -1078,15 +1079,12 @@ ForceField part_two_forces(Scene& s, double time_step) {
       f.add(std::make_unique<WallProvider>(std::move(s.walls), WallLaw::penalty));
       break;
     case ContactLaw::hertz_mindlin: {
-      if (!s.walls.empty())
-        throw std::invalid_argument(
-            "[[wall]] with [contact] law = \"hertz-mindlin\": frictional walls are not available in this build "
-            "(use law \"hertz\" or \"penalty\" for scenes with walls)");
       std::vector<ContactMaterial> mats;
       for (const SceneMaterial& m : s.materials)
         mats.push_back({m.youngs_modulus, m.poisson_ratio, m.restitution, m.sliding_friction, m.rolling_friction});
-      f.add(std::make_unique<HertzMindlinProvider>(HertzMindlinLaw(std::move(mats), time_step, s.rolling_resistance),
-                                                   s.contact.skin, "mindlin"));
+      const HertzMindlinLaw law(std::move(mats), time_step, s.rolling_resistance);
+      f.add(std::make_unique<HertzMindlinProvider>(law, s.contact.skin, "mindlin"));
+      if (!s.walls.empty()) f.add(std::make_unique<FrictionWallProvider>(std::move(s.walls), law, s.particles.size()));
       break;
     }
   }

@@ -14,6 +14,7 @@
 #include <memory>
 #include <random>
 
+#include "contact/friction_wall_provider.hpp"
 #include "contact/hertz_mindlin.hpp"
 #include "core/parallel.hpp"
 #include "engine/force_field.hpp"
@@ -209,4 +210,52 @@ TEST(HertzMindlin, HistorySurvivesRebuildsReorderingThreadsAndCheckpoints) {
     EXPECT_LT(dw, 1e-8 * w_scale);
     EXPECT_NEAR(sorted.ledger().contact, plain.ledger().contact, 1e-9 * plain.ledger().contact);
   }
+}
+
+namespace {
+
+/// A sphere resting on an incline (a Hertz-Mindlin wall) of angle theta
+/// under gravity; returns its acceleration down the slope, measured from
+/// the velocity between t = 15 ms and 35 ms (the contact has settled).
+double incline_acceleration(double theta, double mu_s, bool spin_locked) {
+  const double g = 9.81, h = 1e-6;
+  const Vec3 n(-std::sin(theta), 0.0, std::cos(theta));  // the slope falls towards -x
+  ParticleStore s;
+  ParticleSpec p = sphere(kR * n, Vec3::Zero());
+  if (spin_locked) p.inertia *= 1e9;  // rotation effectively prevented: a block
+  s.add(p);
+  ContactMaterial m{1e7, kNu, 0.5, mu_s, 0.0};
+  const HertzMindlinLaw law({m}, h, false);
+  ForceField f;
+  f.add(std::make_unique<FrictionWallProvider>(std::vector<Wall>{Wall{Vec3::Zero(), n, 0.0}}, law, 1));
+  f.add(std::make_unique<GravityProvider>(Vec3(0, 0, -g)));
+  Simulation sim(std::move(s), std::move(f), IntegratorMap::rrp25, h);
+  const Vec3 down(-std::cos(theta), 0.0, -std::sin(theta));  // down the slope
+  double v1 = 0.0;
+  for (int k = 1; k <= 35000; ++k) {
+    sim.step();
+    if (k == 15000) v1 = sim.particles().velocity[0].dot(down);
+  }
+  return (sim.particles().velocity[0].dot(down) - v1) / 0.020;
+}
+
+}  // namespace
+
+TEST(HertzMindlin, SphereOnAnInclineSticksOrSlidesOrRollsAsCoulombSays) {
+  const double g = 9.81, mu = 0.4, critical = std::atan(mu);
+  // A block (no rotation): sticks below atan(mu_s), slides above with
+  // a = g (sin - mu cos).
+  const double below = critical - 0.05, above = critical + 0.1;
+  const double a_stick = incline_acceleration(below, mu, true);
+  const double a_slide = incline_acceleration(above, mu, true);
+  const double expected_slide = g * (std::sin(above) - mu * std::cos(above));
+  std::printf("block: a = %.3e at %.3f rad (sticks), %.5f at %.3f rad (slides; Coulomb %.5f)\n", a_stick, below,
+              a_slide, above, expected_slide);
+  EXPECT_LT(std::abs(a_stick), 1e-3 * g);
+  EXPECT_NEAR(a_slide, expected_slide, 1e-3 * expected_slide);
+  // A free sphere rolls without slipping below tan = 3.5 mu_s: a = 5/7 g sin.
+  const double roll = 0.5;
+  const double a_roll = incline_acceleration(roll, mu, false);
+  std::printf("sphere: a = %.5f at %.3f rad (rolling: 5/7 g sin = %.5f)\n", a_roll, roll, 5.0 / 7.0 * g * std::sin(roll));
+  EXPECT_NEAR(a_roll, 5.0 / 7.0 * g * std::sin(roll), 1e-3 * g);
 }

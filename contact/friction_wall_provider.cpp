@@ -1,0 +1,132 @@
+#include "contact/friction_wall_provider.hpp"
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "core/parallel.hpp"
+
+namespace dem {
+
+FrictionWallProvider::FrictionWallProvider(std::vector<Wall> walls, HertzMindlinLaw law, std::size_t n)
+    : walls_(std::move(walls)), law_(std::move(law)) {
+  for (std::size_t w = 0; w < walls_.size(); ++w) {
+    if (!walls_[w].point.allFinite()) throw std::invalid_argument("wall " + std::to_string(w) + ": point is not finite");
+    if (!(std::abs(walls_[w].normal.norm() - 1.0) < 1e-12))
+      throw std::invalid_argument("wall " + std::to_string(w) + ": normal must be a unit vector");
+  }
+  state_.assign(n * walls_.size(), HertzMindlinLaw::State{});
+  force_.assign(n, Vec3::Zero());
+  nc_force_.assign(n, Vec3::Zero());
+  moment_.assign(n, Vec3::Zero());
+}
+
+void FrictionWallProvider::renumber(std::span<const std::uint32_t> new_slot) {
+  const std::size_t walls = walls_.size();
+  std::vector<HertzMindlinLaw::State> state(state_.size());
+  std::vector<Vec3> f(force_.size()), nc(force_.size()), m(force_.size());
+  for (std::size_t s = 0; s < new_slot.size(); ++s) {
+    const std::size_t t = new_slot[s];
+    for (std::size_t w = 0; w < walls; ++w) state[t * walls + w] = state_[s * walls + w];
+    f[t] = force_[s];
+    nc[t] = nc_force_[s];
+    m[t] = moment_[s];
+  }
+  state_.swap(state);
+  force_.swap(f);
+  nc_force_.swap(nc);
+  moment_.swap(m);
+}
+
+void FrictionWallProvider::evaluate(const ParticleStore& s) {
+  if (skip_evaluate_) {
+    skip_evaluate_ = false;
+    return;
+  }
+  const std::size_t walls = walls_.size();
+  parallel_for_ranges(s.size(), [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      Vec3 f = Vec3::Zero(), nc = Vec3::Zero(), m = Vec3::Zero();
+      for (std::size_t w = 0; w < walls; ++w) {
+        PairOutput out;
+        law_.evaluate_wall(s, static_cast<std::uint32_t>(i), walls_[w].point, walls_[w].normal, state_[i * walls + w],
+                           out);
+        f += out.force;
+        nc += out.nc_force;
+        m += out.moment_i;
+      }
+      force_[i] = f;
+      nc_force_[i] = nc;
+      moment_[i] = m;
+    }
+  });
+}
+
+void FrictionWallProvider::add_body_forces(const ParticleStore&, std::size_t begin, std::size_t end,
+                                           std::span<Vec3> force, std::span<Vec3> moment) const {
+  for (std::size_t i = begin; i < end; ++i) {
+    force[i] += force_[i];
+    moment[i] += moment_[i];
+  }
+}
+
+void FrictionWallProvider::add_potential_energies(const ParticleStore& s, EnergyReport& r) const {
+  r.add("U_wall", deterministic_sum(s.size(), 0.0, [&](std::size_t i) {
+          double u = 0.0;
+          for (const Wall& w : walls_) u += law_.wall_energy(s, static_cast<std::uint32_t>(i), w.point, w.normal);
+          return u;
+        }));
+}
+
+double FrictionWallProvider::nonconservative_power(const ParticleStore& s, std::span<const Vec3> u,
+                                                   std::span<const Vec3> w) const {
+  return deterministic_sum(s.size(), 0.0, [&](std::size_t i) { return nc_force_[i].dot(u[i]) + moment_[i].dot(w[i]); });
+}
+
+void FrictionWallProvider::save(ByteWriter& w) const {
+  law_.save(w);
+  w.array(walls_, [](ByteWriter& ww, const Wall& wall) {
+    ww.vec3(wall.point);
+    ww.vec3(wall.normal);
+  });
+  w.u64(force_.size());
+  for (const HertzMindlinLaw::State& st : state_) HertzMindlinLaw::save_state(w, st);
+  for (std::size_t i = 0; i < force_.size(); ++i) {
+    w.vec3(force_[i]);
+    w.vec3(nc_force_[i]);
+    w.vec3(moment_[i]);
+  }
+}
+
+std::unique_ptr<FrictionWallProvider> FrictionWallProvider::load(ByteReader& r, const ParticleStore& s) {
+  HertzMindlinLaw law = HertzMindlinLaw::load(r);
+  std::vector<Wall> walls;
+  r.array(walls, 48, "wall", [](ByteReader& rr) {
+    Wall w;
+    w.point = rr.vec3("walls");
+    w.normal = rr.vec3("walls");
+    return w;
+  });
+  const std::uint64_t n = r.u64("wall particle count");
+  if (n != s.size())
+    throw StateError("inconsistent: wall history for " + std::to_string(n) + " particles, the store has " +
+                     std::to_string(s.size()));
+  std::unique_ptr<FrictionWallProvider> p;
+  try {
+    p = std::make_unique<FrictionWallProvider>(std::move(walls), std::move(law), n);
+  } catch (const std::invalid_argument& e) {
+    throw StateError(std::string("inconsistent: ") + e.what());
+  }
+  if (p->state_.size() > r.remaining() / 48) throw StateError("truncated: the wall history is cut short");
+  for (HertzMindlinLaw::State& st : p->state_) st = HertzMindlinLaw::load_state(r);
+  if (n > r.remaining() / 72) throw StateError("truncated: the wall results are cut short");
+  for (std::size_t i = 0; i < n; ++i) {
+    p->force_[i] = r.vec3("wall force");
+    p->nc_force_[i] = r.vec3("wall force");
+    p->moment_[i] = r.vec3("wall moment");
+  }
+  p->skip_evaluate_ = true;
+  return p;
+}
+
+}  // namespace dem
