@@ -21,6 +21,15 @@ PenaltyContactLaw PenaltyContactLaw::load(ByteReader& r) {
   law.stiffness = r.f64("penalty contact stiffness");
   if (!(std::isfinite(law.stiffness) && law.stiffness >= 0.0))
     throw StateError("inconsistent: penalty contact stiffness must be finite and >= 0");
+  r.array(law.sliding_friction, 8, "filter friction", [](ByteReader& rr) { return rr.f64("filter friction"); });
+  r.array(law.rolling_friction, 8, "filter friction", [](ByteReader& rr) { return rr.f64("filter friction"); });
+  if (law.rolling_friction.size() != law.sliding_friction.size())
+    throw StateError("inconsistent: the friction filter has " + std::to_string(law.sliding_friction.size()) +
+                     " sliding and " + std::to_string(law.rolling_friction.size()) + " rolling coefficients");
+  for (const double x : law.sliding_friction)
+    if (!(std::isfinite(x) && x >= 0.0)) throw StateError("inconsistent: a filter friction coefficient is negative");
+  for (const double x : law.rolling_friction)
+    if (!(std::isfinite(x) && x >= 0.0)) throw StateError("inconsistent: a filter friction coefficient is negative");
   return law;
 }
 

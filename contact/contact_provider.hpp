@@ -81,6 +81,11 @@ struct PenaltyContactLaw {
   struct State {};
   static constexpr const char* energy_column = "U_contact";
   double stiffness = 0.0;  ///< k_ec (force/length), >= 0
+  /// iBDEM's friction filter (MODEL.md 11.1, eqs. 34-35 corrected): off
+  /// unless the per-material coefficients are given (indexed by
+  /// ParticleStore::material; a pair takes the geometric mean).
+  std::vector<double> sliding_friction, rolling_friction;
+  bool filter() const { return !sliding_friction.empty(); }
 
   Vec3 force(const Vec3& x_i, const Vec3& x_j, double r_i, double r_j, State&) const {
     const Vec3 rv = x_i - x_j;
@@ -93,9 +98,28 @@ struct PenaltyContactLaw {
     const double overlap = r_i + r_j - (x_i - x_j).norm();
     return overlap > 0.0 ? 0.5 * stiffness * overlap * overlap : 0.0;
   }
-  void save(ByteWriter& w) const { w.f64(stiffness); }
+  void save(ByteWriter& w) const {
+    w.f64(stiffness);
+    w.array(sliding_friction, [](ByteWriter& ww, double x) { ww.f64(x); });
+    w.array(rolling_friction, [](ByteWriter& ww, double x) { ww.f64(x); });
+  }
   static PenaltyContactLaw load(ByteReader& r);
 };
+
+/// The friction filter's change for one contact (MODEL.md 11.1): with
+/// the relative centre velocity v_ij, its part v_t across the normal n,
+/// the relative spin w_ij and the repulsion |F_n| over a step dt,
+///   dv = -min(1, mu_s |F_n| dt / (m |v_t|)) v_t,
+///   dw = -min(1, mu_r |F_n| r dt / (J |w_ij|)) w_ij
+/// for the particle of mass m, inertia J and radius r.
+inline void filter_change(const Vec3& v_ij, const Vec3& w_ij, const Vec3& n, double f_n, double dt, double mu_s,
+                          double mu_r, double m, double j, double r, Vec3& dv, Vec3& dw) {
+  const Vec3 v_t = v_ij - v_ij.dot(n) * n;
+  const double vt = v_t.norm();
+  if (vt > 0.0) dv -= std::min(1.0, mu_s * f_n * dt / (m * vt)) * v_t;
+  const double w = w_ij.norm();
+  if (w > 0.0) dw -= std::min(1.0, mu_r * f_n * r * dt / (j * w)) * w_ij;
+}
 
 /// A pair's key: the ids of its two ends, lower in the high half.
 inline std::uint64_t pair_key(std::uint32_t id_a, std::uint32_t id_b) {
@@ -386,6 +410,33 @@ class ContactProvider final : public ContactProviderBase {
     return r;
   }
   bool dissipative() const override { return kKinetic; }
+
+  bool applies_filter() const override {
+    if constexpr (std::is_same_v<Law, PenaltyContactLaw>) return law_.filter();
+    return false;
+  }
+  /// iBDEM's friction filter (MODEL.md 11.1) for the penalty law: each
+  /// touching unbonded pair's changes from the velocities as they are, in
+  /// pair order (serial: the same for any thread count).
+  void add_filter_changes(const ParticleStore& s, double h, std::span<Vec3> dv, std::span<Vec3> dw) const override {
+    if constexpr (std::is_same_v<Law, PenaltyContactLaw>) {
+      if (!law_.filter()) return;
+      const NeighbourList& list = search_.list();
+      for (std::size_t k = 0; k < list.pair_count(); ++k) {
+        if (!excluded_.empty() && excluded_[k]) continue;
+        const std::uint32_t i = list.owner[k], j = list.partner[k];
+        const double f_n = pair_force_[k].norm();
+        if (f_n == 0.0) continue;
+        const Vec3 n = (s.position[i] - s.position[j]).normalized();
+        const std::uint32_t a = s.material[i], b = s.material[j];
+        const double mu_s = std::sqrt(law_.sliding_friction[a] * law_.sliding_friction[b]);
+        const double mu_r = std::sqrt(law_.rolling_friction[a] * law_.rolling_friction[b]);
+        const Vec3 v_ij = s.velocity[i] - s.velocity[j], w_ij = s.angular_velocity[i] - s.angular_velocity[j];
+        filter_change(v_ij, w_ij, n, f_n, h, mu_s, mu_r, s.mass[i], s.inertia[i], s.radius[i], dv[i], dw[i]);
+        filter_change(-v_ij, -w_ij, -n, f_n, h, mu_s, mu_r, s.mass[j], s.inertia[j], s.radius[j], dv[j], dw[j]);
+      }
+    }
+  }
   /// sum over pairs of f_nc.(u_i - u_j) + tau_i.w_i + tau_j.w_j (the
   /// moments of a kinetic law are all non-conservative).
   double nonconservative_power(const ParticleStore&, std::span<const Vec3> u,

@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "contact/contact_provider.hpp"
 #include "core/parallel.hpp"
 
 namespace dem {
@@ -66,6 +67,22 @@ void WallProvider::save(ByteWriter& w) const {
     ww.f64(wall.stiffness);
   });
   w.u8(static_cast<std::uint8_t>(law_));
+  if (!filter_sliding_.empty()) {
+    w.array(filter_sliding_, [](ByteWriter& ww, double x) { ww.f64(x); });
+    w.array(filter_rolling_, [](ByteWriter& ww, double x) { ww.f64(x); });
+  }
+}
+
+void WallProvider::add_filter_changes(const ParticleStore& s, double h, std::span<Vec3> dv, std::span<Vec3> dw) const {
+  if (!applies_filter()) return;
+  for (std::size_t i = 0; i < s.size(); ++i)
+    for (const Wall& w : walls_) {
+      const double overlap = s.radius[i] - (s.position[i] - w.point).dot(w.normal);
+      if (!(overlap > 0.0)) continue;
+      const std::uint32_t m = s.material[i];
+      filter_change(s.velocity[i], s.angular_velocity[i], w.normal, w.stiffness * overlap, h, filter_sliding_[m],
+                    filter_rolling_[m], s.mass[i], s.inertia[i], s.radius[i], dv[i], dw[i]);
+    }
 }
 
 std::unique_ptr<WallProvider> WallProvider::load(ByteReader& r) {
@@ -86,7 +103,15 @@ std::unique_ptr<WallProvider> WallProvider::load(ByteReader& r) {
     if (code > 1) throw StateError("inconsistent: wall law " + std::to_string(code) + " (0 Hertz, 1 penalty)");
     law = static_cast<WallLaw>(code);
   }
-  return std::make_unique<WallProvider>(std::move(walls), law);
+  auto p = std::make_unique<WallProvider>(std::move(walls), law);
+  if (r.remaining() > 0) {
+    std::vector<double> sliding, rolling;
+    r.array(sliding, 8, "filter friction", [](ByteReader& rr) { return rr.f64("filter friction"); });
+    r.array(rolling, 8, "filter friction", [](ByteReader& rr) { return rr.f64("filter friction"); });
+    if (sliding.size() != rolling.size()) throw StateError("inconsistent: the wall filter's coefficient arrays differ in size");
+    p->set_filter(std::move(sliding), std::move(rolling));
+  }
+  return p;
 }
 
 }  // namespace dem

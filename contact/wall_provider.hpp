@@ -32,7 +32,8 @@ class WallProvider final : public ForceProvider {
   /// U_wall.
   void add_potential_energies(const ParticleStore& s, EnergyReport& r) const override;
   /// Section: u64 count, then per wall vec3 point, vec3 normal, f64
-  /// stiffness; then u8 law (absent in older files: Hertz).
+  /// stiffness; then u8 law (absent in older files: Hertz) and the filter's
+  /// two coefficient arrays (absent: off).
   void save(ByteWriter& w) const override;
   /// Throws StateError for a wall WallProvider would refuse.
   static std::unique_ptr<WallProvider> load(ByteReader& r);
@@ -40,9 +41,19 @@ class WallProvider final : public ForceProvider {
   const std::vector<Wall>& walls() const { return walls_; }
   WallLaw law() const { return law_; }
 
+  /// iBDEM's friction filter (MODEL.md 11.1) at penalty walls: per-material
+  /// mu_s and mu_r (indexed by ParticleStore::material); empty: off.
+  void set_filter(std::vector<double> sliding, std::vector<double> rolling) {
+    filter_sliding_ = std::move(sliding);
+    filter_rolling_ = std::move(rolling);
+  }
+  bool applies_filter() const override { return law_ == WallLaw::penalty && !filter_sliding_.empty(); }
+  void add_filter_changes(const ParticleStore& s, double h, std::span<Vec3> dv, std::span<Vec3> dw) const override;
+
  private:
   std::vector<Wall> walls_;
   WallLaw law_ = WallLaw::hertz;
+  std::vector<double> filter_sliding_, filter_rolling_;
 };
 
 }  // namespace dem

@@ -1072,12 +1072,22 @@ ForceField part_two_forces(Scene& s, double time_step) {
       f.add(std::make_unique<HertzContactProvider>(HertzContactLaw{s.contact.stiffness}, s.contact.skin));
       f.add(std::make_unique<WallProvider>(std::move(s.walls)));
       break;
-    case ContactLaw::penalty:
+    case ContactLaw::penalty: {
+      PenaltyContactLaw law{s.penalty_stiffness, {}, {}};
+      std::vector<double> sliding, rolling;
       if (s.friction_filter)
-        throw std::invalid_argument("[contact] friction_filter: iBDEM's friction filter is not available in this build");
-      f.add(std::make_unique<PenaltyContactProvider>(PenaltyContactLaw{s.penalty_stiffness}, s.contact.skin, "penalty"));
-      f.add(std::make_unique<WallProvider>(std::move(s.walls), WallLaw::penalty));
+        for (const SceneMaterial& m : s.materials) {
+          sliding.push_back(m.sliding_friction);
+          rolling.push_back(m.rolling_friction);
+        }
+      law.sliding_friction = sliding;
+      law.rolling_friction = rolling;
+      f.add(std::make_unique<PenaltyContactProvider>(std::move(law), s.contact.skin, "penalty"));
+      auto walls = std::make_unique<WallProvider>(std::move(s.walls), WallLaw::penalty);
+      walls->set_filter(std::move(sliding), std::move(rolling));
+      f.add(std::move(walls));
       break;
+    }
     case ContactLaw::hertz_mindlin: {
       std::vector<ContactMaterial> mats;
       for (const SceneMaterial& m : s.materials)
