@@ -67,10 +67,8 @@ void WallProvider::save(ByteWriter& w) const {
     ww.f64(wall.stiffness);
   });
   w.u8(static_cast<std::uint8_t>(law_));
-  if (!filter_sliding_.empty()) {
-    w.array(filter_sliding_, [](ByteWriter& ww, double x) { ww.f64(x); });
-    w.array(filter_rolling_, [](ByteWriter& ww, double x) { ww.f64(x); });
-  }
+  w.array(filter_sliding_, [](ByteWriter& ww, double x) { ww.f64(x); });
+  w.array(filter_rolling_, [](ByteWriter& ww, double x) { ww.f64(x); });
 }
 
 void WallProvider::add_filter_changes(const ParticleStore& s, double h, std::span<Vec3> dv, std::span<Vec3> dw) const {
@@ -104,7 +102,7 @@ std::unique_ptr<WallProvider> WallProvider::load(ByteReader& r) {
     law = static_cast<WallLaw>(code);
   }
   auto p = std::make_unique<WallProvider>(std::move(walls), law);
-  if (r.remaining() > 0) {
+  if (r.remaining() >= 16) {  // the filter's arrays (absent in older files)
     std::vector<double> sliding, rolling;
     r.array(sliding, 8, "filter friction", [](ByteReader& rr) { return rr.f64("filter friction"); });
     r.array(rolling, 8, "filter friction", [](ByteReader& rr) { return rr.f64("filter friction"); });

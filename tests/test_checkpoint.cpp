@@ -295,6 +295,8 @@ std::vector<std::byte> walls_section(const std::vector<Wall>& walls) {
     ww.f64(wall.stiffness);
   });
   w.u8(0);  // the law: Hertz (section 4)
+  w.u64(0);  // no friction filter
+  w.u64(0);
   return out;
 }
 
@@ -1129,7 +1131,7 @@ TEST_F(Checkpoint, InconsistentContactWallsAndGravityAreRefused) {
   for (const char* name : {"bonds", "contact", "walls", "gravity"}) {
     s = state();
     // (The walls' last byte, their law, may be absent: files before it read as Hertz.)
-    section_of(s, name).resize(section_of(s, name).size() - (std::string(name) == "walls" ? 2 : 1));
+    section_of(s, name).resize(section_of(s, name).size() - (std::string(name) == "walls" ? 18 : 1));
     const std::string message = decode_error(encode_checkpoint(s));
     const std::string prefix = std::string("provider '") + name + "': ";
     EXPECT_TRUE(message.rfind(prefix + "truncated: ", 0) == 0 || message.rfind(prefix + "corrupted: ", 0) == 0)
