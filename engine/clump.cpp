@@ -47,7 +47,8 @@ Clump make_clump(ParticleStore& s, const std::vector<std::uint32_t>& slots, cons
   return c;
 }
 
-std::vector<std::uint32_t> slots_of_ids(const ParticleStore& s, const std::vector<std::uint32_t>& ids) {
+std::vector<std::uint32_t> slots_of_ids(const ParticleStore& s, const std::vector<std::uint32_t>& ids,
+                                        const std::string& what) {
   const std::size_t n = s.size();
   std::vector<std::uint32_t> slot_of_id(n, 0xffffffffu);
   for (std::size_t i = 0; i < n; ++i)
@@ -56,7 +57,7 @@ std::vector<std::uint32_t> slots_of_ids(const ParticleStore& s, const std::vecto
   slots.reserve(ids.size());
   for (const std::uint32_t id : ids) {
     if (id >= n || slot_of_id[id] == 0xffffffffu)
-      throw std::invalid_argument("clump member " + std::to_string(id) + " is not a particle");
+      throw std::invalid_argument(what + " " + std::to_string(id) + " is not a particle");
     slots.push_back(slot_of_id[id]);
   }
   return slots;

@@ -8,6 +8,7 @@
 /// free spheres.
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "core/byte_stream.hpp"
@@ -39,8 +40,10 @@ Clump make_clump(ParticleStore& particles, const std::vector<std::uint32_t>& slo
                  const Vec3& angular_velocity);
 
 /// The current slots of the particles with these ids. Throws
-/// std::invalid_argument for an id that is not a particle.
-std::vector<std::uint32_t> slots_of_ids(const ParticleStore& particles, const std::vector<std::uint32_t>& ids);
+/// std::invalid_argument "WHAT ID is not a particle" for an id that is not
+/// a particle (`what` names the list, e.g. "clump member").
+std::vector<std::uint32_t> slots_of_ids(const ParticleStore& particles, const std::vector<std::uint32_t>& ids,
+                                        const std::string& what = "clump member");
 
 /// Checkpoint section of the clumps: u64 count, then per clump the rigid
 /// body (f64 mass, mat3 J, vec3 x, vec3 v, mat3 R, vec3 Pi, vec3 F, vec3 M),

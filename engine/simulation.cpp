@@ -58,23 +58,17 @@ void Simulation::index_groups() {
   kinematic_slot_.clear();
   kinematic_velocity_.clear();
   kinematic_.clear();
-  bool any = false;
-  for (const ParticleGroup& g : groups_) any = any || g.motion != ParticleGroup::Motion::free;
-  if (!any) return;
-  const std::size_t n = particles_.size();
-  std::vector<std::uint32_t> slot_of_id(n, 0xffffffffu);
-  for (std::size_t i = 0; i < n; ++i)
-    if (particles_.id[i] < n) slot_of_id[particles_.id[i]] = static_cast<std::uint32_t>(i);
-  kinematic_.assign(n, 0);
-  for (const ParticleGroup& g : groups_) {
+  group_slots_.clear();
+  for (const ParticleGroup& g : groups_) group_slots_.push_back(slots_of_ids(particles_, g.ids, "group '" + g.name + "': id"));
+  for (std::size_t k = 0; k < groups_.size(); ++k) {
+    const ParticleGroup& g = groups_[k];
     if (g.motion == ParticleGroup::Motion::free) continue;
+    if (kinematic_.empty()) kinematic_.assign(particles_.size(), 0);
     const Vec3 v = g.motion == ParticleGroup::Motion::velocity ? g.velocity : Vec3::Zero();
-    for (const std::uint32_t id : g.ids) {
-      if (id >= n || slot_of_id[id] == 0xffffffffu)
-        throw std::invalid_argument("group '" + g.name + "': id " + std::to_string(id) + " is not a particle");
-      const std::uint32_t q = slot_of_id[id];
+    for (std::size_t m = 0; m < g.ids.size(); ++m) {
+      const std::uint32_t q = group_slots_[k][m];
       if (kinematic_[q])
-        throw std::invalid_argument("particle " + std::to_string(id) + " is in two fixed or velocity groups");
+        throw std::invalid_argument("particle " + std::to_string(g.ids[m]) + " is in two fixed or velocity groups");
       kinematic_[q] = 1;
       kinematic_slot_.push_back(q);
       kinematic_velocity_.push_back(v);
@@ -157,25 +151,21 @@ void Simulation::apply_friction_filter() {
 }
 
 std::vector<GroupReport> Simulation::group_reports() const {
-  const std::size_t n = particles_.size();
-  std::vector<std::uint32_t> slot_of_id(n, 0xffffffffu);
-  for (std::size_t i = 0; i < n; ++i)
-    if (particles_.id[i] < n) slot_of_id[particles_.id[i]] = static_cast<std::uint32_t>(i);
   std::vector<GroupReport> out;
-  for (const ParticleGroup& g : groups_) {
+  for (std::size_t k = 0; k < groups_.size(); ++k) {
+    const ParticleGroup& g = groups_[k];
+    const std::vector<std::uint32_t>& slots = group_slots_[k];  // member slots, in id order
     GroupReport r;
     r.name = g.name;
     Vec3 c = Vec3::Zero(), c0 = Vec3::Zero();
-    for (const std::uint32_t id : g.ids) {
-      const std::uint32_t q = slot_of_id[id];
+    for (const std::uint32_t q : slots) {
       c += particles_.position[q];
       c0 += particles_.reference_position[q];
     }
     const double count = static_cast<double>(std::max<std::size_t>(g.ids.size(), 1));
     c /= count;
     c0 /= count;
-    for (const std::uint32_t id : g.ids) {
-      const std::uint32_t q = slot_of_id[id];
+    for (const std::uint32_t q : slots) {
       r.force += particles_.force[q];
       r.moment += (particles_.position[q] - c).cross(particles_.force[q]) + particles_.moment[q];
     }
