@@ -29,6 +29,7 @@
 ///   static State load_state(ByteReader&).
 
 #include <algorithm>
+#include <concepts>
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -98,6 +99,11 @@ struct PenaltyContactLaw {
     const double overlap = r_i + r_j - (x_i - x_j).norm();
     return overlap > 0.0 ? 0.5 * stiffness * overlap * overlap : 0.0;
   }
+  /// The filter's changes of one touching pair whose repulsion is `force`
+  /// (on i), added to dv, dw of both ends (filter_change below).
+  void add_filter_changes(const ParticleStore& s, std::uint32_t i, std::uint32_t j, const Vec3& force, double h,
+                          std::span<Vec3> dv, std::span<Vec3> dw) const;
+
   void save(ByteWriter& w) const {
     w.f64(stiffness);
     w.array(sliding_friction, [](ByteWriter& ww, double x) { ww.f64(x); });
@@ -119,6 +125,20 @@ inline void filter_change(const Vec3& v_ij, const Vec3& w_ij, const Vec3& n, dou
   if (vt > 0.0) dv -= std::min(1.0, mu_s * f_n * dt / (m * vt)) * v_t;
   const double w = w_ij.norm();
   if (w > 0.0) dw -= std::min(1.0, mu_r * f_n * r * dt / (j * w)) * w_ij;
+}
+
+inline void PenaltyContactLaw::add_filter_changes(const ParticleStore& s, std::uint32_t i, std::uint32_t j,
+                                                  const Vec3& force, double h, std::span<Vec3> dv,
+                                                  std::span<Vec3> dw) const {
+  const double f_n = force.norm();
+  if (f_n == 0.0) return;
+  const Vec3 n = (s.position[i] - s.position[j]).normalized();
+  const std::uint32_t a = s.material[i], b = s.material[j];
+  const double mu_s = std::sqrt(sliding_friction[a] * sliding_friction[b]);
+  const double mu_r = std::sqrt(rolling_friction[a] * rolling_friction[b]);
+  const Vec3 v_ij = s.velocity[i] - s.velocity[j], w_ij = s.angular_velocity[i] - s.angular_velocity[j];
+  filter_change(v_ij, w_ij, n, f_n, h, mu_s, mu_r, s.mass[i], s.inertia[i], s.radius[i], dv[i], dw[i]);
+  filter_change(-v_ij, -w_ij, -n, f_n, h, mu_s, mu_r, s.mass[j], s.inertia[j], s.radius[j], dv[j], dw[j]);
 }
 
 /// A pair's key: the ids of its two ends, lower in the high half.
@@ -249,6 +269,12 @@ struct PairOutput {
 
 template <class Law>
 concept KineticLaw = Law::kKinetic;
+
+/// Laws that may apply iBDEM's friction filter (MODEL.md 11.1).
+template <class Law>
+concept FilterLaw = requires(const Law& law) {
+  { law.filter() } -> std::convertible_to<bool>;
+};
 
 template <class Law>
 class ContactProvider final : public ContactProviderBase {
@@ -412,43 +438,19 @@ class ContactProvider final : public ContactProviderBase {
   bool dissipative() const override { return kKinetic; }
 
   bool applies_filter() const override {
-    if constexpr (std::is_same_v<Law, PenaltyContactLaw>) return law_.filter();
+    if constexpr (FilterLaw<Law>) return law_.filter();
     return false;
   }
-  /// iBDEM's friction filter (MODEL.md 11.1) for the penalty law: each
-  /// touching unbonded pair's changes from the velocities as they are, in
-  /// pair order (serial: the same for any thread count).
+  /// iBDEM's friction filter (MODEL.md 11.1): each touching unbonded pair's
+  /// changes from the velocities as they are, in pair order (serial: the
+  /// same for any thread count).
   void add_filter_changes(const ParticleStore& s, double h, std::span<Vec3> dv, std::span<Vec3> dw) const override {
-    if constexpr (std::is_same_v<Law, PenaltyContactLaw>) {
+    if constexpr (FilterLaw<Law>) {
       if (!law_.filter()) return;
       const NeighbourList& list = search_.list();
-      for (std::size_t k = 0; k < list.pair_count(); ++k) {
-        if (!excluded_.empty() && excluded_[k]) continue;
-        const std::uint32_t i = list.owner[k], j = list.partner[k];
-        const double f_n = pair_force_[k].norm();
-        if (f_n == 0.0) continue;
-        const Vec3 n = (s.position[i] - s.position[j]).normalized();
-        const std::uint32_t a = s.material[i], b = s.material[j];
-        const double mu_s = std::sqrt(law_.sliding_friction[a] * law_.sliding_friction[b]);
-        const double mu_r = std::sqrt(law_.rolling_friction[a] * law_.rolling_friction[b]);
-        const Vec3 v_ij = s.velocity[i] - s.velocity[j], w_ij = s.angular_velocity[i] - s.angular_velocity[j];
-        filter_change(v_ij, w_ij, n, f_n, h, mu_s, mu_r, s.mass[i], s.inertia[i], s.radius[i], dv[i], dw[i]);
-        filter_change(-v_ij, -w_ij, -n, f_n, h, mu_s, mu_r, s.mass[j], s.inertia[j], s.radius[j], dv[j], dw[j]);
-      }
-    }
-  }
-  /// sum over pairs of f_nc.(u_i - u_j) + tau_i.w_i + tau_j.w_j (the
-  /// moments of a kinetic law are all non-conservative).
-  double nonconservative_power(const ParticleStore&, std::span<const Vec3> u,
-                               std::span<const Vec3> w) const override {
-    if constexpr (!kKinetic) {
-      return 0.0;
-    } else {
-      const NeighbourList& list = search_.list();
-      return deterministic_sum(list.pair_count(), 0.0, [&](std::size_t k) {
-        const std::uint32_t i = list.owner[k], j = list.partner[k];
-        return nc_force_[k].dot(u[i] - u[j]) + moment_i_[k].dot(w[i]) + moment_j_[k].dot(w[j]);
-      });
+      for (std::size_t k = 0; k < list.pair_count(); ++k)
+        if (excluded_.empty() || !excluded_[k])
+          law_.add_filter_changes(s, list.owner[k], list.partner[k], pair_force_[k], h, dv, dw);
     }
   }
 
