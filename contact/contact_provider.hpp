@@ -454,6 +454,21 @@ class ContactProvider final : public ContactProviderBase {
     }
   }
 
+  /// sum over pairs of f_nc.(u_i - u_j) + tau_i.w_i + tau_j.w_j (the
+  /// moments of a kinetic law are all non-conservative).
+  double nonconservative_power(const ParticleStore&, std::span<const Vec3> u,
+                               std::span<const Vec3> w) const override {
+    if constexpr (!kKinetic) {
+      return 0.0;
+    } else {
+      const NeighbourList& list = search_.list();
+      return deterministic_sum(list.pair_count(), 0.0, [&](std::size_t k) {
+        const std::uint32_t i = list.owner[k], j = list.partner[k];
+        return nc_force_[k].dot(u[i] - u[j]) + moment_i_[k].dot(w[i]) + moment_j_[k].dot(w[j]);
+      });
+    }
+  }
+
   const Law& law() const { return law_; }
   std::size_t state_bytes() const override {
     return capacity_bytes(state_) + capacity_bytes(nc_force_) + capacity_bytes(moment_i_) + capacity_bytes(moment_j_);
