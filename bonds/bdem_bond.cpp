@@ -30,6 +30,7 @@ BdemStiffness bdem_stiffness(double E, double nu, double r_b, double l0) {
   k.shear = G * k.area * l0;
   k.bending = E * k.inertia / l0;
   k.twist = G * k.polar / l0;
+  set_stress_factors(k);
   return k;
 }
 

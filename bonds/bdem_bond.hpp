@@ -42,7 +42,19 @@ struct BdemStiffness {
   double area = 0.0;         ///< S = pi r_b² (length²)
   double inertia = 0.0;      ///< I = pi r_b⁴ / 4 (length⁴)
   double polar = 0.0;        ///< J_p = pi r_b⁴ / 2 (length⁴)
+  // Stress factors of eqs. (12)-(13), set by bdem_stiffness() or
+  // set_stress_factors(): the stress loop multiplies instead of dividing.
+  double inv_area = 0.0;      ///< 1/S (1/length²)
+  double bend_factor = 0.0;   ///< r_b/I (1/length³)
+  double twist_factor = 0.0;  ///< r_b/J_p (1/length³)
 };
+
+/// Sets the stress factors of k from its bond radius, area, I and J_p.
+inline void set_stress_factors(BdemStiffness& k) {
+  k.inv_area = 1.0 / k.area;
+  k.bend_factor = k.bond_radius / k.inertia;
+  k.twist_factor = k.bond_radius / k.polar;
+}
 
 /// Stiffnesses of 9.2 from E (pressure), nu, the bond radius r_b and the
 /// rest length l0 (lengths); G = E/(2(1 + nu)). Throws
@@ -50,22 +62,27 @@ struct BdemStiffness {
 /// l0 <= 0 or anything not finite.
 BdemStiffness bdem_stiffness(double youngs_modulus, double poisson_ratio, double bond_radius, double rest_length);
 
-/// Everything one evaluation of one bond gives (9.3, 9.4, 10.1).
-struct BdemBondResult {
-  Vec3 force = Vec3::Zero();     ///< F_i on the first end; F_j = -F_i (force)
-  Vec3 moment_i = Vec3::Zero();  ///< spatial moment tau_i (force length)
-  Vec3 moment_j = Vec3::Zero();  ///< spatial moment tau_j (force length)
-  double stretch_energy = 0.0;     ///< V_stretch (energy)
-  double shear_energy = 0.0;       ///< V_shear
-  double bend_twist_energy = 0.0;  ///< V_bt
-  double axial_force = 0.0;     ///< F_n = k_n (r - l0), tension positive (force)
-  double shear_force = 0.0;     ///< F_s = k_s theta_s / r (force)
-  double twist_moment = 0.0;    ///< M_t = |k_tw (t.c)| (force length)
-  double bending_moment = 0.0;  ///< M_b = k_b |t - (t.c) c| (force length)
+/// Everything one evaluation of one bond gives (9.3, 9.4, 10.1). S is
+/// double in the engine; the Hessian (bonds/bdem_hessian.hpp) runs the same
+/// kernel on forward-mode dual numbers.
+template <class S>
+struct BdemBondResultT {
+  using V3 = Eigen::Matrix<S, 3, 1>;
+  V3 force = V3::Zero();     ///< F_i on the first end; F_j = -F_i (force)
+  V3 moment_i = V3::Zero();  ///< spatial moment tau_i (force length)
+  V3 moment_j = V3::Zero();  ///< spatial moment tau_j (force length)
+  S stretch_energy = 0.0;     ///< V_stretch (energy)
+  S shear_energy = 0.0;       ///< V_shear
+  S bend_twist_energy = 0.0;  ///< V_bt
+  S axial_force = 0.0;     ///< F_n = k_n (r - l0), tension positive (force)
+  S shear_force = 0.0;     ///< F_s = k_s theta_s / r (force)
+  S twist_moment = 0.0;    ///< M_t = |k_tw (t.c)| (force length)
+  S bending_moment = 0.0;  ///< M_b = k_b |t - (t.c) c| (force length)
   /// s_P = cos(theta_ij / 2) after the alignment: the relative rotation
   /// theta_ij is past 2pi/3 exactly when s_P < 0.5.
-  double cos_half_relative = 1.0;
+  S cos_half_relative = 1.0;
 };
+using BdemBondResult = BdemBondResultT<double>;
 
 namespace bdem_detail {
 /// The angle theta = atan2(|b|, c.d) between unit vectors c and d, from
@@ -74,82 +91,104 @@ namespace bdem_detail {
 /// to five terms is exact to round-off (the first term left out is below
 /// 1e-21): theta = x series, g = series / (c.d), without atan2 (bonds in a
 /// solid shear by small angles, and this is the force loop's kernel).
+template <class S>
 struct AngleAndRatio {
-  double theta, sine, g;
+  S theta, sine, g;
 };
-inline AngleAndRatio shear_angle(double sine2, double cosine) {
-  AngleAndRatio a;
-  a.sine = std::sqrt(sine2);
+template <class S>
+inline AngleAndRatio<S> shear_angle(const S& sine2, const S& cosine) {
+  using std::atan2;
+  using std::sqrt;
+  AngleAndRatio<S> a;
+  a.sine = sqrt(sine2);
   if (cosine > 0.0 && sine2 < 1e-4 * cosine * cosine) {
-    const double x2 = sine2 / (cosine * cosine);
-    const double series = 1.0 - x2 * (1.0 / 3 - x2 * (1.0 / 5 - x2 * (1.0 / 7 - x2 * (1.0 / 9))));
-    a.theta = a.sine / cosine * series;
-    a.g = series / cosine;
+    const S inv_cosine = 1.0 / cosine;
+    const S x2 = sine2 * (inv_cosine * inv_cosine);
+    const S series = 1.0 - x2 * (1.0 / 3 - x2 * (1.0 / 5 - x2 * (1.0 / 7 - x2 * (1.0 / 9))));
+    a.g = series * inv_cosine;
+    a.theta = a.sine * a.g;
     return a;
   }
-  a.theta = std::atan2(a.sine, cosine);
+  a.theta = atan2(a.sine, cosine);
   a.g = a.theta / a.sine;
   return a;
 }
 }  // namespace bdem_detail
 
-/// One bond (9.1-9.4, 10.1). x_i, x_j: centres; q_i, q_j: unit quaternions
-/// of Q_i = R_i R_i0ᵀ and Q_j (either sign: the result does not depend on
-/// it); d0: unit rest direction (x_i0 - x_j0)/l0; l0: rest length (> 0).
-[[gnu::always_inline]] inline BdemBondResult bdem_bond(const Vec3& x_i, const Vec3& x_j, const Quat& q_i, const Quat& q_j, const Vec3& d0,
-                                double l0, const BdemStiffness& k) {
-  const Vec3 vi = q_i.vec();
-  const double si = q_i.w();
-  Vec3 vj = q_j.vec();
-  double sj = q_j.w();
+/// One bond (9.1-9.4, 10.1) for any scalar type S (double, or dual numbers
+/// for derivatives). x_i, x_j: centres; q_i, q_j: unit quaternions of
+/// Q_i = R_i R_i0ᵀ and Q_j (either sign: the result does not depend on it);
+/// d0: unit rest direction (x_i0 - x_j0)/l0; l0: rest length (> 0).
+template <class S>
+[[gnu::always_inline]] inline BdemBondResultT<S> bdem_bond_t(const Eigen::Matrix<S, 3, 1>& x_i,
+                                                             const Eigen::Matrix<S, 3, 1>& x_j,
+                                                             const Eigen::Quaternion<S>& q_i,
+                                                             const Eigen::Quaternion<S>& q_j, const Vec3& d0_in,
+                                                             double l0, const BdemStiffness& k) {
+  using V3 = Eigen::Matrix<S, 3, 1>;
+  using std::abs;
+  using std::sqrt;
+  const V3 d0 = d0_in.template cast<S>();
+  const V3 vi = q_i.vec();
+  const S si = q_i.w();
+  V3 vj = q_j.vec();
+  S sj = q_j.w();
   if (vi.dot(vj) + si * sj < 0.0) {  // same hemisphere (9.7, item 3)
     vj = -vj;
     sj = -sj;
   }
   // P = q_i q_j^-1 (Hamilton product with the conjugate of q_j).
-  const Vec3 vp = sj * vi - si * vj - vi.cross(vj);
-  const double sp = si * sj + vi.dot(vj);
-  const Vec3 t = 2.0 * vp;
-  const double one_plus_sp = 1.0 + sp;
-  const Vec3 hv = vp / one_plus_sp;
+  const V3 vp = sj * vi - si * vj - vi.cross(vj);
+  const S sp = si * sj + vi.dot(vj);
+  const V3 t = 2.0 * vp;
+  const S inv_one_plus_sp = 1.0 / (1.0 + sp);
+  const V3 hv = vp * inv_one_plus_sp;
   // Common rotation q_c and the carried direction c = R(q_c) d0.
-  Vec3 vc = vi + vj;
-  double sc = si + sj;
-  const double inv_norm = 1.0 / std::sqrt(vc.squaredNorm() + sc * sc);
+  V3 vc = vi + vj;
+  S sc = si + sj;
+  const S inv_norm = 1.0 / sqrt(vc.squaredNorm() + sc * sc);
   vc *= inv_norm;
   sc *= inv_norm;
-  const Vec3 u = vc.cross(d0);
-  const Vec3 c = d0 + 2.0 * (sc * u + vc.cross(u));
+  const V3 u = vc.cross(d0);
+  const V3 c = d0 + 2.0 * (sc * u + vc.cross(u));
   // Current direction and shear angle.
-  const Vec3 rv = x_i - x_j;
-  const double r = rv.norm();
-  const Vec3 d = rv / r;
-  const Vec3 b = c.cross(d);
-  const double cosine = c.dot(d);
-  const bdem_detail::AngleAndRatio angle = bdem_detail::shear_angle(b.squaredNorm(), cosine);
-  const double theta = angle.theta, g = angle.g;
+  const V3 rv = x_i - x_j;
+  const S r = sqrt(rv.squaredNorm());
+  const S inv_r = 1.0 / r;
+  const V3 d = rv * inv_r;
+  const V3 b = c.cross(d);
+  const S cosine = c.dot(d);
+  const bdem_detail::AngleAndRatio<S> angle = bdem_detail::shear_angle<S>(b.squaredNorm(), cosine);
+  const S theta = angle.theta, g = angle.g;
   // Bend/twist moment m = K t (iBDEM's K t, built on c).
-  const double tc = t.dot(c);
-  const Vec3 t_perp = t - tc * c;
-  const Vec3 m = (k.twist * tc) * c + k.bending * t_perp;
-  const Vec3 corr = m - (m.dot(t) / (4.0 * one_plus_sp)) * t;
-  const double stretch = r - l0;
-  const double ksg = k.shear * g;
+  const S tc = t.dot(c);
+  const V3 t_perp = t - tc * c;
+  const V3 m = (k.twist * tc) * c + k.bending * t_perp;
+  const V3 corr = m - (m.dot(t) * (0.25 * inv_one_plus_sp)) * t;
+  const S stretch = r - l0;
+  const S ksg = k.shear * g;
 
-  BdemBondResult out;
-  out.force = (-k.normal * stretch) * d + (ksg / r) * (c - cosine * d);
-  const Vec3 hb = hv.cross(b);
+  BdemBondResultT<S> out;
+  out.force = (-k.normal * stretch) * d + (ksg * inv_r) * (c - cosine * d);
+  const V3 hb = hv.cross(b);
   out.moment_i = (0.5 * ksg) * (b + hb) - corr;
   out.moment_j = (0.5 * ksg) * (b - hb) + corr;
   out.stretch_energy = 0.5 * k.normal * stretch * stretch;
   out.shear_energy = 0.5 * k.shear * theta * theta;
   out.bend_twist_energy = 0.5 * (k.twist * tc * tc + k.bending * t_perp.squaredNorm());
   out.axial_force = k.normal * stretch;
-  out.shear_force = k.shear * theta / r;
-  out.twist_moment = std::abs(k.twist * tc);
-  out.bending_moment = k.bending * t_perp.norm();
+  out.shear_force = k.shear * theta * inv_r;
+  out.twist_moment = abs(k.twist * tc);
+  out.bending_moment = k.bending * sqrt(t_perp.squaredNorm());
   out.cos_half_relative = sp;
   return out;
+}
+
+/// One bond in doubles: the engine's force loop (see bdem_bond_t).
+[[gnu::always_inline]] inline BdemBondResult bdem_bond(const Vec3& x_i, const Vec3& x_j, const Quat& q_i,
+                                                       const Quat& q_j, const Vec3& d0, double l0,
+                                                       const BdemStiffness& k) {
+  return bdem_bond_t<double>(x_i, x_j, q_i, q_j, d0, l0, k);
 }
 
 /// Stresses of eqs. (12)-(13) (MODEL.md 10.1), pressure units.
@@ -161,8 +200,8 @@ struct BdemStress {
 inline BdemStress bdem_stress(const BdemBondResult& r, const BdemStiffness& k, bool tension_only) {
   const double axial = tension_only ? std::max(r.axial_force, 0.0) : std::abs(r.axial_force);
   BdemStress s;
-  s.sigma = axial / k.area + r.bending_moment * k.bond_radius / k.inertia;
-  s.tau = r.shear_force / k.area + r.twist_moment * k.bond_radius / k.polar;
+  s.sigma = axial * k.inv_area + r.bending_moment * k.bend_factor;
+  s.tau = r.shear_force * k.inv_area + r.twist_moment * k.twist_factor;
   return s;
 }
 

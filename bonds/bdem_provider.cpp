@@ -184,7 +184,13 @@ void BdemBondProvider::evaluate(const ParticleStore& s) {
   std::atomic<std::size_t> over{0};
   parallel_for_ranges(bonds_.size(), [&](std::size_t begin, std::size_t end) {
     std::size_t local = 0;
+    constexpr std::size_t kAhead = 16;  // bonds: the second ends are scattered
     for (std::size_t b = begin; b < end; ++b) {
+      if (b + kAhead < end) {
+        const std::uint32_t j = bonds_.second[b + kAhead];
+        __builtin_prefetch(&s.position[j]);
+        __builtin_prefetch(&relative(s, j));
+      }
       if (!live_[b]) continue;  // a failed bond's slot stays zero
       const BdemBondType& t = types_[bonds_.type[b]];
       const BdemBondResult r = evaluate_bond(s, b);
@@ -375,6 +381,7 @@ std::unique_ptr<BdemBondProvider> BdemBondProvider::load(ByteReader& r, const Pa
     const std::uint8_t flag = r.u8("BDEM tension_only");
     if (flag > 1) fail("BDEM bond type " + std::to_string(t) + ": tension_only is not 0 or 1");
     bt.tension_only = flag == 1;
+    set_stress_factors(k);
     p->types_.push_back(bt);
   }
   p->index_.resize(m);

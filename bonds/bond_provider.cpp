@@ -155,7 +155,7 @@ std::vector<std::uint32_t> renumber_and_sort_bonds(BondList& bonds, std::span<co
   }
   std::vector<std::uint32_t> order(m);
   std::iota(order.begin(), order.end(), 0u);
-  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+  parallel_sort_total(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
     if (bonds.first[a] != bonds.first[b]) return bonds.first[a] < bonds.first[b];
     if (bonds.second[a] != bonds.second[b]) return bonds.second[a] < bonds.second[b];
     return a < b;

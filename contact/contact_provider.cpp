@@ -44,6 +44,26 @@ void ContactProviderBase::mark_excluded() {
     while (e < excluded_keys_.size() && excluded_keys_[e] < keys_[k]) ++e;
     if (e < excluded_keys_.size() && excluded_keys_[e] == keys_[k]) excluded_[k] = 1;
   }
+  index_included();
+}
+
+void ContactProviderBase::index_included() {
+  const NeighbourList& l = search_.list();
+  const std::size_t n = l.offsets.empty() ? 0 : l.offsets.size() - 1;
+  if (l.owner.size() >= (std::size_t{1} << 31))
+    throw std::length_error("contact provider: more than 2^31 - 1 candidate pairs with bonded pairs left out");
+  entry_offsets_.resize(n + 1);
+  entries_.clear();
+  entry_offsets_[0] = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::uint32_t k = l.offsets[i]; k < l.offsets[i + 1]; ++k)
+      if (!excluded_[k]) entries_.push_back(2 * k);
+    for (std::uint32_t e = l.incoming_offsets[i]; e < l.incoming_offsets[i + 1]; ++e) {
+      const std::uint32_t k = l.incoming_pairs[e];
+      if (!excluded_[k]) entries_.push_back(2 * k + 1);
+    }
+    entry_offsets_[i + 1] = static_cast<std::uint32_t>(entries_.size());
+  }
 }
 
 std::uint32_t ContactProviderBase::find_pair(std::uint64_t key) const {
@@ -80,7 +100,7 @@ std::vector<std::uint32_t> ContactProviderBase::match_pairs(const ParticleStore&
   std::vector<std::uint32_t> sorted(m);
   std::iota(sorted.begin(), sorted.end(), 0u);
   // Keys are distinct (one pair per two particles), so the order is total.
-  std::sort(sorted.begin(), sorted.end(), [&](std::uint32_t a, std::uint32_t b) { return keys[a] < keys[b]; });
+  parallel_sort_total(sorted.begin(), sorted.end(), [&](std::uint32_t a, std::uint32_t b) { return keys[a] < keys[b]; });
   std::vector<std::uint32_t> old_of_new(m, kNoPair);
   std::size_t o = 0;
   for (const std::uint32_t k : sorted) {

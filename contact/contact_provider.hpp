@@ -175,6 +175,11 @@ class ContactProviderBase : public ForceProvider {
   Incidence incidence() const override {
     Incidence inc;
     if (!active()) return inc;
+    if (!excluded_.empty()) {  // only the pairs that take part
+      inc.entry_offsets = entry_offsets_;
+      inc.entries = entries_;
+      return inc;
+    }
     const NeighbourList& l = search_.list();
     inc.owned_offsets = l.offsets;
     inc.incoming_offsets = l.incoming_offsets;
@@ -204,7 +209,8 @@ class ContactProviderBase : public ForceProvider {
     const NeighbourList& l = search_.list();
     return {{"contact pair list (owner, partner)", capacity_bytes(l.owner) + capacity_bytes(l.partner)},
             {"contact pair incidence (offsets, incoming)",
-             capacity_bytes(l.offsets) + capacity_bytes(l.incoming_offsets) + capacity_bytes(l.incoming_pairs)},
+             capacity_bytes(l.offsets) + capacity_bytes(l.incoming_offsets) + capacity_bytes(l.incoming_pairs) +
+                 capacity_bytes(entry_offsets_) + capacity_bytes(entries_)},
             {"contact pair force slots", capacity_bytes(pair_force_)},
             {"contact pair keys and state", capacity_bytes(keys_) + capacity_bytes(sorted_) + state_bytes()},
             {"neighbour build positions", capacity_bytes(search_.build_positions())}};
@@ -238,8 +244,14 @@ class ContactProviderBase : public ForceProvider {
   void save_list(ByteWriter& w) const;
   /// Whether pair keys are needed (stateful law or excluded pairs).
   bool keyed(bool stateful) const { return stateful || !excluded_keys_.empty(); }
-  /// Marks the pairs whose key is in excluded_keys_ (a merge in key order).
+  /// Marks the pairs whose key is in excluded_keys_ (a merge in key order)
+  /// and indexes the others (index_included()).
   void mark_excluded();
+  /// The incidence of the pairs not excluded, in the list's own order for
+  /// each particle (owned pairs, then incoming): the gather then skips the
+  /// bonded pairs, whose slots are zero, and adds the same terms in the
+  /// same order.
+  void index_included();
   /// The list index of the pair with this key, or kNoPair.
   std::uint32_t find_pair(std::uint64_t key) const;
   /// Drops released keys from excluded_keys_ (both ascending).
@@ -252,6 +264,7 @@ class ContactProviderBase : public ForceProvider {
   std::vector<std::uint32_t> sorted_;  ///< pairs in ascending key (stateful laws)
   std::vector<std::uint64_t> excluded_keys_;  ///< bonded pairs, ascending
   std::vector<std::uint8_t> excluded_;        ///< per pair (empty: none excluded)
+  std::vector<std::uint32_t> entry_offsets_, entries_;  ///< incidence of the pairs not excluded
   bool stale_ = false;
   /// A restore read from a checkpoint, not yet built (finish_restore()).
   bool pending_ = false;
@@ -408,10 +421,12 @@ class ContactProvider final : public ContactProviderBase {
   void release_pairs(const ParticleStore& s, FractureBatch& batch) override {
     if (excluded_keys_.empty() && excluded_.empty()) return;
     const NeighbourList& list = search_.list();
+    bool released = false;
     for (std::size_t n = 0; n < batch.keys.size(); ++n) {
       const std::uint32_t k = excluded_.empty() ? kNoPair : find_pair(batch.keys[n]);
       if (k == kNoPair || !excluded_[k]) continue;
       excluded_[k] = 0;
+      released = true;
       const std::uint32_t i = list.owner[k], j = list.partner[k];
       typename Law::State fresh{};
       if constexpr (kStateful) {
@@ -424,6 +439,7 @@ class ContactProvider final : public ContactProviderBase {
         batch.contact_energy[n] += energy_of(s, i, j, fresh);
       }
     }
+    if (released) index_included();
     forget_excluded(batch.keys);
   }
 

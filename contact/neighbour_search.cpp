@@ -125,7 +125,8 @@ struct NeighbourSearch::Scratch {
                   kLeafSize, nanoflann::KDTreeSingleIndexAdaptorFlags::SkipInitialBuildIndex)};
   /// Partners of each query block, its rows one after another.
   std::vector<std::vector<std::uint32_t>> block_partners;
-  std::vector<double> block_drift;        ///< per scan block: largest squared displacement
+  std::vector<Vec3> block_low, block_high;  ///< per scan block: smallest and largest displacement, per axis
+  std::vector<double> block_drift;          ///< per scan block: largest squared (centred) displacement
   std::vector<std::size_t> block_bad;     ///< per scan block: lowest non-finite slot, or n
   std::vector<std::uint32_t> incoming_cursor;  ///< next free slot of each incoming row
 };
@@ -172,13 +173,18 @@ double NeighbourSearch::scan_positions(std::span<const Vec3> positions, bool dri
   Scratch& s = *scratch_;
   const std::size_t n = positions.size();
   const std::size_t blocks = (n + kReductionBlock - 1) / kReductionBlock;
+  s.block_low.resize(blocks);
+  s.block_high.resize(blocks);
   s.block_drift.resize(blocks);
   s.block_bad.resize(blocks);
+  // Pass 1: finiteness, the largest |d_i|^2 and the box of the d_i.
   parallel_for_ranges(
       blocks,
       [&](std::size_t b0, std::size_t b1) {
         for (std::size_t b = b0; b < b1; ++b) {
+          Vec3 low = Vec3::Zero(), high = Vec3::Zero();
           double worst = 0.0;
+          bool first = true;
           std::size_t bad = n;
           const std::size_t end = std::min(n, (b + 1) * kReductionBlock);
           for (std::size_t i = b * kReductionBlock; i < end; ++i) {
@@ -187,24 +193,55 @@ double NeighbourSearch::scan_positions(std::span<const Vec3> positions, bool dri
               bad = i;
               break;
             }
-            if (drift) worst = std::max(worst, squared_distance(x, build_positions_[i]));
+            if (!drift) continue;
+            const Vec3 d = x - build_positions_[i];
+            worst = std::max(worst, d.squaredNorm());
+            low = first ? d : low.cwiseMin(d);
+            high = first ? d : high.cwiseMax(d);
+            first = false;
           }
+          s.block_low[b] = low;
+          s.block_high[b] = high;
           s.block_drift[b] = worst;
           s.block_bad[b] = bad;
         }
       },
       1);
   // Max and min are exact and order-free; block order keeps it plain.
+  Vec3 low = Vec3::Zero(), high = Vec3::Zero();
   double worst = 0.0;
   std::size_t bad = n;
   for (std::size_t b = 0; b < blocks; ++b) {
+    low = b == 0 ? s.block_low[b] : low.cwiseMin(s.block_low[b]);
+    high = b == 0 ? s.block_high[b] : high.cwiseMax(s.block_high[b]);
     worst = std::max(worst, s.block_drift[b]);
     bad = std::min(bad, s.block_bad[b]);
   }
   if (bad < n)
     throw std::runtime_error("NeighbourSearch: position of particle " + std::to_string(bad) +
                              " is not finite");
-  return worst;
+  // For any centre c, |d_i - d_j| <= 2 max_k |d_k - c|. Bounds of that
+  // maximum: c = 0 (worst), the box centre (its half diagonal), and, when
+  // both pass skin/2, the exact distance from the box centre (pass 2).
+  const double half_skin2 = 0.25 * skin_ * skin_;
+  const double bound = std::min(worst, (0.5 * (high - low)).squaredNorm());
+  if (!drift || bound <= half_skin2) return bound;
+  const Vec3 centre = 0.5 * (low + high);
+  parallel_for_ranges(
+      blocks,
+      [&](std::size_t b0, std::size_t b1) {
+        for (std::size_t b = b0; b < b1; ++b) {
+          double w = 0.0;
+          const std::size_t end = std::min(n, (b + 1) * kReductionBlock);
+          for (std::size_t i = b * kReductionBlock; i < end; ++i)
+            w = std::max(w, (positions[i] - build_positions_[i] - centre).squaredNorm());
+          s.block_drift[b] = w;
+        }
+      },
+      1);
+  double spread = 0.0;
+  for (std::size_t b = 0; b < blocks; ++b) spread = std::max(spread, s.block_drift[b]);
+  return std::min(bound, spread);
 }
 
 void NeighbourSearch::build(std::span<const Vec3> positions, std::span<const double> radii) {

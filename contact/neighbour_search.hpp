@@ -5,9 +5,14 @@
 /// every pair of overlapping particles, bonded or not).
 ///
 /// A pair (i, j), i < j, is a candidate when |x_i - x_j| < r_i + r_j + skin at
-/// the last build. The list is rebuilt only when some particle has moved more
-/// than skin/2 since that build, which guarantees that no pair outside the
-/// list can overlap. Each pair appears once.
+/// the last build. The list is rebuilt only when the displacements since that
+/// build, d_i = x_i - x_i(build), are no longer all within skin/2 of one
+/// common vector c: while they are, |d_i - d_j| <= skin for every pair,
+/// which guarantees that no pair outside the list can overlap. The test
+/// tries c = 0 (the classic rule: no particle moved more than skin/2) and
+/// c = the centre of the box of the d_i, so motion that all particles share
+/// (a body in free flight or free fall) does not count. Each pair appears
+/// once.
 
 #include <cstddef>
 #include <cstdint>
@@ -50,14 +55,14 @@ class NeighbourSearch {
   /// not finite, std::length_error beyond 2^32 - 1 particles or pairs.
   void rebuild(std::span<const Vec3> positions, std::span<const double> radii);
 
-  /// Rebuilds if some particle has moved more than skin/2 since the last
-  /// build, none was made or the particle count changed; returns true if it
+  /// Rebuilds if the displacements since the last build are not all within
+  /// skin/2 of one common vector (see above), none was made or the particle count changed; returns true if it
   /// rebuilt. Throws as rebuild() does (the positions are checked every call).
   /// A change of radii alone does not trigger a rebuild.
   bool update(std::span<const Vec3> positions, std::span<const double> radii);
 
-  /// True if update() would rebuild now: some particle has moved more than
-  /// skin/2 since the last build, none was made or the particle count
+  /// True if update() would rebuild now: the displacements since the last
+  /// build are not all within skin/2 of one common vector, none was made or the particle count
   /// changed. Checks the positions and throws as rebuild() does. Lets a
   /// caller re-order the particles just before the rebuild.
   bool rebuild_due(std::span<const Vec3> positions, std::span<const double> radii);
@@ -79,8 +84,10 @@ class NeighbourSearch {
   struct Scratch;  ///< kd-tree and reused per-block buffers (defined in the .cpp)
 
   /// One parallel pass over the positions: throws std::runtime_error naming
-  /// the lowest slot whose position is not finite, and returns the largest
-  /// squared displacement since the last build (length^2) if `drift`, else 0.
+  /// the lowest slot whose position is not finite, and returns (if `drift`,
+  /// else 0) a bound of min_c max_i |d_i - c|^2 over the displacements d_i
+  /// since the last build (length^2) that is exact enough to decide the
+  /// rebuild (see above).
   double scan_positions(std::span<const Vec3> positions, bool drift);
   /// Builds the list from checked inputs.
   void build(std::span<const Vec3> positions, std::span<const double> radii);

@@ -15,6 +15,7 @@
 #include <tbb/blocked_range.h>
 #include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
+#include <tbb/parallel_sort.h>
 
 namespace dem {
 
@@ -57,6 +58,15 @@ void parallel_for_each(std::size_t n, Body&& body, std::size_t grain = 512) {
         for (std::size_t i = b; i < e; ++i) body(i);
       },
       grain);
+}
+
+/// Sorts [first, last) in parallel. `less` must be a strict total order
+/// (no two distinct items equivalent, e.g. ties broken by index): the sorted
+/// sequence is then unique, so the result does not depend on the thread
+/// count or on how the sort splits its work.
+template <class It, class Less>
+void parallel_sort_total(It first, It last, Less&& less) {
+  tbb::parallel_sort(first, last, less);
 }
 
 /// Deterministic reduction: T supports +=; `zero` is its additive identity

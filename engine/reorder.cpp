@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "bonds/bond_provider.hpp"
+#include "core/parallel.hpp"
 
 namespace dem {
 
@@ -54,7 +55,7 @@ std::vector<std::uint32_t> morton_order(std::span<const Vec3> positions) {
               spread_bits(static_cast<std::uint64_t>(q.y())) << 1 |
               spread_bits(static_cast<std::uint64_t>(q.z())) << 2;
   }
-  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+  parallel_sort_total(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
     return code[a] != code[b] ? code[a] < code[b] : a < b;
   });
   return order;

@@ -127,11 +127,9 @@ TEST(NeighbourSearch, SmallMovesKeepListAndOverlaps) {
   const Pairs before = pairs_of(search.list());
   std::mt19937_64 rng(70);
   std::normal_distribution<double> gauss(0.0, 1.0);
-  std::uniform_real_distribution<double> length(0.0, 0.49 * skin);
-  for (Vec3& x : s.x) {
-    const Vec3 dir(gauss(rng), gauss(rng), gauss(rng));
-    x += length(rng) * dir.normalized();
-  }
+  // Displacements in a box of half diagonal 0.28 sqrt(3) skin < skin/2.
+  std::uniform_real_distribution<double> component(-0.28 * skin, 0.28 * skin);
+  for (Vec3& x : s.x) x += Vec3(component(rng), component(rng), component(rng));
   EXPECT_FALSE(search.update(s.x, s.r));
   EXPECT_EQ(search.rebuild_count(), 1u);
   EXPECT_EQ(pairs_of(search.list()), before);
@@ -148,7 +146,10 @@ TEST(NeighbourSearch, LargeMoveRebuilds) {
   Scene s = random_scene(8);
   NeighbourSearch search(skin);
   search.update(s.x, s.r);
-  s.x[123] += Vec3(0.6 * skin, 0.0, 0.0);
+  // One particle alone may move by up to the skin; past it, a rebuild.
+  s.x[123] += Vec3(0.9 * skin, 0.0, 0.0);
+  EXPECT_FALSE(search.update(s.x, s.r));
+  s.x[123] += Vec3(0.2 * skin, 0.0, 0.0);
   EXPECT_TRUE(search.update(s.x, s.r));
   EXPECT_EQ(search.rebuild_count(), 2u);
   EXPECT_EQ(pairs_of(search.list()), brute_force_pairs(s.x, s.r, skin));
@@ -160,6 +161,29 @@ TEST(NeighbourSearch, LargeMoveRebuilds) {
   EXPECT_TRUE(search.update(s.x, s.r));
   EXPECT_EQ(search.rebuild_count(), 3u);
   EXPECT_EQ(pairs_of(search.list()), brute_force_pairs(s.x, s.r, skin));
+}
+
+TEST(NeighbourSearch, SharedMotionDoesNotCountAndOverlapsStayListed) {
+  // A common translation of many skins plus moves that close pairs by up
+  // to 0.96 skin: no rebuild, and every overlapping pair is still listed.
+  // Moving the same particles apart from the box centre by more forces one.
+  const double skin = 0.2;
+  Scene s = random_scene(12);
+  NeighbourSearch search(skin);
+  search.update(s.x, s.r);
+  const Vec3 flight(7.0 * skin, -3.0 * skin, 11.0 * skin);
+  std::mt19937_64 rng(71);
+  std::uniform_real_distribution<double> component(-0.277 * skin, 0.277 * skin);
+  Scene moved = s;
+  for (Vec3& x : moved.x) x += flight + Vec3(component(rng), component(rng), component(rng));
+  EXPECT_FALSE(search.update(moved.x, moved.r));
+  const Pairs listed = pairs_of(search.list());
+  const Pairs within_skin = brute_force_pairs(moved.x, moved.r, 0.04 * skin);
+  for (const auto& p : within_skin)
+    EXPECT_TRUE(std::binary_search(listed.begin(), listed.end(), p)) << p.first << "-" << p.second;
+  moved.x[5] += Vec3(1.0 * skin, 0.0, 0.0);
+  EXPECT_TRUE(search.update(moved.x, moved.r));
+  EXPECT_EQ(pairs_of(search.list()), brute_force_pairs(moved.x, moved.r, skin));
 }
 
 TEST(NeighbourSearch, SameListForOneTwoAndThreeThreads) {
