@@ -89,7 +89,14 @@ void print_summary(const BuiltScene& b, const SceneSpec& spec, std::ostream& out
     out << "; point (" << format_g(w.point.x()) << ", " << format_g(w.point.y()) << ", " << format_g(w.point.z()) << ") normal ("
         << format_g(w.normal.x()) << ", " << format_g(w.normal.y()) << ", " << format_g(w.normal.z()) << ") K^pw " << format_g(w.stiffness);
   out << "\n  gravity: (" << format_g(s.gravity.x()) << ", " << format_g(s.gravity.y()) << ", " << format_g(s.gravity.z()) << ")\n"
-      << "  integrator: map (" << integrator_map_name(b.map) << ")\n"
+      << "  integrator: "
+      << (b.map == IntegratorMap::implicit
+              ? "implicit (MODEL.md 12: Newton tolerance " + format_g(b.implicit.newton_tolerance) +
+                    ", CG tolerance at most " + format_g(b.implicit.cg_tolerance_max) + ", at most " +
+                    std::to_string(b.implicit.max_newton_iterations) + " Newton and " +
+                    std::to_string(b.implicit.max_cg_iterations) + " CG iterations, block-Jacobi)"
+              : "map (" + integrator_map_name(b.map) + ")")
+      << "\n"
       << "  critical time step estimate (engine/time_step.hpp): " << format_g(b.critical_time_step)
       << (b.critical_source.empty() ? std::string() : ", set by the " + b.critical_source) << "\n"
       << "  time step: " << format_g(b.time_step)

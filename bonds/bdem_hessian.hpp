@@ -21,8 +21,6 @@
 
 namespace dem {
 
-using Mat12 = Eigen::Matrix<double, 12, 12>;
-
 /// H_e of one bond at (x_i, q_i, x_j, q_j) (as bdem_bond()), symmetrised
 /// (½(H + Hᵀ); the two halves agree to round-off). Units: force/length in
 /// the translation blocks, force in the mixed ones, force length in the

@@ -1,5 +1,7 @@
 #include "bonds/bdem_provider.hpp"
 
+#include "bonds/bdem_hessian.hpp"
+
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -228,6 +230,22 @@ void BdemBondProvider::add_potential_energies(const ParticleStore& s, EnergyRepo
   report.add("U_axial", e.stretch);
   report.add("U_shear", e.shear);
   report.add("U_bend", e.bend_twist);
+}
+
+void BdemBondProvider::element_hessians(const ParticleStore& s, std::span<Mat12> out, bool project) const {
+  prepare_attitudes(s);
+  parallel_for_ranges(bonds_.size(), [&](std::size_t begin, std::size_t end) {
+    for (std::size_t b = begin; b < end; ++b) {
+      if (!live_[b]) {
+        out[b].setZero();
+        continue;
+      }
+      const std::uint32_t i = bonds_.first[b], j = bonds_.second[b];
+      out[b] = bdem_bond_hessian(s.position[i], s.position[j], relative(s, i), relative(s, j),
+                                 bonds_.rest_direction[b], bonds_.rest_length[b], types_[bonds_.type[b]].stiffness);
+      if (project) project_positive_semidefinite(out[b]);
+    }
+  });
 }
 
 std::size_t BdemBondProvider::fracture(const ParticleStore& s, FractureBatch& batch) {

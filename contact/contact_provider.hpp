@@ -71,6 +71,11 @@ struct HertzContactLaw {
   double energy(const Vec3& x_i, const Vec3& x_j, double r_i, double r_j, const State&) const {
     return particle_contact(x_i, x_j, r_i, r_j, stiffness).energy;
   }
+  /// U''(r) at centre distance r < reach = r_i + r_j (the implicit
+  /// integrator's Hessian, MODEL.md 12.4): (3/2) K/reach² [1 - r/reach]^{1/2}.
+  double radial_curvature(double r, double reach) const {
+    return 1.5 * stiffness / (reach * reach) * std::sqrt(1.0 - r / reach);
+  }
   void save(ByteWriter& w) const { w.f64(stiffness); }
   static HertzContactLaw load(ByteReader& r);
 };
@@ -99,6 +104,8 @@ struct PenaltyContactLaw {
     const double overlap = r_i + r_j - (x_i - x_j).norm();
     return overlap > 0.0 ? 0.5 * stiffness * overlap * overlap : 0.0;
   }
+  /// U''(r) at centre distance r < reach: k_ec (MODEL.md 12.4).
+  double radial_curvature(double, double) const { return stiffness; }
   /// The filter's changes of one touching pair whose repulsion is `force`
   /// (on i), added to dv, dw of both ends (filter_change below).
   void add_filter_changes(const ParticleStore& s, std::uint32_t i, std::uint32_t j, const Vec3& force, double h,
@@ -283,6 +290,15 @@ struct PairOutput {
 template <class Law>
 concept KineticLaw = Law::kKinetic;
 
+/// Stateless repulsive laws U(r) of the centre distance r, U'(r) <= 0, that
+/// give U''(r) in contact (radial_curvature): their pair Hessian is
+/// [[A, -A], [-A, A]] with A = U'' d dᵀ + (U'/r)(I - d dᵀ), whose projection
+/// to positive semi-definite keeps A = U'' d dᵀ (MODEL.md 12.4).
+template <class Law>
+concept RadialLaw = requires(const Law& law) {
+  { law.radial_curvature(1.0, 1.0) } -> std::convertible_to<double>;
+};
+
 /// Laws that may apply iBDEM's friction filter (MODEL.md 11.1).
 template <class Law>
 concept FilterLaw = requires(const Law& law) {
@@ -331,6 +347,35 @@ class ContactProvider final : public ContactProviderBase {
         evaluate_pair(s, k, i, j, st);
       }
     });
+  }
+
+  bool provides_hessian() const override { return RadialLaw<Law>; }
+  std::span<const std::uint32_t> record_second_ends() const override { return search_.list().partner; }
+  void element_hessians(const ParticleStore& s, std::span<Mat12> out, bool project) const override {
+    if constexpr (RadialLaw<Law>) {
+      const NeighbourList& list = search_.list();
+      parallel_for_ranges(list.pair_count(), [&](std::size_t begin, std::size_t end) {
+        for (std::size_t k = begin; k < end; ++k) {
+          Mat12& h = out[k];
+          h.setZero();
+          if (!active() || (!excluded_.empty() && excluded_[k])) continue;
+          const std::uint32_t i = list.owner[k], j = list.partner[k];
+          const Vec3 rv = s.position[i] - s.position[j];
+          const double reach = s.radius[i] + s.radius[j], r = rv.norm();
+          if (!(r < reach) || !(r > 0.0)) continue;
+          const Vec3 d = rv / r;
+          Mat3 a = law_.radial_curvature(r, reach) * (d * d.transpose());
+          // U'(r)/r (I - d dᵀ), U' = -|F|: negative, so the projection drops it.
+          typename Law::State none{};
+          if (!project) a -= law_.force(s.position[i], s.position[j], s.radius[i], s.radius[j], none).norm() / r *
+                             (Mat3::Identity() - d * d.transpose());
+          h.block<3, 3>(0, 0) = a;
+          h.block<3, 3>(0, 6) = -a;
+          h.block<3, 3>(6, 0) = -a;
+          h.block<3, 3>(6, 6) = a;
+        }
+      });
+    }
   }
 
   void add_potential_energies(const ParticleStore& s, EnergyReport& r) const override {

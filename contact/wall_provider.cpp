@@ -50,6 +50,19 @@ void WallProvider::add_body_forces(const ParticleStore& s, std::size_t begin, st
     for (const Wall& w : walls_) force[i] += wall_contact(s.position[i], s.radius[i], w).force_i;
 }
 
+void WallProvider::add_body_hessians(const ParticleStore& s, std::size_t begin, std::size_t end,
+                                     std::span<Mat6> diag) const {
+  for (std::size_t i = begin; i < end; ++i)
+    for (const Wall& w : walls_) {
+      const double r = s.radius[i], gap = (s.position[i] - w.point).dot(w.normal);
+      if (!(gap < r)) continue;
+      // U(g): penalty ½ k (r - g)², Hertz (2/5) K [1 - g/r]^{5/2}; U''(g) >= 0.
+      const double curvature =
+          law_ == WallLaw::penalty ? w.stiffness : 1.5 * w.stiffness / (r * r) * std::sqrt(1.0 - gap / r);
+      diag[i].block<3, 3>(0, 0) += curvature * (w.normal * w.normal.transpose());
+    }
+}
+
 void WallProvider::add_potential_energies(const ParticleStore& s, EnergyReport& r) const {
   r.add("U_wall", deterministic_sum(s.size(), 0.0, [&](std::size_t i) {
     double u = 0.0;

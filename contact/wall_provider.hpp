@@ -31,6 +31,10 @@ class WallProvider final : public ForceProvider {
                        std::span<Vec3> moment) const override;
   /// U_wall.
   void add_potential_energies(const ParticleStore& s, EnergyReport& r) const override;
+  /// k n nᵀ (penalty) or U''(g) n nᵀ (Hertz) per wall a particle touches.
+  bool provides_hessian() const override { return true; }
+  void add_body_hessians(const ParticleStore& s, std::size_t begin, std::size_t end,
+                         std::span<Mat6> diag) const override;
   /// Section: u64 count, then per wall vec3 point, vec3 normal, f64
   /// stiffness; then u8 law (absent in older files: Hertz) and the filter's
   /// two coefficient arrays (absent: off).

@@ -139,11 +139,6 @@ std::size_t capacity_bytes(const V& v) {
   return v.capacity() * sizeof(typename V::value_type);
 }
 
-/// A 6x6 block of second derivatives of a record's energy with respect to
-/// the (translation, rotation) of one end and of another (for the implicit
-/// integrator; no provider implements it yet).
-using HessianBlock = Eigen::Matrix<double, 6, 6>;
-
 class ForceProvider {
  public:
   virtual ~ForceProvider() = default;
@@ -249,14 +244,29 @@ class ForceProvider {
   /// at the current state; providers without bonds add nothing.
   virtual void add_bond_counts(const ParticleStore&, EnergyReport& /*report*/) const {}
 
-  // --- second derivatives (implicit integrator, later) ----------------------
+  // --- second derivatives (the implicit integrator, MODEL.md 12.4) -------------
 
-  /// True if hessian_blocks() is implemented.
+  /// True if the provider gives the second derivatives of its energy
+  /// (element_hessians() or add_body_hessians()); the implicit integrator
+  /// refuses a scene with a provider that does not. A provider without
+  /// potential energy (gravity, a constant load) returns true and adds
+  /// nothing.
   virtual bool provides_hessian() const { return false; }
-  /// Per record, the blocks d2U/(dq_a dq_b) for ends a, b in {first, second}
-  /// (4 blocks a record, order ff, fs, sf, ss). Throws std::logic_error unless
-  /// provides_hessian().
-  virtual void hessian_blocks(const ParticleStore&, std::span<HessianBlock>) const;
+  /// Pair providers: the second end of each record of pair_results(), in
+  /// record order (the implicit integrator's couplings).
+  virtual std::span<const std::uint32_t> record_second_ends() const { return {}; }
+  /// Pair providers: per record of pair_results(), the Hessian of its
+  /// energy in (delta x_first, phi_first, delta x_second, phi_second) at the
+  /// configuration of the last evaluate(), projected to positive
+  /// semi-definite if `project` (zero for a record that does not act: a
+  /// failed bond, a pair apart or excluded). `out` has one entry per record.
+  /// Parallel inside; each record writes its own entry.
+  virtual void element_hessians(const ParticleStore&, std::span<Mat12> /*out*/, bool /*project*/) const {}
+  /// One-body providers (walls, fields): adds the positive semi-definite
+  /// Hessian blocks (delta x_i, phi_i) of their energy for the particles in
+  /// [begin, end) to diag[i].
+  virtual void add_body_hessians(const ParticleStore&, std::size_t /*begin*/, std::size_t /*end*/,
+                                 std::span<Mat6> /*diag*/) const {}
 
   /// The provider's arrays and the bytes each holds (for memory tables;
   /// may leave out small ones).
@@ -268,9 +278,5 @@ class ForceProvider {
   /// settings) into the provider's checkpoint section.
   virtual void save(ByteWriter& out) const = 0;
 };
-
-inline void ForceProvider::hessian_blocks(const ParticleStore&, std::span<HessianBlock>) const {
-  throw std::logic_error("provider '" + name() + "' has no Hessian blocks");
-}
 
 }  // namespace dem

@@ -14,8 +14,9 @@ IntegratorMap parse_integrator_map(const std::string& name) {
   if (name == "23") return IntegratorMap::rrp23;
   if (name == "25") return IntegratorMap::rrp25;
   if (name == "27") return IntegratorMap::rrp27;
+  if (name == "implicit") return IntegratorMap::implicit;
   throw std::invalid_argument("unknown integrator '" + name +
-                              "': expected 23, 25 or 27 (the maps of Baker & Gonzalez)");
+                              "': expected 23, 25 or 27 (the maps of Baker & Gonzalez) or implicit");
 }
 
 std::string integrator_map_name(IntegratorMap map) {
@@ -23,6 +24,7 @@ std::string integrator_map_name(IntegratorMap map) {
     case IntegratorMap::rrp23: return "23";
     case IntegratorMap::rrp25: return "25";
     case IntegratorMap::rrp27: return "27";
+    case IntegratorMap::implicit: return "implicit";
   }
   return "?";
 }
@@ -60,6 +62,8 @@ double largest_stable_step_rrp23(const Vec3& omega, const Vec3& moment, double i
 }
 
 void advance_configuration(ParticleStore& s, IntegratorMap map, double h) {
+  if (map == IntegratorMap::implicit)
+    throw std::logic_error("advance_configuration: the implicit integrator is run by the stepper");
   const std::size_t n = s.size();
   constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
   std::atomic<std::size_t> failed{kNone};
@@ -107,6 +111,8 @@ void advance_configuration(ParticleStore& s, IntegratorMap map, double h) {
 
 void complete_step(ParticleStore& s, IntegratorMap map, double h) {
   if (map == IntegratorMap::rrp27) return;
+  if (map == IntegratorMap::implicit)
+    throw std::logic_error("complete_step: the implicit integrator is run by the stepper");
   parallel_for_ranges(s.size(), [&](std::size_t b, std::size_t e) {
     for (std::size_t i = b; i < e; ++i) {
       s.velocity[i] += (0.5 * h / s.mass[i]) * s.force[i];

@@ -29,11 +29,17 @@ enum class IntegratorMap {
   rrp23,  ///< map (23): explicit, second order, closed-form increment (needs h|w| < 1)
   rrp25,  ///< map (25): explicit, second order, Newmark / velocity-Verlet form
   rrp27,  ///< map (27): first order, symplectic Euler form
+  /// MODEL.md section 12: iBDEM's implicit integrator, backward Euler by
+  /// Newton's method on the manifold of positions and rotations
+  /// (engine/implicit_step.hpp); the stepper runs it, not the two functions
+  /// below.
+  implicit,
 };
 
-/// Parses "23", "25" or "27"; throws std::invalid_argument otherwise.
+/// Parses "23", "25", "27" or "implicit"; throws std::invalid_argument
+/// otherwise.
 IntegratorMap parse_integrator_map(const std::string& name);
-/// "23", "25" or "27".
+/// "23", "25", "27" or "implicit".
 std::string integrator_map_name(IntegratorMap map);
 
 /// Thrown by map (23) when h |w_k| >= 1 for some particle (the incremental

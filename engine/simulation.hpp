@@ -32,6 +32,14 @@
 /// Re-ordering happens in phase 4 only, never inside a force evaluation.
 /// Without clumps, phases 1, 3 and 7 do nothing.
 ///
+/// With the implicit integrator (IntegratorMap::implicit, MODEL.md 12.5)
+/// phases 1-7 are: kinematic groups set to their velocity, the rebuild phase,
+/// and one implicit step (engine/implicit_step.hpp: Newton iterations that
+/// evaluate the forces as often as they need, rebuilding contact lists
+/// without re-ordering); phases 9-11 follow as above (friction filter, then
+/// the fracture test at the converged configuration). Clumps are not
+/// supported there. W_boundary books Dt F_{n+1}.v per step.
+///
 /// A clump's member spheres live in the particle store like any particle;
 /// their own map update in phase 2 is overwritten by their placement
 /// x_q = x + R rho_q, R_q = R R_q0, v_q = v + omega x (R rho_q),
@@ -46,6 +54,7 @@
 #include "engine/clump.hpp"
 #include "engine/force_field.hpp"
 #include "engine/groups.hpp"
+#include "engine/implicit_step.hpp"
 #include "engine/integrator.hpp"
 
 namespace dem {
@@ -102,6 +111,13 @@ class Simulation {
   /// the current state (groups.csv).
   std::vector<GroupReport> group_reports() const;
 
+  /// Settings of the implicit integrator's Newton iteration.
+  void set_implicit_settings(const ImplicitSettings& s) { implicit_ = ImplicitStepper(s); }
+  const ImplicitSettings& implicit_settings() const { return implicit_.settings(); }
+  /// Newton and CG iterations and line-search halvings of the last implicit
+  /// step (zero for the explicit maps).
+  const ImplicitStepStats& last_implicit_step() const { return implicit_stats_; }
+
   double time() const { return time_; }
   std::size_t step_count() const { return steps_; }
   double time_step() const { return h_; }
@@ -127,6 +143,7 @@ class Simulation {
   void apply_friction_filter();
   void save_velocities();
   double kick_power();
+  void step_implicit();
 
   ParticleStore particles_;
   ForceField forces_;
@@ -151,6 +168,8 @@ class Simulation {
   std::vector<Vec3> kinematic_velocity_;        ///< their prescribed velocity
   std::vector<char> kinematic_;                 ///< per slot (empty without kinematic groups)
   std::vector<std::vector<std::uint32_t>> group_slots_;  ///< per group: its members' slots (re-made at re-ordering)
+  ImplicitStepper implicit_;
+  ImplicitStepStats implicit_stats_;
 };
 
 }  // namespace dem

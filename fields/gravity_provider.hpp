@@ -21,6 +21,8 @@ class GravityProvider final : public ForceProvider {
   void add_body_forces(const ParticleStore& s, std::size_t begin, std::size_t end, std::span<Vec3> force,
                        std::span<Vec3> moment) const override;
   void add_potential_energies(const ParticleStore& s, EnergyReport& r) const override;
+  /// Linear in the positions: no second derivatives.
+  bool provides_hessian() const override { return true; }
   /// Section: vec3 g.
   void save(ByteWriter& w) const override { w.vec3(g_); }
   /// Throws StateError if g is not finite.

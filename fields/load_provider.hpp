@@ -27,6 +27,8 @@ class LoadProvider final : public ForceProvider {
                        std::span<Vec3> moment) const override;
   /// U_load.
   void add_potential_energies(const ParticleStore& s, EnergyReport& r) const override;
+  /// Linear in the positions: no second derivatives.
+  bool provides_hessian() const override { return true; }
   /// Section: u64 count, then per load u32 id, vec3 force.
   void save(ByteWriter& w) const override;
   /// Throws StateError for what the constructor refuses.

@@ -35,6 +35,7 @@ std::uint32_t map_code(IntegratorMap map) {
     case IntegratorMap::rrp23: return 23;
     case IntegratorMap::rrp25: return 25;
     case IntegratorMap::rrp27: return 27;
+    case IntegratorMap::implicit: return 100;
   }
   throw std::invalid_argument("encode_checkpoint: invalid integrator map");
 }
@@ -99,6 +100,10 @@ void encode_payload(const CheckpointState& s, std::vector<std::byte>& out) {
       r.vec3(g.force);
       r.array(g.ids, [](ByteWriter& ww, std::uint32_t id) { ww.u32(id); });
     }
+    r.f64(s.implicit.newton_tolerance);
+    r.f64(s.implicit.cg_tolerance_max);
+    r.u64(s.implicit.max_newton_iterations);
+    r.u64(s.implicit.max_cg_iterations);
   });
   put_section(w, out, "particles",
               [&](ByteWriter& r) { save_fields(r, s.particles, s.particles.size(), "encode_checkpoint: particle"); });
@@ -175,8 +180,9 @@ void decode_run(std::span<const std::byte> bytes, std::uint32_t version, Checkpo
     case 23: s.map = IntegratorMap::rrp23; break;
     case 25: s.map = IntegratorMap::rrp25; break;
     case 27: s.map = IntegratorMap::rrp27; break;
+    case 100: s.map = IntegratorMap::implicit; break;
     default:
-      fail("inconsistent: integrator map " + std::to_string(map) + " is not 23, 25 or 27");
+      fail("inconsistent: integrator map " + std::to_string(map) + " is not 23, 25, 27 or 100 (implicit)");
   }
   s.time_step = r.f64("time step");
   if (!finite_positive(s.time_step))
@@ -230,6 +236,16 @@ void decode_run(std::span<const std::byte> bytes, std::uint32_t version, Checkpo
       r.array(g.ids, 4, "group member id", [](ByteReader& rr) { return rr.u32("group member id"); });
       s.groups.push_back(std::move(g));
     }
+  }
+  if (version >= 5) {
+    s.implicit.newton_tolerance = r.f64("newton tolerance");
+    s.implicit.cg_tolerance_max = r.f64("CG tolerance");
+    s.implicit.max_newton_iterations = r.u64("Newton iteration limit");
+    s.implicit.max_cg_iterations = r.u64("CG iteration limit");
+    if (!finite_positive(s.implicit.newton_tolerance) || !finite_positive(s.implicit.cg_tolerance_max) ||
+        s.implicit.cg_tolerance_max > 1.0 || s.implicit.max_newton_iterations == 0 ||
+        s.implicit.max_cg_iterations == 0)
+      fail("inconsistent: implicit settings (tolerances finite in (0, 1], iteration limits > 0)");
   }
   r.expect_end("the 'run' section");
 }
@@ -294,6 +310,7 @@ CheckpointState capture_simulation(const Simulation& sim) {
   c.providers = save_providers(sim.forces());
   c.ledger = sim.ledger();
   c.groups = sim.groups();
+  c.implicit = sim.implicit_settings();
   return c;
 }
 
@@ -303,6 +320,7 @@ Simulation simulation_from(const CheckpointState& c) {
   Simulation sim(std::move(particles), std::move(field), c.clumps, c.map, c.time_step, c.step_count);
   if (!c.groups.empty()) sim.set_groups(c.groups);
   sim.set_ledger(c.ledger);
+  sim.set_implicit_settings(c.implicit);
   return sim;
 }
 

@@ -7,7 +7,7 @@
 ///
 ///     offset  size  field
 ///          0     8  magic "DEMCKPT\0"
-///          8     4  format version (uint32, 4; versions 2 and 3 are read too)
+///          8     4  format version (uint32, 5; versions 2 to 4 are read too)
 ///         12     4  reserved (uint32, 0)
 ///         16     8  payload length L in bytes (uint64)
 ///         24     4  CRC-32 of the payload (zlib crc32, uint32)
@@ -18,7 +18,7 @@
 /// string tag, a u64 byte length and its bytes, in this order:
 ///
 ///     "run"        string scene_path, string scene_text, u32 integrator map
-///                  (23, 25 or 27), f64 time_step, u64 step_count,
+///                  (23, 25 or 27; 100: implicit), f64 time_step, u64 step_count,
 ///                  u8 reorder_on_rebuild, array of f64 frame_times,
 ///                  u64 energy_rows, u64 vtk_every, u64 energy_every,
 ///                  u64 checkpoint_every, u64 end_step, then (version 3)
@@ -27,7 +27,10 @@
 ///                  (version 4) f64 W_fracture, W_contact, W_filter,
 ///                  W_boundary (the ledger), u64 group count and per group:
 ///                  string name, u8 motion (0 free, 1 fixed, 2 velocity),
-///                  vec3 velocity, vec3 force, array of u32 ids
+///                  vec3 velocity, vec3 force, array of u32 ids, then
+///                  (version 5) the implicit integrator's settings: f64
+///                  newton_tolerance, f64 cg_tolerance_max, u64
+///                  max_newton_iterations, u64 max_cg_iterations
 ///     "particles"  the particle store by its field list
 ///                  (ParticleStore::for_each_field, core/field_io.hpp:
 ///                  every field named and typed)
@@ -40,7 +43,8 @@
 ///                  for laws that keep it), "provider:walls",
 ///                  "provider:gravity"
 ///
-/// A version-3 file is the same without the version-4 fields of "run" (a
+/// A version-4 file is the same without the version-5 fields (the default
+/// implicit settings). A version-3 file is the same without the version-4 fields of "run" (a
 /// zero ledger, no groups) and without the particles' `material` field
 /// (read as 0). A version-2 file is the same without the five version-3 fields of "run"
 /// (it reads as run_id 0, energy_scale 0 and the default drift limits). A
@@ -118,6 +122,8 @@ struct CheckpointState {
   Simulation::Ledger ledger;
   /// The scene's particle groups (version 4).
   std::vector<ParticleGroup> groups;
+  /// The implicit integrator's settings (version 5).
+  ImplicitSettings implicit;
 };
 
 /// The simulation's part of a checkpoint (map, h, steps, particles, clumps,
@@ -136,7 +142,7 @@ class CheckpointError : public StateError {
 };
 
 /// Current format version, written by encode_checkpoint.
-inline constexpr std::uint32_t checkpoint_format_version = 4;
+inline constexpr std::uint32_t checkpoint_format_version = 5;
 /// The oldest format version decode_checkpoint still reads.
 inline constexpr std::uint32_t checkpoint_oldest_version = 2;
 /// Size of the fixed header before the payload (bytes).

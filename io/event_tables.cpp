@@ -112,6 +112,17 @@ std::string group_row(double t, std::uint64_t step, const GroupReport& g) {
   return r;
 }
 
+std::string solver_header() { return "t,step,newton_iterations,cg_iterations,halvings,residual"; }
+
+std::string solver_row(double t, std::uint64_t step, std::size_t newton, std::size_t cg, std::size_t halvings,
+                       double residual) {
+  std::string r = first_value(t);
+  r += ',' + std::to_string(step) + ',' + std::to_string(newton) + ',' + std::to_string(cg) + ',' +
+       std::to_string(halvings);
+  put(r, residual);
+  return r;
+}
+
 RowFile::RowFile(fs::path path, std::string header) : path_(std::move(path)), header_(std::move(header)) {}
 
 void RowFile::resume(std::uint64_t last_step) {

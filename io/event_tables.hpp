@@ -7,6 +7,8 @@
 ///                      one row per failed bond in (step, bond) order
 ///   groups.csv         t,step,group,F_x,F_y,F_z,M_x,M_y,M_z,c_x,c_y,c_z,u_x,u_y,u_z
 ///                      one row per group at each row of energy.csv
+///   solver.csv         t,step,newton_iterations,cg_iterations,halvings,residual
+///                      implicit runs: one row per step (MODEL.md 12.5 item 7)
 ///
 /// Numbers with 17 significant digits (%.16e), step, bond, i, j as integers.
 /// A RowFile keeps its rows in memory and writes the whole table to
@@ -26,11 +28,17 @@ namespace dem {
 
 inline constexpr const char* kBondFailuresFile = "bond_failures.csv";
 inline constexpr const char* kGroupsFile = "groups.csv";
+inline constexpr const char* kSolverFile = "solver.csv";
 
 std::string bond_failures_header();
 std::string bond_failure_row(const BondFailure& f);
 std::string groups_header();
 std::string group_row(double t, std::uint64_t step, const GroupReport& g);
+std::string solver_header();
+/// One implicit step: its Newton and CG iterations, line-search halvings and
+/// final residual e_k (engine/implicit_step.hpp).
+std::string solver_row(double t, std::uint64_t step, std::size_t newton, std::size_t cg, std::size_t halvings,
+                       double residual);
 
 class RowFile {
  public:

@@ -948,6 +948,7 @@ BuiltScene build_scene(const SceneSpec& spec, const BuildOptions& options) {
 
   // Time step and step count.
   out.map = spec.run.map;
+  out.implicit = spec.run.implicit;
   out.output = spec.output;
   out.critical = critical_time_step_of(particles, scene.bonds, scene.contact, scene.walls);
   out.critical_time_step = out.critical.h;
@@ -1005,7 +1006,8 @@ BuiltScene build_scene(const SceneSpec& spec, const BuildOptions& options) {
   }
   if (spec.run.time_step) {
     out.time_step = *spec.run.time_step;
-    if (out.time_step > out.critical_time_step)
+    // The implicit integrator is stable at any step (MODEL.md 12.6).
+    if (out.time_step > out.critical_time_step && out.map != IntegratorMap::implicit)
       fail(spec.run.place, "[run] time_step = " + format_g(out.time_step) +
                                " is over the stability limit: the critical time step estimate "
                                "(engine/time_step.hpp) is " +
@@ -1136,6 +1138,7 @@ AssembledScene assemble_scene(BuiltScene built) {
   }
   a.particles = std::move(s.particles);
   a.map = built.map;
+  a.implicit = built.implicit;
   a.time_step = built.time_step;
   return a;
 }
@@ -1144,6 +1147,7 @@ Simulation make_simulation(BuiltScene built) {
   AssembledScene a = assemble_scene(std::move(built));
   Simulation sim(std::move(a.particles), std::move(a.forces), std::move(a.clumps), a.map, a.time_step);
   if (!a.groups.empty()) sim.set_groups(std::move(a.groups));
+  sim.set_implicit_settings(a.implicit);
   return sim;
 }
 

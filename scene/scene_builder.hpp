@@ -46,6 +46,7 @@ struct BuiltScene {
   /// after every [[particles]] source); the store may be re-ordered.
   std::vector<ClumpStart> clumps;
   IntegratorMap map = IntegratorMap::rrp25;
+  ImplicitSettings implicit;        ///< [run] settings of integrator = "implicit"
   double time_step = 0.0;           ///< h (time)
   double critical_time_step = 0.0;  ///< h_crit of engine/time_step.hpp (+inf if nothing is stiff)
   bool automatic_time_step = false; ///< h = fraction h_crit
@@ -125,6 +126,7 @@ struct AssembledScene {
   ForceField forces;
   std::vector<Clump> clumps;
   IntegratorMap map = IntegratorMap::rrp25;
+  ImplicitSettings implicit;
   double time_step = 0.0;
   std::vector<ParticleGroup> groups;  ///< for Simulation::set_groups
 };

@@ -231,14 +231,36 @@ void read_run(TableReader& t, RunSpec& run) {
   if (const auto name = t.string("integrator")) {
     std::string s = *name;
     if (s.rfind("rrp", 0) == 0) s = s.substr(3);
-    if (s != "23" && s != "25" && s != "27")
+    if (s != "23" && s != "25" && s != "27" && s != "implicit")
       t.fail(t.find("integrator"), "integrator",
-             "expected \"rrp23\", \"rrp25\" or \"rrp27\", got \"" + *name + "\"");
+             "expected \"rrp23\", \"rrp25\", \"rrp27\" or \"implicit\", got \"" + *name + "\"");
     run.map = parse_integrator_map(s);
   }
+  const bool implicit = run.map == IntegratorMap::implicit;
+  // The implicit integrator's settings (MODEL.md 12.5); only with it.
+  for (const char* key : {"newton_tolerance", "cg_tolerance_max", "max_newton_iterations", "max_cg_iterations",
+                          "preconditioner"})
+    if (!implicit && t.has(key))
+      t.fail(t.find(key), key, "only applies with integrator = \"implicit\"");
+  if (const auto v = t.number("newton_tolerance", "positive")) run.implicit.newton_tolerance = *v;
+  if (const auto v = t.number("cg_tolerance_max", "fraction")) run.implicit.cg_tolerance_max = *v;
+  if (const auto v = t.count("max_newton_iterations", 1000000)) {
+    if (*v == 0) t.fail(t.find("max_newton_iterations"), "max_newton_iterations", "expected a count >= 1, got 0");
+    run.implicit.max_newton_iterations = *v;
+  }
+  if (const auto v = t.count("max_cg_iterations", 100000000)) {
+    if (*v == 0) t.fail(t.find("max_cg_iterations"), "max_cg_iterations", "expected a count >= 1, got 0");
+    run.implicit.max_cg_iterations = *v;
+  }
+  if (const auto p = t.string("preconditioner"))
+    if (*p != "block-jacobi")
+      t.fail(t.find("preconditioner"), "preconditioner",
+             *p == "amg" ? std::string("\"amg\" (hypre BoomerAMG) is not in this build; use \"block-jacobi\"")
+                         : "expected \"block-jacobi\", got \"" + *p + "\"");
   bool automatic = false;
   run.time_step = t.number_or_auto("time_step", "positive", automatic);
-  if (const auto f = t.number("time_step_fraction", "fraction")) {
+  // An implicit step may be any multiple of the explicit limit.
+  if (const auto f = t.number("time_step_fraction", implicit ? "positive" : "fraction")) {
     if (run.time_step) t.fail(t.find("time_step_fraction"), "time_step_fraction",
                               "only applies with time_step = \"auto\"");
     run.time_step_fraction = *f;

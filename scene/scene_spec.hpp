@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "bonds/bond_list.hpp"
+#include "engine/implicit_step.hpp"
 #include "engine/integrator.hpp"
 #include "engine/scene.hpp"
 #include "scene/fcc_block.hpp"
@@ -145,6 +146,9 @@ struct RunSpec {
   /// |E_0| + |U_gravity(0)|; warn once past warn_energy_drift.
   double max_energy_drift = kDefaultMaxEnergyDrift;
   double warn_energy_drift = kDefaultWarnEnergyDrift;
+  /// integrator = "implicit": newton_tolerance, cg_tolerance_max,
+  /// max_newton_iterations, max_cg_iterations.
+  ImplicitSettings implicit;
   SourcePlace place;
 };
 

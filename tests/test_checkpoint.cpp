@@ -533,8 +533,8 @@ TEST_F(Checkpoint, HeaderLayout) {
   const auto& b = bytes();
   ASSERT_GT(b.size(), checkpoint_header_size);
   EXPECT_EQ(std::memcmp(b.data(), "DEMCKPT\0", 8), 0);
-  EXPECT_EQ(peek<std::uint32_t>(b, 8), 4u);
-  EXPECT_EQ(checkpoint_format_version, 4u);
+  EXPECT_EQ(peek<std::uint32_t>(b, 8), 5u);
+  EXPECT_EQ(checkpoint_format_version, 5u);
   EXPECT_EQ(peek<std::uint32_t>(b, 12), 0u);
   EXPECT_EQ(peek<std::uint64_t>(b, 16), b.size() - checkpoint_header_size);
   EXPECT_EQ(peek<std::uint32_t>(b, 24), reference_crc32(std::span(b).subspan(checkpoint_header_size)));
@@ -750,15 +750,15 @@ TEST_F(Checkpoint, VersionOneIsRefusedNamingItsVersion) {
   poke<std::uint32_t>(copy, 8, 1);  // nothing else recomputed
   const std::string message = decode_error(copy);
   EXPECT_NE(message.find("version 1"), std::string::npos) << message;
-  EXPECT_EQ(message, "checkpoint format version 1 is not supported; this build reads versions 2 to 4");
+  EXPECT_EQ(message, "checkpoint format version 1 is not supported; this build reads versions 2 to 5");
 }
 
 TEST_F(Checkpoint, FutureVersionIsRefused) {
-  for (std::uint32_t version : {0u, 5u, 0xFFFFFFFFu}) {
+  for (std::uint32_t version : {0u, 6u, 0xFFFFFFFFu}) {
     std::vector<std::byte> copy = bytes();
     poke<std::uint32_t>(copy, 8, version);
     EXPECT_EQ(decode_error(copy), "checkpoint format version " + std::to_string(version) +
-                                      " is not supported; this build reads versions 2 to 4");
+                                      " is not supported; this build reads versions 2 to 5");
   }
 }
 
@@ -958,7 +958,8 @@ TEST_F(Checkpoint, InconsistentRunFieldsAreRefused) {
     ASSERT_EQ(peek<std::uint32_t>(copy, at), 25u);
     poke<std::uint32_t>(copy, at, map);
     reseal(copy);
-    EXPECT_EQ(decode_error(copy), "inconsistent: integrator map " + std::to_string(map) + " is not 23, 25 or 27");
+    EXPECT_EQ(decode_error(copy),
+              "inconsistent: integrator map " + std::to_string(map) + " is not 23, 25, 27 or 100 (implicit)");
   }
   for (std::uint8_t flag : {std::uint8_t{2}, std::uint8_t{0xFF}}) {
     std::vector<std::byte> copy = bytes();

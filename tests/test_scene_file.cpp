@@ -83,7 +83,7 @@ TEST(SceneFile, ErrorsNameFileLineAndKey) {
       {"end_time = 1.0", "end_time = 1.0\nend_tme = 2.0", "s.toml:5:1: [run] end_tme: unknown key"},
       {"time_step = 1e-3", "time_step = \"fast\"", "s.toml:3:13: [run] time_step: expected a number or \"auto\""},
       {"time_step = 1e-3", "time_step = -1e-3", "s.toml:3:13: [run] time_step: expected a finite number > 0, got -0.001"},
-      {"integrator = \"rrp25\"", "integrator = \"rrp24\"", "[run] integrator: expected \"rrp23\", \"rrp25\" or \"rrp27\""},
+      {"integrator = \"rrp25\"", "integrator = \"rrp24\"", "[run] integrator: expected \"rrp23\", \"rrp25\", \"rrp27\" or \"implicit\""},
       {"end_time = 1.0", "", "give exactly one of end_time (time) and steps"},
       {"count = 12", "count = 2", "s.toml:8:9: [[particles]] count: a ring needs at least 3 particles"},
       {"count = 12", "count = 12.5", "[[particles]] count: expected a whole number, got 12.5"},

@@ -1,0 +1,151 @@
+#include "engine/block_hessian.hpp"
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include <Eigen/Cholesky>
+
+#include "core/parallel.hpp"
+
+namespace dem {
+
+void BlockHessian::assemble(const ParticleStore& s, const ForceField& forces, std::span<const Mat6> inertia,
+                            std::span<const char> fixed, bool project) {
+  const std::size_t n = s.size();
+  diagonal_.assign(inertia.begin(), inertia.end());
+  fixed_.assign(fixed.begin(), fixed.end());
+  std::size_t pair_count = 0;
+  for (const auto& p : forces.providers()) {
+    if (!p->provides_hessian())
+      throw std::invalid_argument("the implicit integrator needs the second derivatives of every interaction, and '" +
+                                  p->name() + "' gives none (MODEL.md 12.4)");
+    const Incidence inc = p->incidence();
+    const bool has_pairs =
+        !inc.entry_offsets.empty() || !inc.owned_offsets.empty() || !inc.incoming_offsets.empty();
+    if (has_pairs) {
+      const PairResults r = p->pair_results();
+      if (pairs_.size() <= pair_count) pairs_.emplace_back();
+      PairBlocks& b = pairs_[pair_count++];
+      b.first = r.first;
+      b.second = p->record_second_ends();
+      b.incidence = inc;
+      const std::size_t m = b.first.size();
+      if (b.second.size() != m)
+        throw std::logic_error("provider '" + p->name() + "' gives " + std::to_string(b.second.size()) +
+                               " second ends for " + std::to_string(m) + " records");
+      if (scratch_.size() < m) scratch_.resize(m);
+      p->element_hessians(s, std::span<Mat12>(scratch_.data(), m), project);
+      b.coupling.resize(m);
+      parallel_for_ranges(m, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t k = begin; k < end; ++k) b.coupling[k] = scratch_[k].block<6, 6>(0, 6);
+      });
+      parallel_for_ranges(n, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t i = begin; i < end; ++i)
+          for_each_record_of(b.incidence, i, [&](std::uint32_t k, std::uint32_t e) {
+            diagonal_[i] += scratch_[k].block<6, 6>(6 * e, 6 * e);
+          });
+      });
+    }
+    parallel_for_ranges(n, [&](std::size_t begin, std::size_t end) { p->add_body_hessians(s, begin, end, diagonal_); });
+  }
+  pairs_.resize(pair_count);
+  inverse_.resize(n);
+  parallel_for_ranges(n, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      if (!fixed_.empty() && fixed_[i]) {
+        diagonal_[i].setIdentity();
+        inverse_[i].setIdentity();
+        continue;
+      }
+      inverse_[i] = diagonal_[i].ldlt().solve(Mat6::Identity());
+    }
+  });
+}
+
+void BlockHessian::multiply(std::span<const Vec6> x, std::span<Vec6> y) const {
+  const std::size_t n = diagonal_.size();
+  const bool any_fixed = !fixed_.empty();
+  parallel_for_ranges(n, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      if (any_fixed && fixed_[i]) {
+        y[i] = x[i];
+        continue;
+      }
+      Vec6 sum = diagonal_[i] * x[i];
+      for (const PairBlocks& b : pairs_)
+        for_each_record_of(b.incidence, i, [&](std::uint32_t k, std::uint32_t e) {
+          const std::uint32_t other = e == 0 ? b.second[k] : b.first[k];
+          if (any_fixed && fixed_[other]) return;
+          if (e == 0) sum += b.coupling[k] * x[other];
+          else sum += b.coupling[k].transpose() * x[other];
+        });
+      y[i] = sum;
+    }
+  });
+}
+
+void BlockHessian::precondition(std::span<const Vec6> r, std::span<Vec6> z) const {
+  parallel_for_ranges(inverse_.size(), [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) z[i] = inverse_[i] * r[i];
+  });
+}
+
+namespace {
+
+double weighted_norm2(std::span<const Vec6> r, std::span<const Vec6> w) {
+  return deterministic_sum(r.size(), 0.0, [&](std::size_t i) { return r[i].cwiseProduct(r[i]).dot(w[i]); });
+}
+
+double dot(std::span<const Vec6> a, std::span<const Vec6> b) {
+  return deterministic_sum(a.size(), 0.0, [&](std::size_t i) { return a[i].dot(b[i]); });
+}
+
+}  // namespace
+
+CgResult solve_pcg(const BlockHessian& h, std::span<const Vec6> b, std::span<Vec6> d, std::span<const Vec6> w,
+                   double tolerance, std::size_t max_iterations) {
+  const std::size_t n = h.size();
+  std::vector<Vec6> r(b.begin(), b.end()), z(n), p(n), hp(n);
+  for (Vec6& x : d.first(n)) x.setZero();
+  CgResult out;
+  const double b_norm2 = weighted_norm2(b, w);
+  if (!(b_norm2 > 0.0)) {
+    out.converged = true;
+    return out;
+  }
+  const double goal2 = tolerance * tolerance * b_norm2;
+  h.precondition(r, z);
+  p = z;
+  double rz = dot(r, z);
+  double r_norm2 = b_norm2;
+  while (out.iterations < max_iterations) {
+    h.multiply(p, hp);
+    const double php = dot(p, hp);
+    if (!(php > 0.0)) break;  // H is positive definite; round-off only
+    const double alpha = rz / php;
+    parallel_for_ranges(n, [&](std::size_t begin, std::size_t end) {
+      for (std::size_t i = begin; i < end; ++i) {
+        d[i] += alpha * p[i];
+        r[i] -= alpha * hp[i];
+      }
+    });
+    ++out.iterations;
+    r_norm2 = weighted_norm2(r, w);
+    if (r_norm2 <= goal2) {
+      out.converged = true;
+      break;
+    }
+    h.precondition(r, z);
+    const double rz_next = dot(r, z);
+    const double beta = rz_next / rz;
+    rz = rz_next;
+    parallel_for_ranges(n, [&](std::size_t begin, std::size_t end) {
+      for (std::size_t i = begin; i < end; ++i) p[i] = z[i] + beta * p[i];
+    });
+  }
+  out.relative_residual = std::sqrt(r_norm2 / b_norm2);
+  return out;
+}
+
+}  // namespace dem

@@ -1,0 +1,96 @@
+#pragma once
+/// \file block_hessian.hpp
+/// The linear algebra of the implicit integrator's Newton step (MODEL.md
+/// 12.4 and 12.5 c): the Hessian H of the incremental potential in the
+/// coordinates (delta x_i, phi_i), kept as one 6x6 diagonal block per
+/// particle plus every pair provider's 12x12 element blocks (never assembled
+/// into one sparse matrix), its product with a vector, and conjugate
+/// gradients preconditioned by the inverses of the 6x6 diagonal blocks
+/// (block Jacobi).
+///
+/// Design note: the product y = H x visits, for particle i, its diagonal
+/// block and then each pair provider's records of i in the provider's
+/// incidence order (core/force_provider.hpp), adding the record's 6x6
+/// coupling block times x of the other end: the same pattern as the force
+/// gather, so y is bitwise identical for any thread count. Every dot product
+/// is a deterministic_sum (core/parallel.hpp), so every CG iterate is too.
+///
+/// Particles whose coordinates are prescribed (fixed or moving groups) are
+/// left out: their rows and columns are the identity, their right-hand side
+/// is zero, so their part of the solution is zero.
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "core/force_provider.hpp"
+#include "core/particle_store.hpp"
+#include "core/types.hpp"
+#include "engine/force_field.hpp"
+
+namespace dem {
+
+class BlockHessian {
+ public:
+  /// H at the current configuration (the providers' last evaluate()):
+  /// diag[i] = inertia[i] + the one-body providers' blocks + the own 6x6
+  /// blocks of i's records of every pair provider (in incidence order);
+  /// couplings from each pair provider's element Hessians, each projected to
+/// positive semi-definite if `project` (MODEL.md 12.4). `inertia` has one
+  /// block per particle; `fixed` one flag per particle, or is empty. Throws
+  /// std::invalid_argument if a provider gives no Hessian
+  /// (ForceProvider::provides_hessian()).
+  void assemble(const ParticleStore& particles, const ForceField& forces, std::span<const Mat6> inertia,
+                std::span<const char> fixed, bool project = true);
+  /// y = H x; x and y have one entry per particle.
+  void multiply(std::span<const Vec6> x, std::span<Vec6> y) const;
+  /// z = P r with P the inverses of the diagonal blocks (block Jacobi).
+  void precondition(std::span<const Vec6> r, std::span<Vec6> z) const;
+  std::size_t size() const { return diagonal_.size(); }
+  const std::vector<Mat6>& diagonal() const { return diagonal_; }
+
+ private:
+  struct PairBlocks {
+    /// Per record: the coupling block d2U/(dz_first dz_second) (its
+    /// transpose couples the second end to the first); the own blocks are
+    /// in diagonal_.
+    std::vector<Mat6> coupling;
+    std::span<const std::uint32_t> first, second;
+    Incidence incidence;
+  };
+  std::vector<PairBlocks> pairs_;
+  std::vector<Mat12> scratch_;  ///< one provider's element Hessians at a time
+  std::vector<Mat6> diagonal_;
+  std::vector<Mat6> inverse_;  ///< inverses of the diagonal blocks
+  std::vector<char> fixed_;
+};
+
+/// Outcome of solve_pcg().
+struct CgResult {
+  std::size_t iterations = 0;
+  double relative_residual = 0.0;  ///< |H d - b|_W / |b|_W at the end
+  bool converged = false;          ///< the tolerance was met
+};
+
+/// Solves H d = b by preconditioned conjugate gradients from d = 0 until
+/// |H d - b|_W <= tolerance |b|_W, where |r|_W² = sum_i r_iᵀ diag(w_i) r_i
+/// (MODEL.md 12.5 c: W = M^-1, the inverse inertia diagonal), or for at most
+/// max_iterations. d is resized by the caller (one entry per particle).
+CgResult solve_pcg(const BlockHessian& h, std::span<const Vec6> b, std::span<Vec6> d, std::span<const Vec6> w,
+                   double tolerance, std::size_t max_iterations);
+
+/// Calls f(record, end) for each record of particle i in the incidence's
+/// gather order (end 0: i is the record's first end, 1: its second).
+template <class F>
+void for_each_record_of(const Incidence& inc, std::size_t i, F&& f) {
+  if (!inc.entry_offsets.empty())
+    for (std::uint32_t e = inc.entry_offsets[i]; e < inc.entry_offsets[i + 1]; ++e)
+      f(inc.entries[e] >> 1, inc.entries[e] & 1u);
+  if (!inc.owned_offsets.empty())
+    for (std::uint32_t r = inc.owned_offsets[i]; r < inc.owned_offsets[i + 1]; ++r) f(r, 0u);
+  if (!inc.incoming_offsets.empty())
+    for (std::uint32_t e = inc.incoming_offsets[i]; e < inc.incoming_offsets[i + 1]; ++e) f(inc.incoming[e], 1u);
+}
+
+}  // namespace dem

@@ -1,0 +1,221 @@
+#include "engine/implicit_step.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "core/format.hpp"
+#include "core/parallel.hpp"
+
+namespace dem {
+
+namespace {
+
+/// The unit quaternion p = q_{n-1} q̄_n of a particle turning at spatial
+/// Omega over dt (MODEL.md 12.1): vec(p) = -Omega dt/2, p.w > 0.
+/// 1 - p.w is returned separately, without cancellation.
+struct StepBack {
+  Quat p;
+  double one_minus_w;
+};
+
+StepBack step_back(const Vec3& omega, double dt, std::size_t slot) {
+  const Vec3 v = -0.5 * dt * omega;
+  const double y = v.squaredNorm();
+  if (!(y < 1.0))
+    throw ImplicitSolveError("particle " + std::to_string(slot) + " turns by pi or more in one implicit step (|Omega| " +
+                             format_g(omega.norm()) + " 1/time at Dt " + format_g(dt) + "): use a smaller time step");
+  const double root = std::sqrt(1.0 - y);
+  return StepBack{Quat(root, v.x(), v.y(), v.z()), y / (1.0 + root)};
+}
+
+/// exp(S(phi)) q, renormalised (MODEL.md 12.3).
+Quat retract(const Quat& q, const Vec3& phi) {
+  const double angle = phi.norm();
+  if (angle == 0.0) return q;
+  const double half = 0.5 * angle;
+  const Vec3 axis = phi / angle;
+  const Quat turn(std::cos(half), std::sin(half) * axis.x(), std::sin(half) * axis.y(), std::sin(half) * axis.z());
+  Quat out = turn * q;
+  out.normalize();
+  return out;
+}
+
+double dot4(const Quat& a, const Quat& b) { return a.coeffs().dot(b.coeffs()); }
+
+}  // namespace
+
+double implicit_rotational_energy_excess(const ParticleStore& s, double dt) {
+  return deterministic_sum(s.size(), 0.0, [&](std::size_t i) {
+    const double y = (0.5 * dt * s.angular_velocity[i]).squaredNorm();
+    if (!(y < 1.0)) return 0.0;
+    const double sw = y / (1.0 + std::sqrt(1.0 - y)) / dt;
+    return 2.0 * s.inertia[i] * sw * sw;
+  });
+}
+
+double ImplicitStepper::incremental_potential(const ParticleStore& s, const ForceField& forces, double dt) const {
+  double magnitude = 0.0;
+  return incremental_potential(s, forces, dt, magnitude);
+}
+
+double ImplicitStepper::incremental_potential(const ParticleStore& s, const ForceField& forces, double dt,
+                                              double& magnitude) const {
+  const double inv_dt2 = 1.0 / (dt * dt);
+  const double inertia = deterministic_sum(s.size(), 0.0, [&](std::size_t i) {
+    const Quat dq(s.attitude[i].coeffs() - q_hat_[i].coeffs());
+    return 0.5 * s.mass[i] * inv_dt2 * (s.position[i] - x_hat_[i]).squaredNorm() +
+           2.0 * s.inertia[i] * inv_dt2 * dq.coeffs().squaredNorm();
+  });
+  const EnergyReport v = forces.potential_energies(s);
+  magnitude = inertia + std::abs(v.bending) + std::abs(v.axial) + std::abs(v.shear) + std::abs(v.contact) +
+              std::abs(v.wall) + std::abs(v.gravity);
+  for (const auto& [name, x] : v.other) magnitude += std::abs(x);
+  return inertia + v.total();
+}
+
+std::span<const Vec6> ImplicitStepper::gradient(const ParticleStore& s, double dt, std::span<const char> fixed) {
+  const double inv_dt2 = 1.0 / (dt * dt);
+  g_.resize(s.size());
+  parallel_for_ranges(s.size(), [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      if (!fixed.empty() && fixed[i]) {
+        g_[i].setZero();
+        continue;
+      }
+      g_[i].head<3>() = s.mass[i] * inv_dt2 * (s.position[i] - x_hat_[i]) - s.force[i];
+      g_[i].tail<3>() = -2.0 * s.inertia[i] * inv_dt2 * (q_hat_[i] * s.attitude[i].conjugate()).vec() - s.moment[i];
+    }
+  });
+  return g_;
+}
+
+void ImplicitStepper::predict(const ParticleStore& s, double dt) {
+  const std::size_t n = s.size();
+  x_hat_.resize(n);
+  q_hat_.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {  // serial: the first failing slot is named
+    const StepBack b = step_back(s.angular_velocity[i], dt, i);
+    x_hat_[i] = s.position[i] + dt * s.velocity[i];
+    // q̂ = 2 q_n - q_{n-1} = q_n + (1 - p) q_n, with 1 - p = (1 - p.w, -vec p).
+    const Quat one_minus_p(b.one_minus_w, -b.p.x(), -b.p.y(), -b.p.z());
+    q_hat_[i] = Quat(s.attitude[i].coeffs() + (one_minus_p * s.attitude[i]).coeffs());
+  }
+}
+
+ImplicitStepStats ImplicitStepper::step(ParticleStore& s, ForceField& forces, double dt, std::span<const char> fixed) {
+  const std::size_t n = s.size();
+  const double inv_dt2 = 1.0 / (dt * dt);
+  x_start_ = s.position;
+  q_start_ = s.attitude;
+  delta_.resize(n);
+  rhs_.resize(n);
+  weight_.resize(n);
+  inertia_.resize(n);
+  // Predictions (12.2) and the initial guess x = x̂, q = q̂/|q̂| (12.5, item 2).
+  predict(s, dt);
+  parallel_for_ranges(n, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      s.position[i] = x_hat_[i];
+      s.attitude[i] = q_hat_[i].normalized();
+    }
+  });
+
+  ImplicitStepStats stats;
+  forces.compute(s);
+  double magnitude = 0.0;
+  double phi = incremental_potential(s, forces, dt, magnitude);
+  for (;;) {
+    gradient(s, dt, fixed);
+    // Residual (12.5 a): the residual force's displacement over one step in
+    // radii, and its rotation in radians; the largest and where.
+    std::size_t worst_slot = 0;
+    double residual = 0.0;
+    for (std::size_t i = 0; i < n; ++i) {  // max is exact and order-free; serial keeps the slot
+      const double e = std::max(g_[i].head<3>().norm() * dt * dt / (s.mass[i] * s.radius[i]),
+                                g_[i].tail<3>().norm() * dt * dt / s.inertia[i]);
+      if (e > residual || !(e == e)) {
+        residual = e;
+        worst_slot = i;
+        if (!(e == e)) break;
+      }
+    }
+    stats.residual = residual;
+    stats.residuals.push_back(residual);
+    if (residual < settings_.newton_tolerance) break;
+    if (!std::isfinite(residual) || stats.newton_iterations == settings_.max_newton_iterations)
+      throw ImplicitSolveError("the implicit step did not converge: after " + std::to_string(stats.newton_iterations) +
+                               " Newton iterations the residual is " + format_g(residual) + " (tolerance " +
+                               format_g(settings_.newton_tolerance) + "), largest at particle id " +
+                               std::to_string(s.id[worst_slot]) + "; try a smaller time step");
+    ++stats.newton_iterations;
+    // Hessian (12.4) with the inertia blocks, and the CG weights M^-1.
+    parallel_for_ranges(n, [&](std::size_t begin, std::size_t end) {
+      for (std::size_t i = begin; i < end; ++i) {
+        const double a = dot4(s.attitude[i], q_hat_[i]);
+        const double mt = s.mass[i] * inv_dt2, mr = s.inertia[i] * a * inv_dt2;
+        inertia_[i].setZero();
+        inertia_[i].diagonal() << mt, mt, mt, mr, mr, mr;
+        weight_[i] << 1.0 / mt, 1.0 / mt, 1.0 / mt, 1.0 / mr, 1.0 / mr, 1.0 / mr;
+        rhs_[i] = -g_[i];
+      }
+    });
+    for (std::size_t i = 0; i < n; ++i)
+      if (!(dot4(s.attitude[i], q_hat_[i]) > 0.0))
+        throw ImplicitSolveError("particle id " + std::to_string(s.id[i]) +
+                                 " turned by pi or more in one implicit step: use a smaller time step");
+    hessian_.assemble(s, forces, inertia_, fixed, settings_.project_elements);
+    const double cg_tolerance = std::min(settings_.cg_tolerance_max, std::sqrt(residual));
+    const CgResult cg = solve_pcg(hessian_, rhs_, delta_, weight_, cg_tolerance, settings_.max_cg_iterations);
+    stats.cg_iterations += cg.iterations;
+    double slope = deterministic_sum(n, 0.0, [&](std::size_t i) { return g_[i].dot(delta_[i]); });
+    if (!(slope < 0.0)) {  // not a descent direction: preconditioned steepest descent
+      hessian_.precondition(rhs_, delta_);
+      slope = deterministic_sum(n, 0.0, [&](std::size_t i) { return g_[i].dot(delta_[i]); });
+    }
+    // Backtracking line search on Phi along the retraction (12.5 d, e).
+    // Phi is a sum of terms: a change below its round-off (64 eps times the
+    // sum of their magnitudes) counts as no change, and a Newton step whose
+    // predicted decrease -g.Delta is below it is taken whole (the line
+    // search cannot judge it; near the solution it is the right step).
+    x_iter_ = s.position;
+    q_iter_ = s.attitude;
+    const double slack = 64.0 * std::numeric_limits<double>::epsilon() * magnitude;
+    const bool below_round_off = -slope <= slack;
+    double alpha = 1.0, phi_new = phi;
+    for (std::size_t halvings = 0;; ++halvings) {
+      parallel_for_ranges(n, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t i = begin; i < end; ++i) {
+          if (!fixed.empty() && fixed[i]) continue;
+          s.position[i] = x_iter_[i] + alpha * delta_[i].head<3>();
+          s.attitude[i] = retract(q_iter_[i], alpha * delta_[i].tail<3>());
+        }
+      });
+      forces.compute(s);
+      phi_new = incremental_potential(s, forces, dt, magnitude);
+      if (below_round_off || phi_new <= phi + 1e-4 * alpha * slope + slack) break;
+      if (halvings == settings_.max_halvings)
+        throw ImplicitSolveError("the implicit step's line search found no decrease of the incremental potential "
+                                 "after " + std::to_string(halvings) + " halvings (Newton iteration " +
+                                 std::to_string(stats.newton_iterations) + ", residual " + format_g(residual) +
+                                 ", largest at particle id " + std::to_string(s.id[worst_slot]) +
+                                 "); try a smaller time step");
+      ++stats.halvings;
+      alpha *= 0.5;
+    }
+    phi = phi_new;
+  }
+  // Chord velocities (12.5 item 4), kept as u and Omega (12.1).
+  const double inv_dt = 1.0 / dt;
+  parallel_for_ranges(n, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      if (!fixed.empty() && fixed[i]) continue;  // prescribed velocities stay as they are
+      s.velocity[i] = (s.position[i] - x_start_[i]) * inv_dt;
+      s.angular_velocity[i] = (-2.0 * inv_dt) * (q_start_[i] * s.attitude[i].conjugate()).vec();
+    }
+  });
+  return stats;
+}
+
+}  // namespace dem

@@ -1,0 +1,118 @@
+#pragma once
+/// \file implicit_step.hpp
+/// The implicit integrator of iBDEM as MODEL.md section 12 specifies it:
+/// backward Euler as the minimisation of the incremental potential
+///
+///     Phi(x, q) = sum_i [ m_i/(2 Dt²) |x_i - x̂_i|² + (2 J_i/Dt²) |q_i - q̂_i|² ] + V(x, q)
+///     x̂ = x_n + Dt u,  q̂ = q_n + Dt w = 2 q_n - q_{n-1}                (12.2)
+///
+/// over positions and unit quaternions, by Newton's method on the manifold
+/// (12.3: tangent coordinates (delta x_i, phi_i), retraction
+/// R <- exp(S(alpha phi)) R), with the gradient and the per-element projected
+/// Hessian of 12.4, preconditioned conjugate gradients (block Jacobi,
+/// engine/block_hessian.hpp) and a backtracking Armijo line search (12.5).
+///
+/// State: the engine keeps u and w in the particle store as the explicit
+/// maps do, velocity = u and angular_velocity = Omega = 2 vec(w q̄_n)
+/// (12.1). w is recovered from Omega and q_n exactly up to round-off, since
+/// w q̄_n = (1 - p)/Dt with the unit quaternion p = q_{n-1} q̄_n, whose vector
+/// part is -Omega Dt/2 and whose scalar part is sqrt(1 - |Omega Dt/2|²) (> 0:
+/// no particle turns by pi or more in one step). Every step goes through
+/// this conversion, so a restart from a checkpoint (x, v, q, Omega) continues
+/// bit for bit, and a run may switch between the explicit maps and this
+/// integrator at any step.
+///
+/// Units: those of the scene. Errors: ImplicitSolveError when Newton fails.
+
+#include <cstddef>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "core/particle_store.hpp"
+#include "core/types.hpp"
+#include "engine/block_hessian.hpp"
+#include "engine/force_field.hpp"
+
+namespace dem {
+
+/// Settings of the Newton iteration (MODEL.md 12.5; scene keys of [run],
+/// docs/scene-format.md).
+struct ImplicitSettings {
+  double newton_tolerance = 1e-8;        ///< eps_N of the dimensionless residual e_k
+  double cg_tolerance_max = 0.5;         ///< eps_r = min(cg_tolerance_max, sqrt(e_k))
+  std::size_t max_newton_iterations = 100;
+  std::size_t max_cg_iterations = 1000;
+  std::size_t max_halvings = 30;         ///< line-search halvings per iteration
+  /// Project each element Hessian to positive semi-definite (MODEL.md 12.4;
+  /// iBDEM Algorithm 3 line 10). Off: the exact Hessian (quadratic Newton
+  /// convergence, but H may be indefinite at large steps); for tests.
+  bool project_elements = true;
+};
+
+/// What one implicit step did (solver.csv).
+struct ImplicitStepStats {
+  std::size_t newton_iterations = 0;
+  std::size_t cg_iterations = 0;
+  std::size_t halvings = 0;       ///< line-search halvings, summed over the iterations
+  double residual = 0.0;          ///< e_k at convergence
+  std::vector<double> residuals;  ///< e_k of every iteration, the last one at convergence
+};
+
+/// A step whose Newton iteration did not converge, or that would turn a
+/// particle by pi or more.
+class ImplicitSolveError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class ImplicitStepper {
+ public:
+  explicit ImplicitStepper(ImplicitSettings settings = {}) : settings_(settings) {}
+
+  /// One step n -> n+1 of size dt (MODEL.md 12.5 items 1-4): on entry the
+  /// store holds x_n, q_n, u (velocity) and Omega (angular_velocity);
+  /// particles whose `fixed` flag is set (one per particle, or empty) move
+  /// with their velocity and keep their attitude. On return it holds
+  /// x_{n+1}, q_{n+1}, u = (x_{n+1} - x_n)/Dt, Omega = 2 vec(w q̄_{n+1}), and
+  /// the forces and moments at x_{n+1}, q_{n+1} (the forces' records
+  /// current). Never re-orders the particles; rebuilds the contact lists
+  /// when an iterate has moved far enough. Throws ImplicitSolveError naming
+  /// the residual and the particle where it is largest.
+  ImplicitStepStats step(ParticleStore& particles, ForceField& forces, double dt, std::span<const char> fixed);
+
+  const ImplicitSettings& settings() const { return settings_; }
+
+  // The pieces of a step, public for tests and diagnostics.
+
+  /// x̂ and q̂ of every particle from the store's x_n, q_n, u and Omega
+  /// (12.2); throws ImplicitSolveError for a particle turning by pi or more.
+  void predict(const ParticleStore& particles, double dt);
+  /// Phi at the store's configuration (its forces' records current, the
+  /// last evaluate() at this configuration), after predict() (energy).
+  double incremental_potential(const ParticleStore& particles, const ForceField& forces, double dt) const;
+  /// g = (g_x, g_phi) per particle at the store's configuration with its
+  /// forces and moments (12.4), after predict(); zero for fixed particles.
+  std::span<const Vec6> gradient(const ParticleStore& particles, double dt, std::span<const char> fixed);
+
+ private:
+  /// Phi, and in `magnitude` the sum of the magnitudes of its terms (the
+  /// scale of its round-off).
+  double incremental_potential(const ParticleStore& particles, const ForceField& forces, double dt,
+                               double& magnitude) const;
+
+  ImplicitSettings settings_;
+  std::vector<Vec3> x_hat_, x_start_, x_iter_;
+  std::vector<Quat> q_hat_, q_start_, q_iter_;
+  std::vector<Vec6> g_, delta_, rhs_, weight_;
+  std::vector<Mat6> inertia_;
+  BlockHessian hessian_;
+};
+
+/// The part of the scheme's rotational kinetic energy 2 J |w|² (MODEL.md
+/// 12.1) beyond ½ J |Omega|²: sum_i 2 J_i s_i², s_i = (1 - sqrt(1 - y))/Dt,
+/// y = |Omega_i Dt/2|² (energy; deterministic sum).
+double implicit_rotational_energy_excess(const ParticleStore& particles, double dt);
+
+}  // namespace dem

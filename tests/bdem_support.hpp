@@ -1,0 +1,69 @@
+#pragma once
+// Shared by the BDEM bond tests (test_bdem_bond.cpp, test_bdem_hessian.cpp):
+// the bond of MODEL.md 13.3 and random configurations with large relative
+// rotations and shear angles.
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include "bonds/bdem_bond.hpp"
+
+namespace dem::bdem_test {
+
+inline constexpr double kE = 1e9, kNu = 0.3, kRb = 1e-3, kL0 = 2e-3;
+
+inline BdemStiffness stiffness() { return bdem_stiffness(kE, kNu, kRb, kL0); }
+
+inline Mat3 skew(const Vec3& a) {
+  Mat3 s;
+  s << 0, -a.z(), a.y(), a.z(), 0, -a.x(), -a.y(), a.x(), 0;
+  return s;
+}
+
+inline Mat3 rot(const Vec3& phi) {
+  const double a = phi.norm();
+  if (a == 0.0) return Mat3::Identity();
+  return Eigen::AngleAxisd(a, phi / a).toRotationMatrix();
+}
+
+inline Quat quat_of(const Mat3& m, bool flip) {
+  Quat q(m);
+  q.normalize();
+  if (flip) q.coeffs() = -q.coeffs();
+  return q;
+}
+
+struct Config {
+  Vec3 xi, xj;
+  Mat3 Qi, Qj;
+  Vec3 d0;
+};
+
+/// A random configuration: relative rotation up to 2.5 rad, shear angle up
+/// to 1.5 rad, stretch up to 20%.
+inline Config random_config(std::mt19937_64& rng) {
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  const auto unit = [&] {
+    Vec3 v(u(rng), u(rng), u(rng));
+    while (v.norm() < 0.1) v = Vec3(u(rng), u(rng), u(rng));
+    return v.normalized();
+  };
+  Config c;
+  c.d0 = unit();
+  const Mat3 base = rot(unit() * 3.0 * std::abs(u(rng)));
+  c.Qj = base;
+  const double rel = 2.5 * std::abs(u(rng));
+  c.Qi = rot(unit() * rel) * base;
+  // Current direction: the carried direction turned by up to 1.5 rad.
+  const Eigen::AngleAxisd r(c.Qi * c.Qj.transpose());
+  const Vec3 carried = Eigen::AngleAxisd(r.angle() / 2, r.axis()).toRotationMatrix() * c.Qj * c.d0;
+  Vec3 perp = unit().cross(carried);
+  perp.normalize();
+  const double shear = 1.5 * std::abs(u(rng));
+  const Vec3 d = rot(perp * shear) * carried;
+  c.xj = Vec3(u(rng), u(rng), u(rng)) * 1e-3;
+  c.xi = c.xj + (kL0 * (1.0 + 0.2 * u(rng))) * d;
+  return c;
+}
+
+}  // namespace dem::bdem_test

@@ -1,0 +1,170 @@
+// The BDEM bond's Hessian for the implicit integrator (MODEL.md 12.4,
+// bonds/bdem_hessian.hpp):
+//  - H_e against second central differences of the bond energy in the
+//    coordinates (delta x_i, phi_i, delta x_j, phi_j), R <- exp(S(phi)) R, at
+//    random configurations with large relative rotations and shear angles
+//    and both quaternion signs, and at rest;
+//  - the rotation-block correction: -d tau_i / d phi_i (central differences
+//    of the kernel's moment) equals H_e + ½ S(tau_i), and not H_e alone;
+//  - the projection to positive semi-definite.
+#include <gtest/gtest.h>
+
+#include <Eigen/Eigenvalues>
+#include <cmath>
+#include <random>
+
+#include "bdem_support.hpp"
+#include "bonds/bdem_hessian.hpp"
+
+using namespace dem;
+using namespace dem::bdem_test;
+
+namespace {
+
+struct Ends {
+  Vec3 xi, xj;
+  Quat qi, qj;
+  Vec3 d0;
+};
+
+/// exp(S(phi)) as a quaternion.
+Quat turn(const Vec3& phi) {
+  const double a = phi.norm();
+  if (a == 0.0) return Quat::Identity();
+  return Quat(Eigen::AngleAxisd(a, phi / a));
+}
+
+/// The ends moved by the 12 coordinates z = (dx_i, phi_i, dx_j, phi_j).
+Ends moved(const Ends& e, const Eigen::Matrix<double, 12, 1>& z) {
+  Ends m = e;
+  m.xi += z.segment<3>(0);
+  m.qi = turn(z.segment<3>(3)) * e.qi;
+  m.xj += z.segment<3>(6);
+  m.qj = turn(z.segment<3>(9)) * e.qj;
+  return m;
+}
+
+double energy(const Ends& e, const BdemStiffness& k) {
+  const BdemBondResult r = bdem_bond(e.xi, e.xj, e.qi, e.qj, e.d0, kL0, k);
+  return r.stretch_energy + r.shear_energy + r.bend_twist_energy;
+}
+
+Ends ends_of(const Config& c, bool flip_i, bool flip_j) {
+  return Ends{c.xi, c.xj, quat_of(c.Qi, flip_i), quat_of(c.Qj, flip_j), c.d0};
+}
+
+/// Step of each coordinate: lengths scale with l0, angles are radians.
+double step_of(int a) { return (a % 6) < 3 ? 1e-5 * kL0 : 1e-5; }
+
+Mat12 second_differences(const Ends& e, const BdemStiffness& k) {
+  Mat12 h;
+  for (int a = 0; a < 12; ++a)
+    for (int b = 0; b < 12; ++b) {
+      const double ea = step_of(a), eb = step_of(b);
+      Eigen::Matrix<double, 12, 1> z = Eigen::Matrix<double, 12, 1>::Zero();
+      const auto v = [&](double sa, double sb) {
+        z.setZero();
+        z[a] += sa * ea;
+        z[b] += sb * eb;
+        return energy(moved(e, z), k);
+      };
+      h(a, b) = (v(1, 1) - v(1, -1) - v(-1, 1) + v(-1, -1)) / (4 * ea * eb);
+    }
+  return h;
+}
+
+/// Largest |A - B| of each 3x3 block, relative to the largest entry of B's
+/// block row and column type (translation or rotation blocks differ in units).
+double worst_block_error(const Mat12& a, const Mat12& b) {
+  double worst = 0.0;
+  for (int r = 0; r < 4; ++r)
+    for (int c = 0; c < 4; ++c) {
+      double scale = 0.0;
+      for (int rr = 0; rr < 4; ++rr)
+        for (int cc = 0; cc < 4; ++cc)
+          if (rr % 2 == r % 2 && cc % 2 == c % 2)
+            scale = std::max(scale, b.block<3, 3>(3 * rr, 3 * cc).cwiseAbs().maxCoeff());
+      const double err = (a.block<3, 3>(3 * r, 3 * c) - b.block<3, 3>(3 * r, 3 * c)).cwiseAbs().maxCoeff();
+      worst = std::max(worst, err / scale);
+    }
+  return worst;
+}
+
+}  // namespace
+
+TEST(BdemHessian, MatchesSecondDifferencesOfTheEnergyAtLargeRotations) {
+  const BdemStiffness k = stiffness();
+  std::mt19937_64 rng(1124);
+  double worst = 0.0;
+  for (int n = 0; n < 60; ++n) {
+    const Config c = random_config(rng);
+    const Ends e = ends_of(c, n % 2 == 1, n % 3 == 1);
+    const Mat12 h = bdem_bond_hessian(e.xi, e.xj, e.qi, e.qj, e.d0, kL0, k);
+    const Mat12 fd = second_differences(e, k);
+    worst = std::max(worst, worst_block_error(h, fd));
+  }
+  std::printf("largest block error of H_e against second differences: %.3e\n", worst);
+  EXPECT_LT(worst, 1e-4);  // second differences of an energy: round-off near 1e-5
+}
+
+TEST(BdemHessian, AtRestIsTheStiffnessOfSection9_6) {
+  // At rest (identity attitudes, x_i - x_j = l0 d0) the second differences
+  // agree too, and H_e is positive semi-definite with the six rigid motions
+  // in its null space.
+  const BdemStiffness k = stiffness();
+  Ends e{Vec3(kL0, 0, 0), Vec3::Zero(), Quat::Identity(), Quat::Identity(), Vec3::UnitX()};
+  const Mat12 h = bdem_bond_hessian(e.xi, e.xj, e.qi, e.qj, e.d0, kL0, k);
+  EXPECT_LT(worst_block_error(h, second_differences(e, k)), 1e-5);
+  EXPECT_NEAR(h(0, 0), k.normal, 1e-9 * k.normal);
+  const Eigen::SelfAdjointEigenSolver<Mat12> eig(h);
+  EXPECT_GT(eig.eigenvalues().minCoeff(), -1e-9 * eig.eigenvalues().maxCoeff());
+  int zero = 0;
+  for (int a = 0; a < 12; ++a) zero += std::abs(eig.eigenvalues()[a]) < 1e-9 * eig.eigenvalues().maxCoeff() ? 1 : 0;
+  EXPECT_EQ(zero, 6);
+}
+
+TEST(BdemHessian, OwnRotationBlockIsMinusTheMomentJacobianLessHalfSkewOfTheMoment) {
+  const BdemStiffness k = stiffness();
+  std::mt19937_64 rng(2511);
+  double worst_with = 0.0, worst_without = 1e300;
+  for (int n = 0; n < 40; ++n) {
+    const Ends e = ends_of(random_config(rng), false, n % 2 == 0);
+    const Mat12 h = bdem_bond_hessian(e.xi, e.xj, e.qi, e.qj, e.d0, kL0, k);
+    const BdemBondResult r0 = bdem_bond(e.xi, e.xj, e.qi, e.qj, e.d0, kL0, k);
+    Mat3 dtau;  // d tau_i / d phi_i by central differences of the kernel's moment
+    for (int a = 0; a < 3; ++a) {
+      const double eps = 1e-6;
+      const Quat plus = turn(eps * Vec3::Unit(a)) * e.qi, minus = turn(-eps * Vec3::Unit(a)) * e.qi;
+      dtau.col(a) = (bdem_bond(e.xi, e.xj, plus, e.qj, e.d0, kL0, k).moment_i -
+                     bdem_bond(e.xi, e.xj, minus, e.qj, e.d0, kL0, k).moment_i) /
+                    (2 * eps);
+    }
+    const Mat3 block = h.block<3, 3>(3, 3);
+    const double scale = block.cwiseAbs().maxCoeff();
+    worst_with = std::max(worst_with, (-dtau - (block + 0.5 * skew(r0.moment_i))).cwiseAbs().maxCoeff() / scale);
+    worst_without = std::min(worst_without, std::max(1e-300, (-dtau - block).cwiseAbs().maxCoeff() / scale));
+  }
+  std::printf("-dtau_i/dphi_i against H_e + S(tau_i)/2: %.3e; against H_e alone: at least %.3e\n", worst_with,
+              worst_without);
+  EXPECT_LT(worst_with, 1e-6);
+  EXPECT_GT(worst_without, 1e-3);
+}
+
+TEST(BdemHessian, ProjectionClampsNegativeEigenvaluesAndKeepsTheRest) {
+  std::mt19937_64 rng(9);
+  std::normal_distribution<double> g(0.0, 1.0);
+  Mat12 a;
+  for (int r = 0; r < 12; ++r)
+    for (int c = 0; c < 12; ++c) a(r, c) = g(rng);
+  Mat12 h = 0.5 * (a + a.transpose());
+  const Eigen::SelfAdjointEigenSolver<Mat12> before(h);
+  ASSERT_LT(before.eigenvalues().minCoeff(), 0.0);
+  project_positive_semidefinite(h);
+  const Eigen::SelfAdjointEigenSolver<Mat12> after(h);
+  for (int k = 0; k < 12; ++k)
+    EXPECT_NEAR(after.eigenvalues()[k], std::max(0.0, before.eigenvalues()[k]), 1e-12 * 12) << k;
+  Mat12 spd = a * a.transpose();
+  const Mat12 kept = spd;
+  project_positive_semidefinite(spd);
+  EXPECT_LT((spd - kept).cwiseAbs().maxCoeff(), 1e-12 * kept.cwiseAbs().maxCoeff());
+}
