@@ -3,6 +3,7 @@
 //   dem run SCENE.toml [--threads N] [--output-dir DIR] [--t-end T | --steps N] [--overwrite]
 //   dem check SCENE.toml [--max-memory BYTES]
 //   dem restart CHECKPOINT [--t-end T | --steps N] [--threads N] [--output-dir DIR] [--overwrite]
+//                          [--integrator 23|25|27|implicit]
 //
 // Exit status: 0 done, 1 bad input (nothing run), 2 the run or its output
 // failed (what was written is kept), 3 interrupted (a checkpoint was written).
@@ -34,6 +35,7 @@ struct Options {
   bool quiet = false;
   bool overwrite = false;  ///< replace another run's files in the output folder
   std::string max_memory;  ///< --max-memory: limit on the estimated peak (default: MemAvailable)
+  std::string integrator;  ///< restart --integrator: continue with another integrator
 };
 
 /// How build_scene holds the scene to a memory limit: --max-memory, else
@@ -138,7 +140,14 @@ int run_scene(const Options& o) {
 }
 
 int restart(const Options& o) {
-  const CheckpointState c = read_checkpoint(o.checkpoint);
+  CheckpointState c = read_checkpoint(o.checkpoint);
+  if (!o.integrator.empty()) {
+    // Switch integrators at the checkpoint (MODEL.md 12.1): the store's
+    // velocity and spatial Omega are what both families continue from.
+    std::string name = o.integrator;
+    if (name.rfind("rrp", 0) == 0) name = name.substr(3);
+    c.map = parse_integrator_map(name);
+  }
   ThreadLimit limit(o.threads);
   // The scene it came from gives the output intervals and the end; a run
   // without a scene file (dem_torus) kept them in the checkpoint.
@@ -193,6 +202,9 @@ int main(int argc, char** argv) {
   check->add_option("scene", o.scene, "Scene file (TOML)")->required();
   CLI::App* rs = app.add_subcommand("restart", "Continue a run from its checkpoint");
   rs->add_option("checkpoint", o.checkpoint, "Checkpoint file (checkpoint.bin in a run's output folder)")->required();
+  rs->add_option("--integrator", o.integrator,
+                 "Continue with another integrator at the checkpoint's time step: 23, 25, 27 or implicit "
+                 "(MODEL.md 12.1: velocities and spatial angular velocities carry over)");
   // Every number is checked as it is parsed (apps/cli_checks.hpp): a bad
   // one is exit status 1 with its option named, like any bad input.
   const auto byte_size = CLI::Validator(

@@ -78,6 +78,9 @@ struct BdemBondResultT {
   S shear_force = 0.0;     ///< F_s = k_s theta_s / r (force)
   S twist_moment = 0.0;    ///< M_t = |k_tw (t.c)| (force length)
   S bending_moment = 0.0;  ///< M_b = k_b |t - (t.c) c| (force length)
+  /// F_s² and M_b², for the strength test without square roots
+  /// (bdem_over_strength).
+  S shear_force2 = 0.0, bending_moment2 = 0.0;
   /// s_P = cos(theta_ij / 2) after the alignment: the relative rotation
   /// theta_ij is past 2pi/3 exactly when s_P < 0.5.
   S cos_half_relative = 1.0;
@@ -94,6 +97,7 @@ namespace bdem_detail {
 template <class S>
 struct AngleAndRatio {
   S theta, sine, g;
+  S theta2;  ///< theta² (without the square root in the common case)
 };
 template <class S>
 inline AngleAndRatio<S> shear_angle(const S& sine2, const S& cosine) {
@@ -107,10 +111,12 @@ inline AngleAndRatio<S> shear_angle(const S& sine2, const S& cosine) {
     const S series = 1.0 - x2 * (1.0 / 3 - x2 * (1.0 / 5 - x2 * (1.0 / 7 - x2 * (1.0 / 9))));
     a.g = series * inv_cosine;
     a.theta = a.sine * a.g;
+    a.theta2 = sine2 * (a.g * a.g);
     return a;
   }
   a.theta = atan2(a.sine, cosine);
   a.g = a.theta / a.sine;
+  a.theta2 = a.theta * a.theta;
   return a;
 }
 }  // namespace bdem_detail
@@ -180,6 +186,8 @@ template <class S>
   out.shear_force = k.shear * theta * inv_r;
   out.twist_moment = abs(k.twist * tc);
   out.bending_moment = k.bending * sqrt(t_perp.squaredNorm());
+  out.shear_force2 = (k.shear * k.shear) * angle.theta2 * (inv_r * inv_r);
+  out.bending_moment2 = (k.bending * k.bending) * t_perp.squaredNorm();
   out.cos_half_relative = sp;
   return out;
 }
@@ -203,6 +211,20 @@ inline BdemStress bdem_stress(const BdemBondResult& r, const BdemStiffness& k, b
   s.sigma = axial * k.inv_area + r.bending_moment * k.bend_factor;
   s.tau = r.shear_force * k.inv_area + r.twist_moment * k.twist_factor;
   return s;
+}
+
+/// The criterion of 10.1, sigma > sigma_c or tau > tau_c, without square
+/// roots: sigma = a + b with a = |F_n|/S and b = M_b r_b/I >= 0 passes
+/// sigma_c exactly when a > sigma_c or b² > (sigma_c - a)² (and tau alike).
+/// Agrees with bdem_stress() except where a stress equals its strength to
+/// round-off.
+inline bool bdem_over_strength(const BdemBondResult& r, const BdemStiffness& k, bool tension_only,
+                               double tensile_strength, double shear_strength) {
+  const double axial = tension_only ? std::max(r.axial_force, 0.0) : std::abs(r.axial_force);
+  const double sigma_left = tensile_strength - axial * k.inv_area;  // room left for the bending term
+  if (sigma_left < 0.0 || r.bending_moment2 * (k.bend_factor * k.bend_factor) > sigma_left * sigma_left) return true;
+  const double tau_left = shear_strength - r.twist_moment * k.twist_factor;
+  return tau_left < 0.0 || r.shear_force2 * (k.inv_area * k.inv_area) > tau_left * tau_left;
 }
 
 /// The estimate of MODEL.md 9.6: omega_est = 2.9 sqrt(E/(rho r²)) (the

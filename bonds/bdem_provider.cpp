@@ -155,6 +155,7 @@ BdemBondProvider::BdemBondProvider(const ParticleStore& particles, BondList geom
   over_.assign(m, 0);
   bond_force_.assign(m, Vec3::Zero());
   bond_moment_.assign(m, Vec3::Zero());
+  bond_moment_second_.assign(m, Vec3::Zero());
   incidence_.index(bonds_, n);
 }
 
@@ -168,6 +169,7 @@ void BdemBondProvider::renumber(std::span<const std::uint32_t> new_slot) {
   apply(live_);
   apply(bond_force_);
   apply(bond_moment_);
+  apply(bond_moment_second_);
   std::fill(over_.begin(), over_.end(), 0);
   over_count_ = 0;
   incidence_.index(bonds_, new_slot.size());
@@ -198,9 +200,9 @@ void BdemBondProvider::evaluate(const ParticleStore& s) {
       const BdemBondResult r = evaluate_bond(s, b);
       bond_force_[b] = r.force;
       bond_moment_[b] = r.moment_i;
-      const BdemStress st = bdem_stress(r, t.stiffness, t.tension_only);
+      bond_moment_second_[b] = r.moment_j;
       std::uint8_t f = 0;
-      if (st.sigma > t.tensile_strength || st.tau > t.shear_strength) {
+      if (bdem_over_strength(r, t.stiffness, t.tension_only, t.tensile_strength, t.shear_strength)) {
         f |= kOver;
         ++local;
       }
@@ -212,7 +214,13 @@ void BdemBondProvider::evaluate(const ParticleStore& s) {
   over_count_ = over.load();
 }
 
-PairResults BdemBondProvider::pair_results() const { return bond_pair_results(bonds_, bond_force_, bond_moment_); }
+PairResults BdemBondProvider::pair_results() const {
+  // The second end's moment as the kernel gives it (the gather then needs
+  // no position of the first end).
+  PairResults r = bond_pair_results(bonds_, bond_force_, bond_moment_);
+  r.moment_second = bond_moment_second_;
+  return r;
+}
 
 Incidence BdemBondProvider::incidence() const { return incidence_.incidence(bonds_); }
 
@@ -230,6 +238,19 @@ void BdemBondProvider::add_potential_energies(const ParticleStore& s, EnergyRepo
   report.add("U_axial", e.stretch);
   report.add("U_shear", e.shear);
   report.add("U_bend", e.bend_twist);
+}
+
+std::span<const std::uint64_t> BdemBondProvider::bonded_pairs() const {
+  if (!gone_keys_.empty()) {
+    std::sort(gone_keys_.begin(), gone_keys_.end());
+    std::vector<std::uint64_t> kept;
+    kept.reserve(live_keys_.size());
+    std::set_difference(live_keys_.begin(), live_keys_.end(), gone_keys_.begin(), gone_keys_.end(),
+                        std::back_inserter(kept));
+    live_keys_.swap(kept);
+    gone_keys_.clear();
+  }
+  return live_keys_;
 }
 
 void BdemBondProvider::element_hessians(const ParticleStore& s, std::span<Mat12> out, bool project) const {
@@ -285,6 +306,7 @@ std::size_t BdemBondProvider::fracture(const ParticleStore& s, FractureBatch& ba
     over_[b] = 0;
     bond_force_[b] = Vec3::Zero();
     bond_moment_[b] = Vec3::Zero();
+    bond_moment_second_[b] = Vec3::Zero();
     const std::uint64_t key = key_of(f.id_i, f.id_j);
     gone.push_back(key);
     batch.keys.push_back(key);
@@ -292,11 +314,9 @@ std::size_t BdemBondProvider::fracture(const ParticleStore& s, FractureBatch& ba
   }
   broken_ += failing.size();
   over_count_ = 0;
-  // gone is ascending (scene index order is key order).
-  std::vector<std::uint64_t> kept;
-  kept.reserve(live_keys_.size() - gone.size());
-  std::set_difference(live_keys_.begin(), live_keys_.end(), gone.begin(), gone.end(), std::back_inserter(kept));
-  live_keys_.swap(kept);
+  // Dropped from live_keys_ when it is next asked for (bonded_pairs(), at a
+  // rebuild), not at every fracture step.
+  gone_keys_.insert(gone_keys_.end(), gone.begin(), gone.end());
   return failing.size();
 }
 
@@ -355,7 +375,8 @@ std::uint64_t BdemBondProvider::overturned_count() const {
 std::vector<ArrayBytes> BdemBondProvider::memory_use() const {
   std::vector<ArrayBytes> out;
   bonds_.for_each_field([&](const char* name, const auto& v) { out.push_back({std::string("bond ") + name, capacity_bytes(v)}); });
-  out.push_back({"bond force and moment slots", capacity_bytes(bond_force_) + capacity_bytes(bond_moment_)});
+  out.push_back({"bond force and moment slots",
+                 capacity_bytes(bond_force_) + capacity_bytes(bond_moment_) + capacity_bytes(bond_moment_second_)});
   out.push_back({"bond incidence (offsets, entries)", incidence_.bytes()});
   out.push_back({"bond scene index, live and strength flags, live keys",
                  capacity_bytes(index_) + capacity_bytes(live_) + capacity_bytes(over_) + capacity_bytes(live_keys_)});
@@ -434,6 +455,7 @@ std::unique_ptr<BdemBondProvider> BdemBondProvider::load(ByteReader& r, const Pa
   p->over_.assign(m, 0);
   p->bond_force_.assign(m, Vec3::Zero());
   p->bond_moment_.assign(m, Vec3::Zero());
+  p->bond_moment_second_.assign(m, Vec3::Zero());
   p->incidence_.index(p->bonds_, n);
   return p;
 }

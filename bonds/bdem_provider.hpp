@@ -93,7 +93,7 @@ class BdemBondProvider final : public ForceProvider {
   /// Throws StateError for anything inconsistent.
   static std::unique_ptr<BdemBondProvider> load(ByteReader& in, const ParticleStore& particles);
 
-  std::span<const std::uint64_t> bonded_pairs() const override { return live_keys_; }
+  std::span<const std::uint64_t> bonded_pairs() const override;
   std::size_t fracture(const ParticleStore& particles, FractureBatch& batch) override;
   double book_fracture(const FractureBatch& batch) override;
   void take_failures(std::vector<BondFailure>& out) override;
@@ -134,9 +134,12 @@ class BdemBondProvider final : public ForceProvider {
   std::vector<std::uint8_t> live_;    ///< 1 live, 0 failed
   std::vector<std::uint8_t> over_;    ///< per bond: over strength at the last evaluate()
   std::vector<std::uint8_t> turned_;  ///< per bond: relative rotation over 2pi/3 at the last evaluate()
-  std::vector<std::uint64_t> live_keys_;  ///< pair keys of the live bonds, ascending
+  /// Pair keys of the live bonds, ascending, less gone_keys_ (dropped
+  /// when bonded_pairs() is next called).
+  mutable std::vector<std::uint64_t> live_keys_;
+  mutable std::vector<std::uint64_t> gone_keys_;
   BondIncidence incidence_;  ///< bonds of each particle, ascending
-  std::vector<Vec3> bond_force_, bond_moment_;
+  std::vector<Vec3> bond_force_, bond_moment_, bond_moment_second_;
   /// Q_i = R_i R_i0^T per slot (non-identity references only): a scratch
   /// array filled at each evaluation and energy report.
   mutable std::vector<Quat> relative_;

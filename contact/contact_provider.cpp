@@ -34,6 +34,7 @@ PenaltyContactLaw PenaltyContactLaw::load(ByteReader& r) {
 }
 
 void ContactProviderBase::mark_excluded() {
+  apply_released();
   if (excluded_keys_.empty()) {
     excluded_.clear();
     return;
@@ -44,6 +45,12 @@ void ContactProviderBase::mark_excluded() {
     while (e < excluded_keys_.size() && excluded_keys_[e] < keys_[k]) ++e;
     if (e < excluded_keys_.size() && excluded_keys_[e] == keys_[k]) excluded_[k] = 1;
   }
+  // Zero their force slots once; evaluate() then leaves them alone (the
+  // kinetic laws' other slots are zeroed at every rebuild).
+  parallel_for_ranges(excluded_.size(), [&](std::size_t begin, std::size_t end) {
+    for (std::size_t k = begin; k < end; ++k)
+      if (excluded_[k]) pair_force_[k] = Vec3::Zero();
+  });
   index_included();
 }
 
@@ -53,17 +60,32 @@ void ContactProviderBase::index_included() {
   if (l.owner.size() >= (std::size_t{1} << 31))
     throw std::length_error("contact provider: more than 2^31 - 1 candidate pairs with bonded pairs left out");
   entry_offsets_.resize(n + 1);
-  entries_.clear();
-  entry_offsets_[0] = 0;
-  for (std::size_t i = 0; i < n; ++i) {
+  // Count per particle, prefix in order, fill: parallel, the same result
+  // for any thread count.
+  const auto for_each_included = [&](std::size_t i, auto&& f) {
     for (std::uint32_t k = l.offsets[i]; k < l.offsets[i + 1]; ++k)
-      if (!excluded_[k]) entries_.push_back(2 * k);
+      if (!excluded_[k]) f(2 * k);
     for (std::uint32_t e = l.incoming_offsets[i]; e < l.incoming_offsets[i + 1]; ++e) {
       const std::uint32_t k = l.incoming_pairs[e];
-      if (!excluded_[k]) entries_.push_back(2 * k + 1);
+      if (!excluded_[k]) f(2 * k + 1);
     }
-    entry_offsets_[i + 1] = static_cast<std::uint32_t>(entries_.size());
-  }
+  };
+  parallel_for_ranges(n, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      std::uint32_t count = 0;
+      for_each_included(i, [&](std::uint32_t) { ++count; });
+      entry_offsets_[i + 1] = count;
+    }
+  });
+  entry_offsets_[0] = 0;
+  for (std::size_t i = 0; i < n; ++i) entry_offsets_[i + 1] += entry_offsets_[i];
+  entries_.resize(entry_offsets_[n]);
+  parallel_for_ranges(n, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      std::uint32_t at = entry_offsets_[i];
+      for_each_included(i, [&](std::uint32_t entry) { entries_[at++] = entry; });
+    }
+  });
 }
 
 std::uint32_t ContactProviderBase::find_pair(std::uint64_t key) const {
@@ -74,11 +96,20 @@ std::uint32_t ContactProviderBase::find_pair(std::uint64_t key) const {
 }
 
 void ContactProviderBase::forget_excluded(std::span<const std::uint64_t> released) {
+  // Kept aside and applied at the next mark_excluded() (a rebuild): a
+  // fracture step does not copy the whole key list.
+  released_.insert(released_.end(), released.begin(), released.end());
+}
+
+void ContactProviderBase::apply_released() {
+  if (released_.empty()) return;
+  std::sort(released_.begin(), released_.end());
   std::vector<std::uint64_t> kept;
   kept.reserve(excluded_keys_.size());
-  std::set_difference(excluded_keys_.begin(), excluded_keys_.end(), released.begin(), released.end(),
+  std::set_difference(excluded_keys_.begin(), excluded_keys_.end(), released_.begin(), released_.end(),
                       std::back_inserter(kept));
   excluded_keys_.swap(kept);
+  released_.clear();
 }
 
 void ContactProviderBase::restore(const ParticleStore& s, std::span<const Vec3> build_positions,

@@ -233,6 +233,7 @@ class ContactProviderBase : public ForceProvider {
   /// on, a listed pair with such a key gets a zero force and no energy.
   void set_excluded_pairs(std::span<const std::uint64_t> keys) override {
     excluded_keys_.assign(keys.begin(), keys.end());
+    released_.clear();
   }
   /// Per pair of the list: left out (a bonded pair); empty when none is.
   const std::vector<std::uint8_t>& excluded() const { return excluded_; }
@@ -261,8 +262,10 @@ class ContactProviderBase : public ForceProvider {
   void index_included();
   /// The list index of the pair with this key, or kNoPair.
   std::uint32_t find_pair(std::uint64_t key) const;
-  /// Drops released keys from excluded_keys_ (both ascending).
+  /// Drops released keys from excluded_keys_ (at the next mark_excluded()).
   void forget_excluded(std::span<const std::uint64_t> released);
+  /// Applies the pending forget_excluded() calls.
+  void apply_released();
 
   static constexpr std::uint32_t kNoPair = 0xffffffffu;
   NeighbourSearch search_;
@@ -270,6 +273,7 @@ class ContactProviderBase : public ForceProvider {
   std::vector<std::uint64_t> keys_;    ///< per pair: pair_key (stateful laws)
   std::vector<std::uint32_t> sorted_;  ///< pairs in ascending key (stateful laws)
   std::vector<std::uint64_t> excluded_keys_;  ///< bonded pairs, ascending
+  std::vector<std::uint64_t> released_;       ///< keys released since, not yet dropped from excluded_keys_
   std::vector<std::uint8_t> excluded_;        ///< per pair (empty: none excluded)
   std::vector<std::uint32_t> entry_offsets_, entries_;  ///< incidence of the pairs not excluded
   bool stale_ = false;
@@ -334,11 +338,9 @@ class ContactProvider final : public ContactProviderBase {
     parallel_for_ranges(list.pair_count(), [&](std::size_t begin, std::size_t end) {
       typename Law::State none{};
       for (std::size_t k = begin; k < end; ++k) {
-        if (excluded != nullptr && excluded[k]) {
-          pair_force_[k] = Vec3::Zero();
-          if constexpr (kKinetic) nc_force_[k] = moment_i_[k] = moment_j_[k] = Vec3::Zero();
-          continue;
-        }
+        // An excluded pair's slots were zeroed when it was marked
+        // (mark_excluded), and the gather does not visit it.
+        if (excluded != nullptr && excluded[k]) continue;
         const std::uint32_t i = list.owner[k], j = list.partner[k];
         typename Law::State& st = [&]() -> typename Law::State& {
           if constexpr (kStateful) return state_[k];

@@ -34,8 +34,7 @@ Simulation::Simulation(ParticleStore particles, ForceField forces, std::vector<C
 }
 
 void Simulation::start() {
-  if (map_ == IntegratorMap::implicit && !clumps_.empty())
-    throw std::invalid_argument("the implicit integrator does not support clumps (use map 23, 25 or 27)");
+  if (map_ == IntegratorMap::implicit) require_implicit_support(forces_, !clumps_.empty());
   for (const Clump& c : clumps_) validate_inertia(c.body.inertia);
   half_.resize(clumps_.size());
   index_clumps();

@@ -1131,6 +1131,7 @@ AssembledScene assemble_scene(BuiltScene built) {
     else
       a.forces = ForceField(s.particles, std::move(s.bonds), s.contact, std::move(s.walls), s.gravity);
     a.groups = std::move(s.groups);
+    if (built.map == IntegratorMap::implicit) require_implicit_support(a.forces, !a.clumps.empty());
   } catch (const SceneError&) {
     throw;
   } catch (const std::exception& e) {

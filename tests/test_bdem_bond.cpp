@@ -249,3 +249,25 @@ TEST(BdemBond, StressesOfSection10_1) {
   EXPECT_NEAR(r.twist_moment, mt, 1e-9 * mt);
   EXPECT_NEAR(bdem_stress(r, k, false).tau, mt * kRb / Jp, 1e-6 * mt * kRb / Jp);
 }
+
+TEST(BdemBond, StrengthTestWithoutSquareRootsAgreesWithTheStresses) {
+  // bdem_over_strength (the force loop's test) against sigma > sigma_c or
+  // tau > tau_c from bdem_stress, with strengths drawn around the stresses.
+  const BdemStiffness k = stiffness();
+  std::mt19937_64 rng(101);
+  std::uniform_real_distribution<double> f(0.5, 1.5);
+  int disagree = 0, over = 0;
+  for (int n = 0; n < 20000; ++n) {
+    const Config c = random_config(rng);
+    const BdemBondResult r = bdem_bond(c.xi, c.xj, quat_of(c.Qi, false), quat_of(c.Qj, false), c.d0, kL0, k);
+    for (const bool tension_only : {false, true}) {
+      const BdemStress st = bdem_stress(r, k, tension_only);
+      const double sigma_c = st.sigma * f(rng) + 1.0, tau_c = st.tau * f(rng) + 1.0;
+      const bool expected = st.sigma > sigma_c || st.tau > tau_c;
+      over += expected ? 1 : 0;
+      disagree += bdem_over_strength(r, k, tension_only, sigma_c, tau_c) != expected ? 1 : 0;
+    }
+  }
+  EXPECT_EQ(disagree, 0);
+  EXPECT_GT(over, 10000);
+}

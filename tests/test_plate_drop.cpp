@@ -17,52 +17,13 @@
 #include "bonds/bdem_bond.hpp"
 #include "core/parallel.hpp"
 #include "io/checkpoint.hpp"
+#include "plate_scene.hpp"
 #include "scene/scene_builder.hpp"
 
 using namespace dem;
+using namespace dem::plate_test;
 
 namespace {
-
-std::string num(double v) {
-  char b[40];
-  std::snprintf(b, sizeof b, "%.17g", v);
-  return b;
-}
-
-std::string plate_scene(int cells_xy, double h, double end_time) {
-  return R"(
-[run]
-integrator = "rrp25"
-time_step = )" + num(h) + R"(
-end_time = )" + num(end_time) + R"(
-[[material]]
-name = "ceramic"
-density = 2400.0
-E = 1e9
-nu = 0.3
-beta = 1.0
-sigma_c = 5e6
-tau_c = 5e6
-[[particles]]
-source = "fcc_block"
-material = "ceramic"
-spacing = 2e-3
-cells = [)" + std::to_string(cells_xy) + ", " + std::to_string(cells_xy) + R"(, 2]
-rotation_axis = [1.0, 0.0, 0.0]
-rotation_angle = 30.0
-lowest_z = 1.1e-3
-velocity = [0.0, 0.0, -5.0]
-[bonds]
-law = "bdem"
-[contact]
-law = "penalty"
-stiffness = 1e6
-wall_stiffness = 1e6
-[[wall]]
-point = [0.0, 0.0, 0.0]
-normal = [0.0, 0.0, 1.0]
-)";
-}
 
 Simulation simulation_of(const std::string& text) {
   return make_simulation(build_scene(parse_scene_text(text, "plate.toml", ".")));

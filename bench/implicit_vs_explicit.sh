@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# iBDEM's speed claim (MODEL.md 12, 13.1) measured on this engine, side by
+# side in one invocation: wall time per simulated millisecond of the
+# implicit integrator (integrator = "implicit") and the explicit map (25) on
+#   (a) the plate edge drop of MODEL.md 13.3 (scenes/plate_drop.toml): h =
+#       2.5e-7 s explicit, Dt = 2.5e-6 and 2.5e-5 s implicit, to PLATE_T_END,
+#       with broken bonds and fragments beside each;
+#   (b) the beam stretch of iBDEM's class (scenes/beam_stretch.toml, 19013
+#       particles, E = 1e7): explicit at 0.2 of the limit of MODEL.md 9.6,
+#       implicit at 123 times T = 2/omega_est (Table 1's ratio), to
+#       BEAM_T_END;
+#   (c) the large plate (scenes/plate_drop_large.toml, 220,523 particles):
+#       LARGE_EXPLICIT_STEPS explicit steps of 3.5e-7 s and
+#       LARGE_IMPLICIT_STEPS implicit steps of iBDEM's 3.5e-5 s.
+# Each at THREADS (a list, default "1 2"). Prints one row per run:
+#   case,integrator,dt,threads,simulated_s,wall_s,wall_s_per_simulated_ms,
+#   broken_bonds,fragments,newton_per_step,cg_per_step
+# and the speedup implicit/explicit per case and thread count.
+#
+# Builds the engine with scripts/setup.sh if build/apps/dem is missing. Runs
+# from any directory. Environment: THREADS ("1 2"), PLATE_T_END (4e-4),
+# BEAM_T_END (2e-3), LARGE_EXPLICIT_STEPS (200), LARGE_IMPLICIT_STEPS (2),
+# CASES ("a b c"), DEM_BUILD_DIR (build).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$(pwd)
+build=${DEM_BUILD_DIR:-build}
+threads_list=${THREADS:-"1 2"}
+plate_t_end=${PLATE_T_END:-4e-4}
+beam_t_end=${BEAM_T_END:-2e-3}
+large_explicit=${LARGE_EXPLICIT_STEPS:-200}
+large_implicit=${LARGE_IMPLICIT_STEPS:-2}
+cases=${CASES:-"a b c"}
+[ -x "$build/apps/dem" ] || bash scripts/setup.sh
+dem="$repo/$build/apps/dem"
+work=$(mktemp -d "${TMPDIR:-/tmp}/implicit_vs_explicit.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+# scene_with SCENE INTEGRATOR TIME_STEP OUT: the scene with its [run]
+# integrator and time step replaced, no VTK frames, written to OUT.
+scene_with() {
+  sed -e "s|^integrator = .*|integrator = \"$2\"|" -e "s|^time_step = .*|time_step = $3|" \
+      -e "s|^time_step_fraction = .*||" -e "s|^vtk_every = .*|vtk_every = 0|" \
+      -e "s|^checkpoint_every = .*|checkpoint_every = 0|" "$1" > "$4"
+}
+
+echo "case,integrator,dt,threads,simulated_s,wall_s,wall_s_per_simulated_ms,broken_bonds,fragments,newton_per_step,cg_per_step"
+# run CASE SCENE INTEGRATOR DT THREADS END_ARGS...
+run() {
+  local name=$1 scene=$2 integrator=$3 dt=$4 threads=$5
+  shift 5
+  local file="$work/$name-$integrator-$dt.toml" out="$work/out"
+  scene_with "$scene" "$integrator" "$dt" "$file"
+  rm -rf "$out"
+  local log
+  if ! log=$("$dem" run "$file" --quiet --threads "$threads" --output-dir "$out" "$@" 2>&1); then
+    echo "$name,$integrator,$dt,$threads,failed: $(echo "$log" | grep -m1 error)" >&2
+    return 0
+  fi
+  echo "$log" > "$work/log"
+  python3 - "$name" "$integrator" "$dt" "$threads" "$out" "$work/log" <<'EOF'
+import re, sys, csv
+name, integrator, dt, threads, out, log_file = sys.argv[1:7]
+log = open(log_file).read()
+m = re.search(r"done: (\d+) steps in ([0-9.e+-]+) s", log)
+steps, wall = int(m.group(1)), float(m.group(2))
+rows = list(csv.DictReader(open(out + "/energy.csv")))
+t = float(rows[-1]["t"])
+broken = rows[-1].get("n_broken", "")
+fragments = rows[-1].get("n_fragments", "")
+newton = cg = ""
+m = re.search(r"per step ([0-9.e+-]+) Newton iterations, ([0-9.e+-]+) CG iterations", log)
+if m:
+    newton, cg = m.group(1), m.group(2)
+print(f"{name},{integrator},{dt},{threads},{t:.6g},{wall:.4g},{wall / (t * 1e3):.4g},{broken},{fragments},{newton},{cg}")
+EOF
+}
+
+for threads in $threads_list; do
+  for c in $cases; do
+    case $c in
+      a)
+        run plate scenes/plate_drop.toml rrp25 2.5e-7 "$threads" --t-end "$plate_t_end"
+        run plate scenes/plate_drop.toml implicit 2.5e-6 "$threads" --t-end "$plate_t_end"
+        run plate scenes/plate_drop.toml implicit 2.5e-5 "$threads" --t-end "$plate_t_end"
+        ;;
+      b)
+        # T = 2/omega_est of MODEL.md 9.6 for E = 1e7, rho = 1000, r = 1.0102 mm.
+        t_limit=$(python3 -c "import math; print(2 / (2.9 * math.sqrt(1e7 / (1000 * 0.0010101525445522107 ** 2))))")
+        run stretch scenes/beam_stretch.toml rrp25 "$(python3 -c "print(0.2 * $t_limit)")" "$threads" --t-end "$beam_t_end"
+        run stretch scenes/beam_stretch.toml implicit "$(python3 -c "print(123 * $t_limit)")" "$threads" --t-end "$beam_t_end"
+        ;;
+      c)
+        run large scenes/plate_drop_large.toml rrp25 3.5e-7 "$threads" --steps "$large_explicit"
+        run large scenes/plate_drop_large.toml implicit 3.5e-5 "$threads" --steps "$large_implicit"
+        ;;
+    esac
+  done
+done
