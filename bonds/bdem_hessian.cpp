@@ -71,4 +71,23 @@ void project_positive_semidefinite(Mat12& h) {
   h = eig.eigenvectors() * lambda.asDiagonal() * eig.eigenvectors().transpose();
 }
 
+void project_bond_hessian(Mat12& h) {
+  // In the orthonormal basis (s, phi_i, phi_j, t) with s = (dx_i - dx_j)/sqrt2
+  // and t = (dx_i + dx_j)/sqrt2, the common translation t is in the null
+  // space of every bond energy's Hessian (V does not change when both ends
+  // move together): only the 9x9 block of (s, phi_i, phi_j) is decomposed.
+  using Mat9 = Eigen::Matrix<double, 9, 9>;
+  const double r = std::sqrt(0.5);
+  Eigen::Matrix<double, 12, 9> q = Eigen::Matrix<double, 12, 9>::Zero();
+  q.block<3, 3>(0, 0) = r * Mat3::Identity();
+  q.block<3, 3>(6, 0) = -r * Mat3::Identity();
+  q.block<3, 3>(3, 3) = Mat3::Identity();
+  q.block<3, 3>(9, 6) = Mat3::Identity();
+  const Mat9 reduced = q.transpose() * h * q;
+  const Eigen::SelfAdjointEigenSolver<Mat9> eig(reduced);
+  if (eig.eigenvalues().minCoeff() >= 0.0) return;
+  const Eigen::Matrix<double, 12, 9> v = q * eig.eigenvectors();
+  h = v * eig.eigenvalues().cwiseMax(0.0).asDiagonal() * v.transpose();
+}
+
 }  // namespace dem

@@ -33,4 +33,10 @@ Mat12 bdem_bond_hessian(const Vec3& x_i, const Vec3& x_j, const Quat& q_i, const
 /// projection of iBDEM Algorithm 3 line 10).
 void project_positive_semidefinite(Mat12& h);
 
+/// The same for the Hessian of an energy that does not change when both
+/// ends translate together (a bond's, a pair contact's): that common
+/// translation is in its null space, so only a 9x9 block is decomposed.
+/// Leaves h as it is when it is already positive semi-definite.
+void project_bond_hessian(Mat12& h);
+
 }  // namespace dem

@@ -264,7 +264,7 @@ void BdemBondProvider::element_hessians(const ParticleStore& s, std::span<Mat12>
       const std::uint32_t i = bonds_.first[b], j = bonds_.second[b];
       out[b] = bdem_bond_hessian(s.position[i], s.position[j], relative(s, i), relative(s, j),
                                  bonds_.rest_direction[b], bonds_.rest_length[b], types_[bonds_.type[b]].stiffness);
-      if (project) project_positive_semidefinite(out[b]);
+      if (project) project_bond_hessian(out[b]);
     }
   });
 }

@@ -168,3 +168,22 @@ TEST(BdemHessian, ProjectionClampsNegativeEigenvaluesAndKeepsTheRest) {
   project_positive_semidefinite(spd);
   EXPECT_LT((spd - kept).cwiseAbs().maxCoeff(), 1e-12 * kept.cwiseAbs().maxCoeff());
 }
+
+TEST(BdemHessian, BondProjectionEqualsTheFullProjection) {
+  // The 9x9 projection of project_bond_hessian against the 12x12 one, on
+  // bond Hessians at random configurations (many indefinite).
+  const BdemStiffness k = stiffness();
+  std::mt19937_64 rng(77);
+  int indefinite = 0;
+  for (int n = 0; n < 100; ++n) {
+    const Config c = random_config(rng);
+    const Ends e = ends_of(c, n % 2 == 0, false);
+    Mat12 a = bdem_bond_hessian(e.xi, e.xj, e.qi, e.qj, e.d0, kL0, k), b = a;
+    const Eigen::SelfAdjointEigenSolver<Mat12> eig(a);
+    indefinite += eig.eigenvalues().minCoeff() < -1e-9 * eig.eigenvalues().maxCoeff() ? 1 : 0;
+    project_positive_semidefinite(a);
+    project_bond_hessian(b);
+    EXPECT_LT((a - b).cwiseAbs().maxCoeff(), 1e-9 * a.cwiseAbs().maxCoeff()) << n;
+  }
+  EXPECT_GT(indefinite, 20);
+}
