@@ -63,7 +63,7 @@ inline void set_stress_factors(BdemStiffness& k) {
 BdemStiffness bdem_stiffness(double youngs_modulus, double poisson_ratio, double bond_radius, double rest_length);
 
 /// Everything one evaluation of one bond gives (9.3, 9.4, 10.1). S is
-/// double in the engine; the Hessian (bonds/bdem_hessian.hpp) runs the same
+/// double in the engine; the Hessian (bonds/bond_hessian.hpp) runs the same
 /// kernel on forward-mode dual numbers.
 template <class S>
 struct BdemBondResultT {

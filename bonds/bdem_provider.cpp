@@ -1,6 +1,6 @@
 #include "bonds/bdem_provider.hpp"
 
-#include "bonds/bdem_hessian.hpp"
+#include "bonds/bond_hessian.hpp"
 
 #include <algorithm>
 #include <array>

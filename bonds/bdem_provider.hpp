@@ -81,7 +81,7 @@ class BdemBondProvider final : public ForceProvider {
   /// U_axial = sum V_stretch, U_shear = sum V_shear, U_bend = sum V_bt over
   /// live bonds (MODEL.md 9.8).
   void add_potential_energies(const ParticleStore& particles, EnergyReport& report) const override;
-  /// MODEL.md 12.4: each live bond's H_e (bonds/bdem_hessian.hpp), projected
+  /// MODEL.md 12.4: each live bond's H_e (bonds/bond_hessian.hpp), projected
   /// to positive semi-definite; zero for a failed bond.
   bool provides_hessian() const override { return true; }
   std::span<const std::uint32_t> record_second_ends() const override { return bonds_.second; }

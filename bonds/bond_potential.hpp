@@ -49,28 +49,54 @@ BondTerms bond_axial(const Vec3& x_i, const Vec3& x_j, double r0, double k_axial
 BondTerms bond_shear(const Vec3& x_i, const Vec3& x_j, const Quat& q_i, const Quat& q_j,
                      const Vec3& d0, double k_shear);
 
-/// Sum of the three terms above for one bond (inline: the force loop's kernel).
-inline BondTerms bond_all(const Vec3& x_i, const Vec3& x_j, const Quat& q_i, const Quat& q_j,
-                   double r0, const Vec3& d0, double k_bending, double k_axial, double k_shear) {
+/// The force on i, the two moments and the energy of one bond (the three
+/// terms below summed) for any scalar type S: double in the force loop
+/// (bond_all), dual numbers for the implicit integrator's Hessian
+/// (bonds/bond_hessian.hpp).
+template <class S>
+struct BondTermsT {
+  Eigen::Matrix<S, 3, 1> force_i, moment_i, moment_j;
+  S energy;
+};
+template <class S>
+inline BondTermsT<S> bond_all_t(const Eigen::Matrix<S, 3, 1>& x_i, const Eigen::Matrix<S, 3, 1>& x_j,
+                                const Eigen::Quaternion<S>& q_i, const Eigen::Quaternion<S>& q_j, double r0,
+                                const Vec3& d0_in, double k_bending, double k_axial, double k_shear) {
+  using V3 = Eigen::Matrix<S, 3, 1>;
+  using std::sqrt;
   // The three terms of bond_bending, bond_axial and bond_shear, sharing the
   // bond vector and its length (the force loop's kernel).
-  const Vec3 theta = quaternion_rotation_vector(q_i * q_j.conjugate());  // bond_rotation_vector, inline
-  const Vec3 delta = x_i - x_j;
-  const double r = delta.norm();
-  const double inv_r = 1.0 / r, inv_r0 = 1.0 / r0;  // two divisions instead of six
-  const Vec3 d = delta * inv_r;
-  const double strain = r * inv_r0 - 1.0;
-  const Vec3 e_i = q_i * d0;
-  const Vec3 e_j = q_j * d0;
-  const double s_i = 1.0 - e_i.dot(d);
-  const double s_j = 1.0 - e_j.dot(d);
-  const Vec3 a = s_i * e_i + s_j * e_j;
-  BondTerms t;
+  const V3 d0 = d0_in.template cast<S>();
+  const V3 theta = quaternion_rotation_vector_t<S>(q_i * q_j.conjugate());  // bond_rotation_vector, inline
+  const V3 delta = x_i - x_j;
+  const S r = sqrt(delta.squaredNorm());
+  const S inv_r = 1.0 / r;
+  const double inv_r0 = 1.0 / r0;  // two divisions instead of six
+  const V3 d = delta * inv_r;
+  const S strain = r * inv_r0 - 1.0;
+  const V3 e_i = q_i._transformVector(d0);
+  const V3 e_j = q_j._transformVector(d0);
+  const S s_i = 1.0 - e_i.dot(d);
+  const S s_j = 1.0 - e_j.dot(d);
+  const V3 a = s_i * e_i + s_j * e_j;
+  BondTermsT<S> t;
   t.force_i = (-k_axial * inv_r0 * strain) * d + (0.5 * k_shear * inv_r) * (a - d.dot(a) * d);
   t.moment_i = -k_bending * theta + (0.5 * k_shear * s_i) * e_i.cross(d);
   t.moment_j = k_bending * theta + (0.5 * k_shear * s_j) * e_j.cross(d);
   t.energy = 0.5 * k_bending * theta.squaredNorm() + 0.5 * k_axial * strain * strain +
              0.25 * k_shear * (s_i * s_i + s_j * s_j);
+  return t;
+}
+
+/// Sum of the three terms above for one bond (inline: the force loop's kernel).
+inline BondTerms bond_all(const Vec3& x_i, const Vec3& x_j, const Quat& q_i, const Quat& q_j,
+                   double r0, const Vec3& d0, double k_bending, double k_axial, double k_shear) {
+  const BondTermsT<double> a = bond_all_t<double>(x_i, x_j, q_i, q_j, r0, d0, k_bending, k_axial, k_shear);
+  BondTerms t;
+  t.force_i = a.force_i;
+  t.moment_i = a.moment_i;
+  t.moment_j = a.moment_j;
+  t.energy = a.energy;
   return t;
 }
 

@@ -1,5 +1,7 @@
 #include "bonds/bond_provider.hpp"
 
+#include "bonds/bond_hessian.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -58,6 +60,19 @@ void BondProvider::evaluate(const ParticleStore& s) {
                                    bonds_.rest_direction[b], k.bending, k.axial, k.shear);
       bond_force_[b] = t.force_i;
       bond_moment_[b] = t.moment_i;
+    }
+  });
+}
+
+void BondProvider::element_hessians(const ParticleStore& s, std::span<Mat12> out, bool project) const {
+  parallel_for_ranges(bonds_.size(), [&](std::size_t begin, std::size_t end) {
+    for (std::size_t b = begin; b < end; ++b) {
+      const std::uint32_t i = bonds_.first[b], j = bonds_.second[b];
+      const BondStiffness& k = bonds_.stiffness(b);
+      out[b] = bond_hessian(s.position[i], s.position[j], relative_attitude(s, i, identity_reference_),
+                            relative_attitude(s, j, identity_reference_), bonds_.rest_length[b],
+                            bonds_.rest_direction[b], k.bending, k.axial, k.shear);
+      if (project) project_bond_hessian(out[b]);
     }
   });
 }

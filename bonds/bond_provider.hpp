@@ -39,6 +39,10 @@ class BondProvider final : public ForceProvider {
   Incidence incidence() const override;
   /// U_bend, U_axial, U_shear.
   void add_potential_energies(const ParticleStore& particles, EnergyReport& report) const override;
+  /// MODEL.md 12.4: each bond's H_e (bonds/bond_hessian.hpp).
+  bool provides_hessian() const override { return true; }
+  std::span<const std::uint32_t> record_second_ends() const override { return bonds_.second; }
+  void element_hessians(const ParticleStore& particles, std::span<Mat12> out, bool project) const override;
   std::vector<ArrayBytes> memory_use() const override;
   /// Section: the BondList fields (core/field_io.hpp) and the stiffness types.
   void save(ByteWriter& out) const override;

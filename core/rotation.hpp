@@ -62,25 +62,32 @@ inline Quat compose_spatial(const Quat& q, const Vec3& delta_alpha) {
   return r;
 }
 
-// Inline: the bond kernel calls it once per bond and step.
-inline Vec3 quaternion_rotation_vector(const Quat& q) {
+/// quaternion_rotation_vector for any scalar type S (double, or dual numbers
+/// for the implicit integrator's Hessians); the same operations.
+template <class S>
+inline Eigen::Matrix<S, 3, 1> quaternion_rotation_vector_t(const Eigen::Quaternion<S>& q) {
+  using std::atan2;
+  using std::sqrt;
   const double sign = q.w() >= 0.0 ? 1.0 : -1.0;
-  const Vec3 v = sign * q.vec();
-  const double w = sign * q.w();
+  const Eigen::Matrix<S, 3, 1> v = sign * q.vec();
+  const S w = sign * q.w();
   // theta = 2 atan2(s, w) v/s with s = |v|. For angles below about 1.1
   // degrees (x = s/w < 0.01), atan(x)/x = sum_k (-1)^k x^{2k}/(2k+1) to
   // five terms is exact to round-off (the first term left out is below
   // 1e-21) and needs neither the square root nor atan2: bonds in a solid
   // mostly turn by small angles, and this is the force loop's kernel.
-  const double s2 = v.squaredNorm();
-  const double w2 = w * w;
+  const S s2 = v.squaredNorm();
+  const S w2 = w * w;
   if (s2 < 1e-4 * w2) {
-    const double x2 = s2 / w2;
-    const double series = 1.0 - x2 * (1.0 / 3 - x2 * (1.0 / 5 - x2 * (1.0 / 7 - x2 * (1.0 / 9))));
+    const S x2 = s2 / w2;
+    const S series = 1.0 - x2 * (1.0 / 3 - x2 * (1.0 / 5 - x2 * (1.0 / 7 - x2 * (1.0 / 9))));
     return v * (2.0 / w * series);
   }
-  const double s = std::sqrt(s2);
-  return v * (2.0 * std::atan2(s, w) / s);
+  const S s = sqrt(s2);
+  return v * (2.0 * atan2(s, w) / s);
 }
+
+// Inline: the bond kernel calls it once per bond and step.
+inline Vec3 quaternion_rotation_vector(const Quat& q) { return quaternion_rotation_vector_t<double>(q); }
 
 }  // namespace dem

@@ -1,5 +1,5 @@
 #pragma once
-// Shared by the BDEM bond tests (test_bdem_bond.cpp, test_bdem_hessian.cpp):
+// Shared by the BDEM bond tests (test_bdem_bond.cpp, test_bond_hessian.cpp):
 // the bond of MODEL.md 13.3 and random configurations with large relative
 // rotations and shear angles.
 #include <algorithm>

@@ -1,15 +1,16 @@
 #pragma once
-/// \file bdem_hessian.hpp
-/// Second derivatives of one BDEM bond's energy (MODEL.md 9.3) for the
-/// implicit integrator (MODEL.md 12.4), and the per-element projection to
-/// positive semi-definite.
+/// \file bond_hessian.hpp
+/// Second derivatives of one bond's energy, BDEM (MODEL.md 9.3) or
+/// Baker-Gonzalez (section 4), for the implicit integrator (MODEL.md 12.4),
+/// and the per-element projection to positive semi-definite.
 ///
 /// Coordinates: the 12 numbers (delta x_i, phi_i, delta x_j, phi_j), each
 /// end moved by x <- x + delta x and turned by R <- exp(S(phi)) R (phi a
 /// spatial rotation vector). H_e is the Hessian of V in these coordinates at
-/// 0. It is computed from the bond kernel itself (bonds/bdem_bond.hpp,
-/// bdem_bond_t) run on forward-mode dual numbers over the 12 inputs (Eigen's
-/// AutoDiffScalar): the Jacobian J of the generalised force
+/// 0. It is computed from the bond kernel itself (bdem_bond_t of
+/// bonds/bdem_bond.hpp, bond_all_t of bonds/bond_potential.hpp) run on
+/// forward-mode dual numbers over the 12 inputs (Eigen's AutoDiffScalar,
+/// bonds/element_hessian.hpp): the Jacobian J of the generalised force
 /// (F_i, tau_i, F_j, tau_j) gives H_e = -J, except in each end's own rotation
 /// block, where -d tau_i / d phi_i = H_e + ½ S(tau_i) (MODEL.md 12.4: the
 /// derivative of the moment of a turned end also turns the moment).
@@ -17,6 +18,7 @@
 #include <Eigen/Core>
 
 #include "bonds/bdem_bond.hpp"
+#include "bonds/bond_potential.hpp"
 #include "core/types.hpp"
 
 namespace dem {
@@ -27,6 +29,11 @@ namespace dem {
 /// rotation blocks.
 Mat12 bdem_bond_hessian(const Vec3& x_i, const Vec3& x_j, const Quat& q_i, const Quat& q_j, const Vec3& d0, double l0,
                         const BdemStiffness& k);
+
+/// H_e of one Baker-Gonzalez bond (MODEL.md section 4; bond_all_t of
+/// bonds/bond_potential.hpp), symmetrised, in the same coordinates.
+Mat12 bond_hessian(const Vec3& x_i, const Vec3& x_j, const Quat& q_i, const Quat& q_j, double r0, const Vec3& d0,
+                   double k_bending, double k_axial, double k_shear);
 
 /// Sets the negative eigenvalues of the symmetric matrix h to zero
 /// (Eigen's SelfAdjointEigenSolver; MODEL.md 12.4, the per-element

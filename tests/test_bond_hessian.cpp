@@ -1,5 +1,5 @@
-// The BDEM bond's Hessian for the implicit integrator (MODEL.md 12.4,
-// bonds/bdem_hessian.hpp):
+// Bond Hessians for the implicit integrator (MODEL.md 12.4,
+// bonds/bond_hessian.hpp), BDEM (section 9) and Baker-Gonzalez (section 4):
 //  - H_e against second central differences of the bond energy in the
 //    coordinates (delta x_i, phi_i, delta x_j, phi_j), R <- exp(S(phi)) R, at
 //    random configurations with large relative rotations and shear angles
@@ -14,7 +14,7 @@
 #include <random>
 
 #include "bdem_support.hpp"
-#include "bonds/bdem_hessian.hpp"
+#include "bonds/bond_hessian.hpp"
 
 using namespace dem;
 using namespace dem::bdem_test;
@@ -56,7 +56,8 @@ Ends ends_of(const Config& c, bool flip_i, bool flip_j) {
 /// Step of each coordinate: lengths scale with l0, angles are radians.
 double step_of(int a) { return (a % 6) < 3 ? 1e-5 * kL0 : 1e-5; }
 
-Mat12 second_differences(const Ends& e, const BdemStiffness& k) {
+template <class Energy>
+Mat12 second_differences_of(const Ends& e, Energy&& energy) {
   Mat12 h;
   for (int a = 0; a < 12; ++a)
     for (int b = 0; b < 12; ++b) {
@@ -66,11 +67,15 @@ Mat12 second_differences(const Ends& e, const BdemStiffness& k) {
         z.setZero();
         z[a] += sa * ea;
         z[b] += sb * eb;
-        return energy(moved(e, z), k);
+        return energy(moved(e, z));
       };
       h(a, b) = (v(1, 1) - v(1, -1) - v(-1, 1) + v(-1, -1)) / (4 * ea * eb);
     }
   return h;
+}
+
+Mat12 second_differences(const Ends& e, const BdemStiffness& k) {
+  return second_differences_of(e, [&](const Ends& m) { return energy(m, k); });
 }
 
 /// Largest |A - B| of each 3x3 block, relative to the largest entry of B's
@@ -141,7 +146,7 @@ TEST(BdemHessian, OwnRotationBlockIsMinusTheMomentJacobianLessHalfSkewOfTheMomen
     }
     const Mat3 block = h.block<3, 3>(3, 3);
     const double scale = block.cwiseAbs().maxCoeff();
-    worst_with = std::max(worst_with, (-dtau - (block + 0.5 * skew(r0.moment_i))).cwiseAbs().maxCoeff() / scale);
+    worst_with = std::max(worst_with, (-dtau - (block + 0.5 * bdem_test::skew(r0.moment_i))).cwiseAbs().maxCoeff() / scale);
     worst_without = std::min(worst_without, std::max(1e-300, (-dtau - block).cwiseAbs().maxCoeff() / scale));
   }
   std::printf("-dtau_i/dphi_i against H_e + S(tau_i)/2: %.3e; against H_e alone: at least %.3e\n", worst_with,
@@ -186,4 +191,21 @@ TEST(BdemHessian, BondProjectionEqualsTheFullProjection) {
     EXPECT_LT((a - b).cwiseAbs().maxCoeff(), 1e-9 * a.cwiseAbs().maxCoeff()) << n;
   }
   EXPECT_GT(indefinite, 20);
+}
+
+TEST(BondHessian, BakerGonzalezBondMatchesSecondDifferencesOfItsEnergy) {
+  // The ring torus's bond (K^m 10, K^a = K^s = 200, r0 = D_p) at random
+  // large rotations; the same second differences as for BDEM bonds.
+  std::mt19937_64 rng(4242);
+  double worst = 0.0;
+  const double km = 10, ka = 200, ks = 200;
+  for (int n = 0; n < 60; ++n) {
+    const Config c = random_config(rng);
+    const Ends e = ends_of(c, n % 2 == 1, n % 3 == 1);
+    const auto bg_energy = [&](const Ends& m) { return bond_all(m.xi, m.xj, m.qi, m.qj, kL0, m.d0, km, ka, ks).energy; };
+    const Mat12 h = bond_hessian(e.xi, e.xj, e.qi, e.qj, kL0, e.d0, km, ka, ks);
+    worst = std::max(worst, worst_block_error(h, second_differences_of(e, bg_energy)));
+  }
+  std::printf("Baker-Gonzalez bond: largest block error against second differences %.3e\n", worst);
+  EXPECT_LT(worst, 1e-4);
 }
