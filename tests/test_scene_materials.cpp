@@ -155,3 +155,48 @@ force = [0.0, 0.0, 2.0]
   EXPECT_NE(error_of(base + "[[group]]\nname = \"a,b\"\nids = [2, 2]\n").find("must not contain commas"),
             std::string::npos);
 }
+
+TEST(SceneMaterials, ImplicitKeysAreReadCheckedAndOnlyWithTheImplicitIntegrator) {
+  const std::string base = kBase;
+  const auto with = [&](const std::string& from, const std::string& to) {
+    std::string t = base;
+    const std::size_t at = t.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return t.replace(at, from.size(), to);
+  };
+  const std::string run = base.substr(base.find("[run]"), base.find("\n", base.find("[run]")) - base.find("[run]"));
+  const std::string implicit_run = run + "\nintegrator = \"implicit\"";
+  // Read into the settings, and into the simulation.
+  const std::string keys = implicit_run +
+                           "\nnewton_tolerance = 1e-9\ncg_tolerance_max = 0.25\nmax_newton_iterations = 40\n"
+                           "max_cg_iterations = 300\npreconditioner = \"block-jacobi\"";
+  const SceneSpec spec = parse(with(run, keys));
+  EXPECT_EQ(spec.run.map, IntegratorMap::implicit);
+  EXPECT_EQ(spec.run.implicit.newton_tolerance, 1e-9);
+  EXPECT_EQ(spec.run.implicit.cg_tolerance_max, 0.25);
+  EXPECT_EQ(spec.run.implicit.max_newton_iterations, 40u);
+  EXPECT_EQ(spec.run.implicit.max_cg_iterations, 300u);
+  const Simulation sim = make_simulation(build_scene(spec));
+  EXPECT_EQ(sim.implicit_settings().max_cg_iterations, 300u);
+  // Refused: the keys without the implicit integrator, bad values, AMG.
+  EXPECT_NE(error_of(with(run, run + "\nnewton_tolerance = 1e-9")).find("only applies with integrator = \"implicit\""),
+            std::string::npos);
+  EXPECT_NE(error_of(with(run, implicit_run + "\ncg_tolerance_max = 2")).find("cg_tolerance_max: expected a number in (0, 1]"),
+            std::string::npos);
+  EXPECT_NE(error_of(with(run, implicit_run + "\nmax_newton_iterations = 0")).find("expected a count >= 1"),
+            std::string::npos);
+  EXPECT_NE(error_of(with(run, implicit_run + "\npreconditioner = \"amg\"")).find("not in this build"),
+            std::string::npos);
+  // time_step = "auto" as any multiple of the explicit limit (12.5 item 4).
+  const std::string fraction = "time_step = \"auto\"\ntime_step_fraction = 50";
+  const BuiltScene big = build_scene(parse(with(run, implicit_run).replace(
+      with(run, implicit_run).find("time_step = \"auto\""), 18, fraction)));
+  EXPECT_NEAR(big.time_step_fraction, 50.0, 1e-12);
+  EXPECT_NE(error_of(with("time_step = \"auto\"", fraction)).find("time_step_fraction: expected a number in (0, 1]"),
+            std::string::npos);
+  // Hertz-Mindlin contact has no Hessian: refused at set-up, naming it.
+  const std::string mindlin = with(run, implicit_run);
+  std::string t = mindlin;
+  t.replace(t.find("law = \"penalty\""), 15, "law = \"hertz-mindlin\"");
+  EXPECT_NE(error_of(t).find("gives none"), std::string::npos) << error_of(t);
+}
