@@ -3,7 +3,7 @@
 //   dem run SCENE.toml [--threads N] [--output-dir DIR] [--t-end T | --steps N] [--overwrite]
 //   dem check SCENE.toml [--max-memory BYTES]
 //   dem restart CHECKPOINT [--t-end T | --steps N] [--threads N] [--output-dir DIR] [--overwrite]
-//                          [--integrator 23|25|27|implicit]
+//                          [--integrator 23|25|27|implicit] [--time-step DT]
 //
 // Exit status: 0 done, 1 bad input (nothing run), 2 the run or its output
 // failed (what was written is kept), 3 interrupted (a checkpoint was written).
@@ -36,6 +36,7 @@ struct Options {
   bool overwrite = false;  ///< replace another run's files in the output folder
   std::string max_memory;  ///< --max-memory: limit on the estimated peak (default: MemAvailable)
   std::string integrator;  ///< restart --integrator: continue with another integrator
+  double time_step = -1.0;  ///< restart --time-step: continue with another time step
 };
 
 /// How build_scene holds the scene to a memory limit: --max-memory, else
@@ -139,8 +140,28 @@ int run_scene(const Options& o) {
   return run_to_end(sim, plan, std::cout);
 }
 
+/// The time at a step of a checkpoint's clock, and the step at which a
+/// time is reached (t = time_origin + (step - step_origin) h).
+double time_at(const CheckpointState& c, std::uint64_t step) {
+  return c.time_origin + static_cast<double>(step - c.step_origin) * c.time_step;
+}
+std::uint64_t step_at(const CheckpointState& c, double t) {
+  const double left = t - c.time_origin;
+  return c.step_origin + (left > 0.0 ? steps_to_time(left, c.time_step) : 0);
+}
+
 int restart(const Options& o) {
   CheckpointState c = read_checkpoint(o.checkpoint);
+  // The run's end as a time on the checkpoint's own clock (before any
+  // change of step below).
+  const double old_end_time = time_at(c, std::max(c.end_step, c.step_origin));
+  const bool new_step = o.time_step > 0.0 && o.time_step != c.time_step;
+  if (new_step) {
+    // The clock continues from the checkpoint's time with the new step.
+    c.time_origin = time_at(c, c.step_count);
+    c.step_origin = c.step_count;
+    c.time_step = o.time_step;
+  }
   if (!o.integrator.empty()) {
     // Switch integrators at the checkpoint (MODEL.md 12.1): the store's
     // velocity and spatial Omega are what both families continue from.
@@ -152,7 +173,7 @@ int restart(const Options& o) {
   // The scene it came from gives the output intervals and the end; a run
   // without a scene file (dem_torus) kept them in the checkpoint.
   OutputSpec output;
-  std::uint64_t scene_end = c.end_step;
+  std::uint64_t scene_end = new_step ? step_at(c, old_end_time) : c.end_step;
   if (c.scene_text.empty()) {
     output.vtk_every = c.vtk_every;
     output.energy_every = c.energy_every;
@@ -161,16 +182,16 @@ int restart(const Options& o) {
     const SceneSpec spec = parse_scene_text(c.scene_text, c.scene_path,
                                             std::filesystem::path(c.scene_path).parent_path());
     output = spec.output;
-    scene_end = end_step_of(spec.run, c.time_step);
+    scene_end = spec.run.end_time ? step_at(c, *spec.run.end_time) : end_step_of(spec.run, c.time_step);
   }
   RunPlan plan;
   plan.output_dir = o.output_dir.empty() ? std::filesystem::path(o.checkpoint).parent_path()
                                          : std::filesystem::path(o.output_dir);
   if (plan.output_dir.empty()) plan.output_dir = ".";
-  plan.end_step = end_step(o, c.time_step, scene_end);
+  plan.end_step = o.t_end >= 0.0 && o.steps < 0 ? step_at(c, o.t_end) : end_step(o, c.time_step, scene_end);
   if (plan.end_step <= c.step_count)
     throw std::invalid_argument("the checkpoint is at step " + std::to_string(c.step_count) + " (t = " +
-                                format_g(static_cast<double>(c.step_count) * c.time_step) +
+                                format_g(time_at(c, c.step_count)) +
                                 "), at or past the requested end step " + std::to_string(plan.end_step) +
                                 ": give a later --t-end or --steps");
   plan.output = output;
@@ -202,6 +223,10 @@ int main(int argc, char** argv) {
   check->add_option("scene", o.scene, "Scene file (TOML)")->required();
   CLI::App* rs = app.add_subcommand("restart", "Continue a run from its checkpoint");
   rs->add_option("checkpoint", o.checkpoint, "Checkpoint file (checkpoint.bin in a run's output folder)")->required();
+  rs->add_option("--time-step", o.time_step,
+                 "Continue with another time step (time; the clock continues from the checkpoint's time; "
+                 "no stability check for the explicit maps)")
+      ->check(cli::positive_number("the time step"));
   rs->add_option("--integrator", o.integrator,
                  "Continue with another integrator at the checkpoint's time step: 23, 25, 27 or implicit "
                  "(MODEL.md 12.1: velocities and spatial angular velocities carry over)");

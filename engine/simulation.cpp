@@ -29,8 +29,16 @@ Simulation::Simulation(ParticleStore particles, ForceField forces, std::vector<C
       steps_(steps_done) {
   if (!(std::isfinite(h_) && h_ > 0.0))
     throw std::invalid_argument("time step must be a finite positive number, got " + format_g(h_));
-  time_ = static_cast<double>(steps_) * h_;
+  time_ = time_origin_ + static_cast<double>(steps_ - step_origin_) * h_;
   start();
+}
+
+void Simulation::set_time_origin(double time_origin, std::size_t step_origin) {
+  if (!std::isfinite(time_origin) || step_origin > steps_)
+    throw std::invalid_argument("time origin must be finite and its step at most the steps done");
+  time_origin_ = time_origin;
+  step_origin_ = step_origin;
+  time_ = time_origin_ + static_cast<double>(steps_ - step_origin_) * h_;
 }
 
 void Simulation::start() {
@@ -257,7 +265,7 @@ void Simulation::step_implicit() {
     ledger_.boundary += h_ * kinematic_power();
   }
   ++steps_;
-  time_ = static_cast<double>(steps_) * h_;
+  time_ = time_origin_ + static_cast<double>(steps_ - step_origin_) * h_;
   if (filter_on_) apply_friction_filter();
   ledger_.fracture += forces_.fracture(particles_);
   collect_events();
@@ -296,7 +304,7 @@ void Simulation::step() {
   place_members();
   ++steps_;
   // t = k h rather than a running sum, so that long runs keep exact times.
-  time_ = static_cast<double>(steps_) * h_;
+  time_ = time_origin_ + static_cast<double>(steps_ - step_origin_) * h_;
   if (filter_on_) apply_friction_filter();
   ledger_.fracture += forces_.fracture(particles_);
   collect_events();

@@ -118,6 +118,13 @@ class Simulation {
   /// step (zero for the explicit maps).
   const ImplicitStepStats& last_implicit_step() const { return implicit_stats_; }
 
+  /// The clock after a change of time step at a restart: t = time_origin
+  /// + (steps - step_origin) h, so that the time stays exact and continuous
+  /// (both 0 for a run that kept one step).
+  void set_time_origin(double time_origin, std::size_t step_origin);
+  double time_origin() const { return time_origin_; }
+  std::size_t step_origin() const { return step_origin_; }
+
   double time() const { return time_; }
   std::size_t step_count() const { return steps_; }
   double time_step() const { return h_; }
@@ -152,6 +159,8 @@ class Simulation {
   double h_;
   double time_ = 0.0;
   std::size_t steps_ = 0;
+  double time_origin_ = 0.0;
+  std::size_t step_origin_ = 0;
   std::size_t reorders_ = 0;
   std::vector<LgviHalfStep> half_;          ///< per clump, between the two parts of a step
   std::vector<std::uint32_t> member_slot_;  ///< slots of all clumps' members, clump by clump

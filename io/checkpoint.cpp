@@ -104,6 +104,8 @@ void encode_payload(const CheckpointState& s, std::vector<std::byte>& out) {
     r.f64(s.implicit.cg_tolerance_max);
     r.u64(s.implicit.max_newton_iterations);
     r.u64(s.implicit.max_cg_iterations);
+    r.f64(s.time_origin);
+    r.u64(s.step_origin);
   });
   put_section(w, out, "particles",
               [&](ByteWriter& r) { save_fields(r, s.particles, s.particles.size(), "encode_checkpoint: particle"); });
@@ -246,6 +248,10 @@ void decode_run(std::span<const std::byte> bytes, std::uint32_t version, Checkpo
         s.implicit.cg_tolerance_max > 1.0 || s.implicit.max_newton_iterations == 0 ||
         s.implicit.max_cg_iterations == 0)
       fail("inconsistent: implicit settings (tolerances finite in (0, 1], iteration limits > 0)");
+    s.time_origin = r.f64("time origin");
+    s.step_origin = r.u64("step origin");
+    if (!std::isfinite(s.time_origin) || s.step_origin > s.step_count)
+      fail("inconsistent: the clock origin must be finite and at most the step count");
   }
   r.expect_end("the 'run' section");
 }
@@ -311,6 +317,8 @@ CheckpointState capture_simulation(const Simulation& sim) {
   c.ledger = sim.ledger();
   c.groups = sim.groups();
   c.implicit = sim.implicit_settings();
+  c.time_origin = sim.time_origin();
+  c.step_origin = sim.step_origin();
   return c;
 }
 
@@ -321,6 +329,7 @@ Simulation simulation_from(const CheckpointState& c) {
   if (!c.groups.empty()) sim.set_groups(c.groups);
   sim.set_ledger(c.ledger);
   sim.set_implicit_settings(c.implicit);
+  sim.set_time_origin(c.time_origin, c.step_origin);
   return sim;
 }
 

@@ -30,7 +30,9 @@
 ///                  vec3 velocity, vec3 force, array of u32 ids, then
 ///                  (version 5) the implicit integrator's settings: f64
 ///                  newton_tolerance, f64 cg_tolerance_max, u64
-///                  max_newton_iterations, u64 max_cg_iterations
+///                  max_newton_iterations, u64 max_cg_iterations, and the
+///                  clock origin: f64 time_origin, u64 step_origin
+///                  (t = time_origin + (step_count - step_origin) h)
 ///     "particles"  the particle store by its field list
 ///                  (ParticleStore::for_each_field, core/field_io.hpp:
 ///                  every field named and typed)
@@ -124,6 +126,9 @@ struct CheckpointState {
   std::vector<ParticleGroup> groups;
   /// The implicit integrator's settings (version 5).
   ImplicitSettings implicit;
+  /// The clock after a change of time step (version 5; Simulation::set_time_origin).
+  double time_origin = 0.0;
+  std::uint64_t step_origin = 0;
 };
 
 /// The simulation's part of a checkpoint (map, h, steps, particles, clumps,

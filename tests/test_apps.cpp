@@ -13,6 +13,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "app_support.hpp"
 #include "io/checkpoint.hpp"
@@ -256,4 +257,72 @@ TEST(Dem, PlateDropTablesAreTheSameForAnyThreadCountAndAcrossARestart) {
   ASSERT_EQ(second.status, 0) << second.output;
   EXPECT_EQ(read_file(out / "energy.csv"), energy[0]);
   EXPECT_EQ(read_file(out / "bond_failures.csv"), failures[0]);
+}
+
+// dem restart --integrator implicit --time-step DT continues an explicit
+// run implicitly with a larger step, the clock continuing from the
+// checkpoint's time (solver.csv appears), and back to map (25) with
+// --t-end on the same clock; a bad time step is refused naming the option.
+TEST(Dem, RestartSwitchesIntegratorAndTimeStepWithAContinuousClock) {
+  const fs::path dir = scratch("switch");
+  fs::create_directories(dir);
+  std::string scene = read_file(fs::path(DEM_SOURCE_DIR) / "scenes" / "plate_drop.toml");
+  scene.replace(scene.find("energy_every = 80"), 17, "energy_every = 10");
+  {
+    std::ofstream(dir / "plate.toml") << scene;
+  }
+  const std::string dem = std::string(DEM_BINARY_DIR) + "/apps/dem";
+  const fs::path out = dir / "out";
+  ASSERT_EQ(run(dem + " run " + (dir / "plate.toml").string() + " --quiet --steps 100 --output-dir " + out.string())
+                .status,
+            0);
+  const std::string ckpt = (out / "checkpoint.bin").string();
+  const Result implicit = run(dem + " restart " + ckpt + " --integrator implicit --time-step 2.5e-6 --steps 120 --quiet");
+  ASSERT_EQ(implicit.status, 0) << implicit.output;
+  EXPECT_TRUE(fs::exists(out / "solver.csv"));
+  const dem::CheckpointState mid = dem::read_checkpoint(out / "checkpoint.bin");
+  EXPECT_EQ(mid.map, dem::IntegratorMap::implicit);
+  EXPECT_EQ(mid.step_count, 120u);
+  EXPECT_EQ(mid.step_origin, 100u);
+  EXPECT_DOUBLE_EQ(mid.time_origin, 100 * 2.5e-7);
+  const Result back = run(dem + " restart " + ckpt + " --integrator 25 --time-step 2.5e-7 --t-end 1e-4 --quiet");
+  ASSERT_EQ(back.status, 0) << back.output;
+  // energy.csv's times: every 10 steps, 2.5e-6 s apart while explicit,
+  // 2.5e-5 s while implicit, then 2.5e-6 again, ending at 1e-4.
+  std::ifstream in(out / "energy.csv");
+  std::string line;
+  std::getline(in, line);
+  std::vector<double> t;
+  while (std::getline(in, line)) t.push_back(std::stod(line.substr(0, line.find(','))));
+  ASSERT_EQ(t.size(), 11u + 2u + 10u);
+  EXPECT_NEAR(t[10], 2.5e-5, 1e-18);
+  EXPECT_NEAR(t[12], 7.5e-5, 1e-18);
+  EXPECT_NEAR(t.back(), 1e-4, 1e-18);
+  for (std::size_t k = 1; k < t.size(); ++k) EXPECT_GT(t[k], t[k - 1]) << k;
+  const Result bad = run(dem + " restart " + ckpt + " --time-step -1 --quiet");
+  EXPECT_EQ(bad.status, 1) << bad.output;
+  EXPECT_NE(bad.output.find("--time-step"), std::string::npos) << bad.output;
+}
+
+// An implicit step that does not converge stops the run (exit 2) with the
+// error of MODEL.md 12.5 (residual, particle, a smaller time step) and
+// keeps what was written.
+TEST(Dem, ImplicitStepThatDoesNotConvergeStopsTheRunAndKeepsTheFiles) {
+  const fs::path dir = scratch("implicit_fail");
+  fs::create_directories(dir);
+  std::string scene = read_file(fs::path(DEM_SOURCE_DIR) / "scenes" / "plate_drop.toml");
+  scene.replace(scene.find("integrator = \"rrp25\""), 20,
+                "integrator = \"implicit\"\nmax_newton_iterations = 1");
+  scene.replace(scene.find("time_step = 2.5e-7"), 18, "time_step = 2.5e-5");
+  {
+    std::ofstream(dir / "plate.toml") << scene;
+  }
+  const std::string dem = std::string(DEM_BINARY_DIR) + "/apps/dem";
+  const Result r = run(dem + " run " + (dir / "plate.toml").string() + " --quiet --output-dir " + (dir / "out").string());
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("did not converge"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("particle id"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("smaller time step"), std::string::npos) << r.output;
+  EXPECT_TRUE(fs::exists(dir / "out" / "energy.csv"));
+  EXPECT_TRUE(fs::exists(dir / "out" / "solver.csv"));
 }

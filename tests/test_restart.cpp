@@ -235,8 +235,8 @@ std::uint32_t crc32_reference(std::span<const std::byte> bytes) {
 std::vector<std::byte> as_version_2(std::vector<std::byte> b) {
   // The "run" section of version 5 ends with the 40 bytes of version 3's
   // fields, the 40 of version 4's (the ledger and a zero group count) and
-  // the 32 of version 5's (the implicit settings).
-  constexpr std::size_t kDrop = 112;
+  // the 48 of version 5's (the implicit settings and the clock origin).
+  constexpr std::size_t kDrop = 128;
   const std::size_t length_at = checkpoint_header_size + 4 + 8 + 3;  // section count, tag "run"
   std::uint64_t length = 0, payload = 0;
   std::memcpy(&length, b.data() + length_at, 8);
