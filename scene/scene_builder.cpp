@@ -354,6 +354,7 @@ std::optional<std::pair<SolidTorusParameters, SolidTorusCounts>> solid_far_too_l
 SourceCounts count_sources(const SceneSpec& spec, std::uint64_t max_particles) {
   SourceCounts out;
   SceneSizes& s = out.sizes;
+  s.implicit = spec.run.map == IntegratorMap::implicit;
   const MaterialSpec& material = spec.material;
   const bool generator_bonds = spec.bonds.pairs == BondPairs::generator;
   // The skin as the contact settings will have it, from the smallest

@@ -86,6 +86,9 @@ MemoryEstimate estimate_memory(const SceneSizes& s, const OutputSpec& output, bo
   e.program = kProgramBytes;
   e.build = n * kParticleBytes + bonds * kBondListBytes + std::min(s.build_scratch, kMaxCount);
   e.state = n * kRunBytesPerParticle + bonds * kStateBytesPerBond + pairs * kStateBytesPerPair;
+  if (s.implicit)
+    e.state += n * kImplicitBytesPerParticle + (bonds + pairs) * kImplicitBytesPerRecord +
+               std::max(bonds, pairs) * kImplicitScratchBytesPerRecord;
   if (files) {
     const bool vtk = output.vtk_every > 0;
     const std::uint64_t frame = vtk ? n * kVtkBytesPerParticle + bonds * kVtkBytesPerBond : 0;

@@ -59,6 +59,9 @@ struct SceneSizes {
   /// Contact pairs and distance bonds counted (after the particles were
   /// built), rather than estimated from the generators.
   bool counted = false;
+  /// The run uses the implicit integrator (its Hessian blocks and solver
+  /// vectors are part of the state).
+  bool implicit = false;
 };
 
 /// Estimated peak memory (bytes) of `dem run` by part (see the file comment).
@@ -79,6 +82,14 @@ MemoryEstimate estimate_memory(const SceneSizes& sizes, const OutputSpec& output
 /// (the "state" part of the estimate), for caps on counting passes.
 inline constexpr std::uint64_t kStateBytesPerBond = 44 + 48 + 8;
 inline constexpr std::uint64_t kStateBytesPerPair = 12 + 24 + 4;
+/// The implicit integrator's extra state (engine/implicit_step.hpp,
+/// engine/block_hessian.hpp): per record a 6x6 coupling block, and one
+/// 12x12 element block per record of the largest provider (scratch); per
+/// particle three 6x6 blocks, eight 6-vectors, three positions and three
+/// quaternions.
+inline constexpr std::uint64_t kImplicitBytesPerRecord = 288;
+inline constexpr std::uint64_t kImplicitScratchBytesPerRecord = 1152;
+inline constexpr std::uint64_t kImplicitBytesPerParticle = 3 * 288 + 8 * 48 + 3 * 24 + 3 * 32;
 
 /// A limit on the estimated peak memory, and where it came from.
 struct MemoryLimit {
