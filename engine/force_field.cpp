@@ -52,7 +52,20 @@ inline void gather_pairs(const PairView& v, const ParticleStore& s, std::size_t 
   };
   if (!inc.entry_offsets.empty()) {
     const std::uint32_t* entries = inc.entries.data();
+    // The slots of a particle's records are scattered (records are sorted
+    // by their first end): fetch a few entries ahead, running into the next
+    // particle's entries (entries are one array).
+    constexpr std::uint32_t kAhead = 12;
+    const std::uint32_t total = static_cast<std::uint32_t>(inc.entries.size());
     for (std::uint32_t e = inc.entry_offsets[i], end = inc.entry_offsets[i + 1]; e < end; ++e) {
+      if (e + kAhead < total) {
+        const std::uint32_t ahead = entries[e + kAhead];
+        __builtin_prefetch(&force[ahead >> 1]);
+        if constexpr (Moments) {
+          if ((ahead & 1u) == 0 || r.moment_second.empty()) __builtin_prefetch(&r.moment[ahead >> 1]);
+          else __builtin_prefetch(&r.moment_second[ahead >> 1]);
+        }
+      }
       const std::uint32_t entry = entries[e];
       const std::uint32_t b = entry >> 1;
       if ((entry & 1u) == 0) {
