@@ -241,15 +241,7 @@ void BdemBondProvider::add_potential_energies(const ParticleStore& s, EnergyRepo
 }
 
 std::span<const std::uint64_t> BdemBondProvider::bonded_pairs() const {
-  if (!gone_keys_.empty()) {
-    std::sort(gone_keys_.begin(), gone_keys_.end());
-    std::vector<std::uint64_t> kept;
-    kept.reserve(live_keys_.size());
-    std::set_difference(live_keys_.begin(), live_keys_.end(), gone_keys_.begin(), gone_keys_.end(),
-                        std::back_inserter(kept));
-    live_keys_.swap(kept);
-    gone_keys_.clear();
-  }
+  erase_keys(live_keys_, gone_keys_);
   return live_keys_;
 }
 
@@ -279,8 +271,8 @@ std::size_t BdemBondProvider::fracture(const ParticleStore& s, FractureBatch& ba
   for (std::size_t b = 0; b < bonds_.size(); ++b)
     if (live_[b] && (over_[b] & kOver)) failing.push_back(static_cast<std::uint32_t>(b));
   std::sort(failing.begin(), failing.end(), [&](std::uint32_t a, std::uint32_t b) { return index_[a] < index_[b]; });
-  std::vector<std::uint64_t> gone;
-  gone.reserve(failing.size());
+  // Failed keys are dropped from live_keys_ when it is next asked for
+  // (bonded_pairs(), at a rebuild), not at every fracture step.
   for (const std::uint32_t b : failing) {
     const BdemBondType& t = types_[bonds_.type[b]];
     const BdemBondResult r = evaluate_bond(s, b);
@@ -308,15 +300,12 @@ std::size_t BdemBondProvider::fracture(const ParticleStore& s, FractureBatch& ba
     bond_moment_[b] = Vec3::Zero();
     bond_moment_second_[b] = Vec3::Zero();
     const std::uint64_t key = key_of(f.id_i, f.id_j);
-    gone.push_back(key);
+    gone_keys_.push_back(key);
     batch.keys.push_back(key);
     batch.bond_energy.push_back(pending_energy_.back());
   }
   broken_ += failing.size();
   over_count_ = 0;
-  // Dropped from live_keys_ when it is next asked for (bonded_pairs(), at a
-  // rebuild), not at every fracture step.
-  gone_keys_.insert(gone_keys_.end(), gone.begin(), gone.end());
   return failing.size();
 }
 

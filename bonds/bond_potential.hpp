@@ -15,14 +15,16 @@
 
 namespace dem {
 
-/// Force, moments and energy of one bond term.
-struct BondTerms {
-  Vec3 force_i = Vec3::Zero();   ///< F_i (force); F_j = -F_i
-  Vec3 moment_i = Vec3::Zero();  ///< spatial moment on i (force length)
-  Vec3 moment_j = Vec3::Zero();  ///< spatial moment on j (force length)
-  double energy = 0.0;           ///< U (energy)
-
-  BondTerms& operator+=(const BondTerms& o) {
+/// Force, moments and energy of one bond term, for any scalar type S:
+/// double in the force loop (BondTerms), dual numbers for the implicit
+/// integrator's Hessian (bonds/bond_hessian.hpp).
+template <class S>
+struct BondTermsT {
+  Eigen::Matrix<S, 3, 1> force_i = Eigen::Matrix<S, 3, 1>::Zero();   ///< F_i (force); F_j = -F_i
+  Eigen::Matrix<S, 3, 1> moment_i = Eigen::Matrix<S, 3, 1>::Zero();  ///< spatial moment on i (force length)
+  Eigen::Matrix<S, 3, 1> moment_j = Eigen::Matrix<S, 3, 1>::Zero();  ///< spatial moment on j (force length)
+  S energy = 0.0;                                                    ///< U (energy)
+  BondTermsT& operator+=(const BondTermsT& o) {
     force_i += o.force_i;
     moment_i += o.moment_i;
     moment_j += o.moment_j;
@@ -30,6 +32,7 @@ struct BondTerms {
     return *this;
   }
 };
+using BondTerms = BondTermsT<double>;
 
 /// Relative rotation vector theta_ij with Q_i Q_j^T = exp(S(theta_ij)),
 /// |theta_ij| in [0, pi] (eqs. 44-46 in MODEL.md's sign convention).
@@ -49,15 +52,8 @@ BondTerms bond_axial(const Vec3& x_i, const Vec3& x_j, double r0, double k_axial
 BondTerms bond_shear(const Vec3& x_i, const Vec3& x_j, const Quat& q_i, const Quat& q_j,
                      const Vec3& d0, double k_shear);
 
-/// The force on i, the two moments and the energy of one bond (the three
-/// terms below summed) for any scalar type S: double in the force loop
-/// (bond_all), dual numbers for the implicit integrator's Hessian
-/// (bonds/bond_hessian.hpp).
-template <class S>
-struct BondTermsT {
-  Eigen::Matrix<S, 3, 1> force_i, moment_i, moment_j;
-  S energy;
-};
+/// The three terms below summed for one bond, for any scalar type S (the
+/// force loop's kernel in double, bond_all; dual numbers for the Hessian).
 template <class S>
 inline BondTermsT<S> bond_all_t(const Eigen::Matrix<S, 3, 1>& x_i, const Eigen::Matrix<S, 3, 1>& x_j,
                                 const Eigen::Quaternion<S>& q_i, const Eigen::Quaternion<S>& q_j, double r0,
@@ -91,13 +87,7 @@ inline BondTermsT<S> bond_all_t(const Eigen::Matrix<S, 3, 1>& x_i, const Eigen::
 /// Sum of the three terms above for one bond (inline: the force loop's kernel).
 inline BondTerms bond_all(const Vec3& x_i, const Vec3& x_j, const Quat& q_i, const Quat& q_j,
                    double r0, const Vec3& d0, double k_bending, double k_axial, double k_shear) {
-  const BondTermsT<double> a = bond_all_t<double>(x_i, x_j, q_i, q_j, r0, d0, k_bending, k_axial, k_shear);
-  BondTerms t;
-  t.force_i = a.force_i;
-  t.moment_i = a.moment_i;
-  t.moment_j = a.moment_j;
-  t.energy = a.energy;
-  return t;
+  return bond_all_t<double>(x_i, x_j, q_i, q_j, r0, d0, k_bending, k_axial, k_shear);
 }
 
 /// Bond energies split by term, for diagnostics.

@@ -101,16 +101,7 @@ void ContactProviderBase::forget_excluded(std::span<const std::uint64_t> release
   released_.insert(released_.end(), released.begin(), released.end());
 }
 
-void ContactProviderBase::apply_released() {
-  if (released_.empty()) return;
-  std::sort(released_.begin(), released_.end());
-  std::vector<std::uint64_t> kept;
-  kept.reserve(excluded_keys_.size());
-  std::set_difference(excluded_keys_.begin(), excluded_keys_.end(), released_.begin(), released_.end(),
-                      std::back_inserter(kept));
-  excluded_keys_.swap(kept);
-  released_.clear();
-}
+void ContactProviderBase::apply_released() { erase_keys(excluded_keys_, released_); }
 
 void ContactProviderBase::restore(const ParticleStore& s, std::span<const Vec3> build_positions,
                                   std::size_t rebuild_count) {

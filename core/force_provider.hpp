@@ -37,8 +37,10 @@
 /// them in an order that depends on the records alone, so forces are
 /// bitwise identical for any thread count.
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <span>
 #include <string>
 #include <string_view>
@@ -126,6 +128,19 @@ struct FractureBatch {
     contact_energy.clear();
   }
 };
+
+/// Removes from `keys` (ascending) every key in `removed` (any order), and
+/// clears `removed`: how providers drop the pair keys of failed bonds and
+/// released contacts in one pass at a rebuild instead of at every fracture.
+inline void erase_keys(std::vector<std::uint64_t>& keys, std::vector<std::uint64_t>& removed) {
+  if (removed.empty()) return;
+  std::sort(removed.begin(), removed.end());
+  std::vector<std::uint64_t> kept;
+  kept.reserve(keys.size());
+  std::set_difference(keys.begin(), keys.end(), removed.begin(), removed.end(), std::back_inserter(kept));
+  keys.swap(kept);
+  removed.clear();
+}
 
 /// Bytes held by one array of a provider (its capacity), for memory tables.
 struct ArrayBytes {

@@ -10,16 +10,24 @@
 
 namespace dem {
 
+void require_implicit_support(const ForceField& forces, bool has_clumps) {
+  if (has_clumps) throw std::invalid_argument("the implicit integrator does not support clumps (use map 23, 25 or 27)");
+  for (const auto& p : forces.providers())
+    if (!p->provides_hessian())
+      throw std::invalid_argument("the implicit integrator needs the second derivatives of every interaction, and '" +
+                                  p->name() +
+                                  "' gives none (MODEL.md 12.4: BDEM bonds, penalty or hertz contact, walls, "
+                                  "gravity and group loads have them); use integrator = \"rrp25\"");
+}
+
 void BlockHessian::assemble(const ParticleStore& s, const ForceField& forces, std::span<const Mat6> inertia,
                             std::span<const char> fixed, bool project) {
   const std::size_t n = s.size();
   diagonal_.assign(inertia.begin(), inertia.end());
   fixed_.assign(fixed.begin(), fixed.end());
+  require_implicit_support(forces, false);
   std::size_t pair_count = 0;
   for (const auto& p : forces.providers()) {
-    if (!p->provides_hessian())
-      throw std::invalid_argument("the implicit integrator needs the second derivatives of every interaction, and '" +
-                                  p->name() + "' gives none (MODEL.md 12.4)");
     const Incidence inc = p->incidence();
     const bool has_pairs =
         !inc.entry_offsets.empty() || !inc.owned_offsets.empty() || !inc.incoming_offsets.empty();

@@ -40,7 +40,7 @@ class BlockHessian {
 /// positive semi-definite if `project` (MODEL.md 12.4). `inertia` has one
   /// block per particle; `fixed` one flag per particle, or is empty. Throws
   /// std::invalid_argument if a provider gives no Hessian
-  /// (ForceProvider::provides_hessian()).
+  /// (require_implicit_support).
   void assemble(const ParticleStore& particles, const ForceField& forces, std::span<const Mat6> inertia,
                 std::span<const char> fixed, bool project = true);
   /// y = H x; x and y have one entry per particle.
@@ -65,6 +65,11 @@ class BlockHessian {
   std::vector<Mat6> inverse_;  ///< inverses of the diagonal blocks
   std::vector<char> fixed_;
 };
+
+/// Throws std::invalid_argument naming the first interaction the implicit
+/// integrator cannot run (a provider without second derivatives: Baker-
+/// Gonzalez bonds, Hertz-Mindlin contact, friction walls) or clumps.
+void require_implicit_support(const ForceField& forces, bool has_clumps);
 
 /// Outcome of solve_pcg().
 struct CgResult {

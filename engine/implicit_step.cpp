@@ -46,16 +46,6 @@ double dot4(const Quat& a, const Quat& b) { return a.coeffs().dot(b.coeffs()); }
 
 }  // namespace
 
-void require_implicit_support(const ForceField& forces, bool has_clumps) {
-  if (has_clumps) throw std::invalid_argument("the implicit integrator does not support clumps (use map 23, 25 or 27)");
-  for (const auto& p : forces.providers())
-    if (!p->provides_hessian())
-      throw std::invalid_argument("the implicit integrator needs the second derivatives of every interaction, and '" +
-                                  p->name() +
-                                  "' gives none (MODEL.md 12.4: BDEM bonds, penalty or hertz contact, walls, "
-                                  "gravity and group loads have them); use integrator = \"rrp25\"");
-}
-
 double implicit_rotational_energy_excess(const ParticleStore& s, double dt) {
   return deterministic_sum(s.size(), 0.0, [&](std::size_t i) {
     const double y = (0.5 * dt * s.angular_velocity[i]).squaredNorm();
@@ -171,8 +161,8 @@ ImplicitStepStats ImplicitStepper::step(ParticleStore& s, ForceField& forces, do
         rhs_[i] = -g_[i];
       }
     });
-    for (std::size_t i = 0; i < n; ++i)
-      if (!(dot4(s.attitude[i], q_hat_[i]) > 0.0))
+    for (std::size_t i = 0; i < n; ++i)  // a_i = q_i.q̂_i > 0, as the rotation inertia shows
+      if (!(inertia_[i](3, 3) > 0.0))
         throw ImplicitSolveError("particle id " + std::to_string(s.id[i]) +
                                  " turned by pi or more in one implicit step: use a smaller time step");
     hessian_.assemble(s, forces, inertia_, fixed, settings_.project_elements);

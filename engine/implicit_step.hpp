@@ -110,11 +110,6 @@ class ImplicitStepper {
   BlockHessian hessian_;
 };
 
-/// Throws std::invalid_argument naming the first interaction the implicit
-/// integrator cannot run (a provider without second derivatives: Baker-
-/// Gonzalez bonds, Hertz-Mindlin contact, friction walls) or clumps.
-void require_implicit_support(const ForceField& forces, bool has_clumps);
-
 /// The part of the scheme's rotational kinetic energy 2 J |w|² (MODEL.md
 /// 12.1) beyond ½ J |Omega|²: sum_i 2 J_i s_i², s_i = (1 - sqrt(1 - y))/Dt,
 /// y = |Omega_i Dt/2|² (energy; deterministic sum).

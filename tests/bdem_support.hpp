@@ -6,11 +6,41 @@
 #include <cmath>
 #include <random>
 
+#include <limits>
+
 #include "bonds/bdem_bond.hpp"
+#include "bonds/bdem_provider.hpp"
+#include "core/particle_store.hpp"
 
 namespace dem::bdem_test {
 
 inline constexpr double kE = 1e9, kNu = 0.3, kRb = 1e-3, kL0 = 2e-3;
+/// Particles of the plate's material (MODEL.md 13.3): radius and density.
+inline constexpr double kRadius = kRb, kDensity = 2400;
+
+/// A sphere of radius kRadius and density kDensity at x, at rest.
+inline ParticleSpec sphere(const Vec3& x) {
+  ParticleSpec p;
+  p.position = x;
+  p.diameter = 2 * kRadius;
+  p.mass = kDensity * 4.0 / 3.0 * M_PI * std::pow(kRadius, 3);
+  p.inertia = 0.4 * p.mass * kRadius * kRadius;
+  return p;
+}
+
+/// The BDEM material of kE, kNu (bond radius = particle radius) with these
+/// strengths (infinite: unbreakable).
+inline BdemMaterial material(double sigma_c = std::numeric_limits<double>::infinity(),
+                             double tau_c = std::numeric_limits<double>::infinity(), bool tension_only = false) {
+  BdemMaterial m;
+  m.youngs_modulus = kE;
+  m.poisson_ratio = kNu;
+  m.bond_radius_factor = 1.0;
+  m.tensile_strength = sigma_c;
+  m.shear_strength = tau_c;
+  m.tension_only = tension_only;
+  return m;
+}
 
 inline BdemStiffness stiffness() { return bdem_stiffness(kE, kNu, kRb, kL0); }
 

@@ -14,6 +14,7 @@
 #include <memory>
 #include <vector>
 
+#include "bdem_support.hpp"
 #include "bonds/bdem_provider.hpp"
 #include "core/parallel.hpp"
 #include "engine/force_field.hpp"
@@ -21,32 +22,9 @@
 #include "io/checkpoint.hpp"
 
 using namespace dem;
+using namespace dem::bdem_test;
 
 namespace {
-
-constexpr double kRadius = 1e-3;   // m
-constexpr double kDensity = 2400;  // kg/m^3
-constexpr double kE = 1e9, kNu = 0.3;
-
-ParticleSpec sphere(const Vec3& x) {
-  ParticleSpec p;
-  p.position = x;
-  p.diameter = 2 * kRadius;
-  p.mass = kDensity * 4.0 / 3.0 * M_PI * std::pow(kRadius, 3);
-  p.inertia = 0.4 * p.mass * kRadius * kRadius;
-  return p;
-}
-
-BdemMaterial material(double sigma_c, double tau_c, bool tension_only = false) {
-  BdemMaterial m;
-  m.youngs_modulus = kE;
-  m.poisson_ratio = kNu;
-  m.bond_radius_factor = 1.0;
-  m.tensile_strength = sigma_c;
-  m.shear_strength = tau_c;
-  m.tension_only = tension_only;
-  return m;
-}
 
 /// Two touching spheres (id 0 at -r, id 1 at +r on x) bonded, both moved
 /// at prescribed velocities v0, v1.

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "apps/pendulum.hpp"
+#include "bdem_support.hpp"
 #include "bonds/bdem_provider.hpp"
 #include "core/parallel.hpp"
 #include "engine/force_field.hpp"
@@ -31,26 +32,9 @@
 #include "scene/ring_torus.hpp"
 
 using namespace dem;
+using namespace dem::bdem_test;
 
 namespace {
-
-constexpr double kRadius = 1e-3, kDensity = 2400, kE = 1e9, kNu = 0.3;
-
-ParticleSpec sphere(const Vec3& x) {
-  ParticleSpec p;
-  p.position = x;
-  p.diameter = 2 * kRadius;
-  p.mass = kDensity * 4.0 / 3.0 * M_PI * std::pow(kRadius, 3);
-  p.inertia = 0.4 * p.mass * kRadius * kRadius;
-  return p;
-}
-
-BdemMaterial material() {
-  BdemMaterial m;
-  m.youngs_modulus = kE;
-  m.poisson_ratio = kNu;
-  return m;
-}
 
 /// Particles at `sites`, every pair closer than 1.01 d bonded (BDEM), at rest.
 ForceField bonded(const ParticleStore& s) {

@@ -21,17 +21,6 @@ using namespace dem::plate_test;
 
 namespace {
 
-Simulation simulation_of(const std::string& text) {
-  return make_simulation(build_scene(parse_scene_text(text, "plate.toml", ".")));
-}
-
-std::vector<Vec3> positions_by_id(const Simulation& sim) {
-  const ParticleStore& p = sim.particles();
-  std::vector<Vec3> x(p.size());
-  for (std::size_t i = 0; i < p.size(); ++i) x[p.id[i]] = p.position[i];
-  return x;
-}
-
 std::vector<Vec3> run_to(const std::string& text, double t_end) {
   Simulation sim = simulation_of(text);
   const auto steps = static_cast<std::size_t>(std::llround(t_end / sim.time_step()));
@@ -60,52 +49,14 @@ TEST(ImplicitPlate, ConvergesToTheExplicitRunWithOrderOne) {
 }
 
 TEST(ImplicitPlate, BitwiseForAnyThreadCountAndAcrossARestartAtAnOddStep) {
-  const std::string text = plate_scene(7, 2.5e-6, 1e-4, "implicit");
-  const std::size_t steps = 32, odd = 17;
-  struct Result {
-    std::vector<Vec3> x;
-    std::vector<BondFailure> failures;
-    Simulation::Ledger ledger;
-  };
-  std::vector<Result> results;
-  for (std::size_t threads : {1, 2, 3}) {
-    ThreadLimit limit(threads);
-    Simulation sim = simulation_of(text);
-    Result r;
-    for (std::size_t k = 0; k < steps; ++k) {
-      sim.step();
-      for (const BondFailure& f : sim.take_failures()) r.failures.push_back(f);
-      if (threads == 2 && sim.step_count() == odd) {
-        Simulation copy = simulation_from(decode_checkpoint(encode_checkpoint(capture_simulation(sim))));
-        EXPECT_EQ(copy.map(), IntegratorMap::implicit);
-        Result c = r;
-        for (std::size_t j = odd; j < steps; ++j) {
-          copy.step();
-          for (const BondFailure& f : copy.take_failures()) c.failures.push_back(f);
-        }
-        c.x = positions_by_id(copy);
-        c.ledger = copy.ledger();
-        results.push_back(c);
-      }
-    }
-    r.x = positions_by_id(sim);
-    r.ledger = sim.ledger();
-    results.push_back(r);
-  }
+  const std::size_t steps = 32;
+  const std::vector<PlateRun> results =
+      runs_at_three_thread_counts_and_a_restart(plate_scene(7, 2.5e-6, 1e-4, "implicit"), steps, 17);
   ASSERT_EQ(results.size(), 4u);
+  for (const PlateRun& r : results) EXPECT_EQ(r.map, IntegratorMap::implicit);
   std::printf("failures in %zu steps at 10 times the explicit step: %zu\n", steps, results[0].failures.size());
   ASSERT_GT(results[0].failures.size(), 10u);
-  for (std::size_t k = 1; k < results.size(); ++k) {
-    SCOPED_TRACE("run " + std::to_string(k));
-    EXPECT_EQ(results[k].x, results[0].x);
-    EXPECT_EQ(results[k].ledger.fracture, results[0].ledger.fracture);
-    ASSERT_EQ(results[k].failures.size(), results[0].failures.size());
-    for (std::size_t f = 0; f < results[0].failures.size(); ++f) {
-      EXPECT_EQ(results[k].failures[f].bond, results[0].failures[f].bond);
-      EXPECT_EQ(results[k].failures[f].step, results[0].failures[f].step);
-      EXPECT_EQ(results[k].failures[f].sigma, results[0].failures[f].sigma);
-    }
-  }
+  expect_same_ends(results);
 }
 
 TEST(ImplicitPlate, ARunSwitchesBetweenExplicitAndImplicitAtACheckpoint) {

@@ -25,10 +25,6 @@ using namespace dem::plate_test;
 
 namespace {
 
-Simulation simulation_of(const std::string& text) {
-  return make_simulation(build_scene(parse_scene_text(text, "plate.toml", ".")));
-}
-
 struct LedgerRun {
   double max_balance = 0.0;  ///< max |E_total + W_fracture - E_0| / E_0
   double max_bond_only = 0.0;  ///< the same with W = V_b booked alone
@@ -115,58 +111,9 @@ TEST(PlateDrop, FractureLedgerIsSecondOrderAndNeedsTheContactCorrection) {
 }
 
 TEST(PlateDrop, BitwiseForAnyThreadCountAndAcrossARestartAtAnOddStep) {
-  const std::string text = plate_scene(28, 2.5e-7, 4e-4);
-  const std::size_t steps = 300, odd = 171;
-  struct Result {
-    std::vector<Vec3> x, v;
-    std::vector<BondFailure> failures;
-    Simulation::Ledger ledger;
-  };
-  const auto by_id = [](const Simulation& sim, Result& r) {
-    const ParticleStore& p = sim.particles();
-    r.x.assign(p.size(), Vec3::Zero());
-    r.v.assign(p.size(), Vec3::Zero());
-    for (std::size_t i = 0; i < p.size(); ++i) {
-      r.x[p.id[i]] = p.position[i];
-      r.v[p.id[i]] = p.velocity[i];
-    }
-    r.ledger = sim.ledger();
-  };
-  std::vector<Result> results;
-  for (std::size_t threads : {1, 2, 3}) {
-    ThreadLimit limit(threads);
-    Simulation sim = simulation_of(text);
-    Result r;
-    for (std::size_t k = 0; k < steps; ++k) {
-      sim.step();
-      for (const BondFailure& f : sim.take_failures()) r.failures.push_back(f);
-      if (threads == 2 && sim.step_count() == odd) {
-        // Continue a copy from a checkpoint at an odd step; it must end the same.
-        Simulation copy = simulation_from(decode_checkpoint(encode_checkpoint(capture_simulation(sim))));
-        Result c = r;
-        for (std::size_t j = odd; j < steps; ++j) {
-          copy.step();
-          for (const BondFailure& f : copy.take_failures()) c.failures.push_back(f);
-        }
-        by_id(copy, c);
-        results.push_back(c);
-      }
-    }
-    by_id(sim, r);
-    results.push_back(r);
-  }
+  const std::vector<PlateRun> results =
+      runs_at_three_thread_counts_and_a_restart(plate_scene(28, 2.5e-7, 4e-4), 300, 171);
   ASSERT_EQ(results.size(), 4u);
   ASSERT_GT(results[0].failures.size(), 100u);
-  for (std::size_t k = 1; k < results.size(); ++k) {
-    SCOPED_TRACE("run " + std::to_string(k));
-    EXPECT_EQ(results[k].x, results[0].x);
-    EXPECT_EQ(results[k].v, results[0].v);
-    EXPECT_EQ(results[k].ledger.fracture, results[0].ledger.fracture);
-    ASSERT_EQ(results[k].failures.size(), results[0].failures.size());
-    for (std::size_t f = 0; f < results[0].failures.size(); ++f) {
-      EXPECT_EQ(results[k].failures[f].bond, results[0].failures[f].bond);
-      EXPECT_EQ(results[k].failures[f].step, results[0].failures[f].step);
-      EXPECT_EQ(results[k].failures[f].energy, results[0].failures[f].energy);
-    }
-  }
+  expect_same_ends(results);
 }

@@ -44,6 +44,14 @@ law = "penalty"
 
 SceneSpec parse(const std::string& text) { return parse_scene_text(text, "s.toml", "."); }
 
+/// kBase with its first `from` replaced by `to`.
+std::string with(const std::string& from, const std::string& to) {
+  std::string t = kBase;
+  const std::size_t at = t.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return t.replace(at, from.size(), to);
+}
+
 std::string error_of(const std::string& text) {
   try {
     assemble_scene(build_scene(parse(text)));
@@ -87,12 +95,6 @@ TEST(SceneMaterials, EveryMaterialKeyIsRead) {
 
 TEST(SceneMaterials, BadMaterialsAndLawsAreRefusedByName) {
   const std::string base = kBase;
-  const auto with = [&](const std::string& from, const std::string& to) {
-    std::string t = base;
-    const std::size_t at = t.find(from);
-    EXPECT_NE(at, std::string::npos) << from;
-    return t.replace(at, from.size(), to);
-  };
   const auto expect_error = [&](const std::string& text, const std::string& part) {
     std::string message;
     message = error_of(text);
@@ -158,12 +160,6 @@ force = [0.0, 0.0, 2.0]
 
 TEST(SceneMaterials, ImplicitKeysAreReadCheckedAndOnlyWithTheImplicitIntegrator) {
   const std::string base = kBase;
-  const auto with = [&](const std::string& from, const std::string& to) {
-    std::string t = base;
-    const std::size_t at = t.find(from);
-    EXPECT_NE(at, std::string::npos) << from;
-    return t.replace(at, from.size(), to);
-  };
   const std::string run = base.substr(base.find("[run]"), base.find("\n", base.find("[run]")) - base.find("[run]"));
   const std::string implicit_run = run + "\nintegrator = \"implicit\"";
   // Read into the settings, and into the simulation.
