@@ -52,35 +52,55 @@ BondTerms bond_axial(const Vec3& x_i, const Vec3& x_j, double r0, double k_axial
 BondTerms bond_shear(const Vec3& x_i, const Vec3& x_j, const Quat& q_i, const Quat& q_j,
                      const Vec3& d0, double k_shear);
 
+namespace lanes {
+#include "bonds/bond_lanes.inc"
+
+/// The Ops policy of bond_lanes for a scalar S (double or dual numbers):
+/// the branch of quaternion_rotation_vector_t, per bond.
+template <class S>
+struct ScalarOps {
+  static S c(double v) { return S(v); }
+  static S sqrt(const S& x) {
+    using std::sqrt;
+    return sqrt(x);
+  }
+  static S sign(const S& w) { return S(w >= 0.0 ? 1.0 : -1.0); }
+  S theta_factor(const S& s2, const S& w2, const S& w) {
+    using std::atan2;
+    if (s2 < 1e-4 * w2) return bond_lanes_series_factor(s2, w2, w, *this);
+    const S s = sqrt(s2);
+    return S(2.0) * atan2(s, w) / s;
+  }
+};
+}  // namespace lanes
+
 /// The three terms below summed for one bond, for any scalar type S (the
 /// force loop's kernel in double, bond_all; dual numbers for the Hessian).
+/// The arithmetic is bonds/bond_lanes.inc's, which the vectorised force
+/// loop (bonds/bond_kernel.hpp) runs lane by lane with the same bits.
 template <class S>
 inline BondTermsT<S> bond_all_t(const Eigen::Matrix<S, 3, 1>& x_i, const Eigen::Matrix<S, 3, 1>& x_j,
                                 const Eigen::Quaternion<S>& q_i, const Eigen::Quaternion<S>& q_j, double r0,
-                                const Vec3& d0_in, double k_bending, double k_axial, double k_shear) {
-  using V3 = Eigen::Matrix<S, 3, 1>;
-  using std::sqrt;
-  // The three terms of bond_bending, bond_axial and bond_shear, sharing the
-  // bond vector and its length (the force loop's kernel).
-  const V3 d0 = d0_in.template cast<S>();
-  const V3 theta = quaternion_rotation_vector_t<S>(q_i * q_j.conjugate());  // bond_rotation_vector, inline
-  const V3 delta = x_i - x_j;
-  const S r = sqrt(delta.squaredNorm());
-  const S inv_r = 1.0 / r;
-  const double inv_r0 = 1.0 / r0;  // two divisions instead of six
-  const V3 d = delta * inv_r;
-  const S strain = r * inv_r0 - 1.0;
-  const V3 e_i = q_i._transformVector(d0);
-  const V3 e_j = q_j._transformVector(d0);
-  const S s_i = 1.0 - e_i.dot(d);
-  const S s_j = 1.0 - e_j.dot(d);
-  const V3 a = s_i * e_i + s_j * e_j;
+                                const Vec3& d0, double k_bending, double k_axial, double k_shear) {
+  lanes::BondLaneInput<S> in{{x_i[0], x_i[1], x_i[2]},
+                             {x_j[0], x_j[1], x_j[2]},
+                             {q_i.w(), q_i.x(), q_i.y(), q_i.z()},
+                             {q_j.w(), q_j.x(), q_j.y(), q_j.z()},
+                             {S(d0[0]), S(d0[1]), S(d0[2])},
+                             S(1.0 / r0),
+                             S(k_bending),
+                             S(k_axial),
+                             S(k_shear)};
+  lanes::BondLaneOutput<S> out;
+  lanes::ScalarOps<S> ops;
+  lanes::bond_lanes<true>(in, out, ops);
   BondTermsT<S> t;
-  t.force_i = (-k_axial * inv_r0 * strain) * d + (0.5 * k_shear * inv_r) * (a - d.dot(a) * d);
-  t.moment_i = -k_bending * theta + (0.5 * k_shear * s_i) * e_i.cross(d);
-  t.moment_j = k_bending * theta + (0.5 * k_shear * s_j) * e_j.cross(d);
-  t.energy = 0.5 * k_bending * theta.squaredNorm() + 0.5 * k_axial * strain * strain +
-             0.25 * k_shear * (s_i * s_i + s_j * s_j);
+  for (int c = 0; c < 3; ++c) {
+    t.force_i[c] = out.force_i[c];
+    t.moment_i[c] = out.moment_i[c];
+    t.moment_j[c] = out.moment_j[c];
+  }
+  t.energy = out.energy;
   return t;
 }
 

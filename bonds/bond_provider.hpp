@@ -4,7 +4,7 @@
 /// (core/force_provider.hpp).
 ///
 /// Records: the bonds of a BondList. evaluate() computes, in parallel over
-/// bonds, the force and spatial moment on each bond's first end into the
+/// bonds and vectorised (bonds/bond_kernel.hpp), the force and spatial moment on each bond's first end into the
 /// bond's 48-byte slot; the second end's moment follows from the balance of
 /// angular momentum (PairResults::moment_second empty). Each particle's bonds
 /// are visited in ascending bond index (Incidence::entries), which is what
@@ -59,6 +59,8 @@ class BondProvider final : public ForceProvider {
   BondIncidence incidence_;  ///< bonds of each particle, ascending
   std::vector<Vec3> bond_force_;   ///< per bond: force on the first end
   std::vector<Vec3> bond_moment_;  ///< per bond: moment on the first end
+  std::vector<double> inv_rest_length_;  ///< per bond: 1/r0, computed as 1.0 / r0 (the kernel's input)
+  void refresh_constants();
   bool identity_reference_ = false;  ///< every reference attitude is the identity
 };
 

@@ -1,0 +1,85 @@
+#include "core/simd.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <stdexcept>
+
+#include <hwy/highway.h>
+#include <hwy/targets.h>
+
+namespace dem {
+
+namespace {
+
+std::atomic<bool> scalar_forced{false};
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+/// Highway targets compiled into the kernels and supported by this CPU,
+/// best first (lowest bit first), ignoring any forcing.
+std::vector<std::int64_t> cpu_targets() {
+  hwy::SetSupportedTargetsForTest(0);
+  std::vector<std::int64_t> out;
+  for (std::int64_t t = hwy::SupportedTargets() & HWY_TARGETS; t != 0; t &= t - 1) out.push_back(t & ~(t - 1));
+  return out;
+}
+
+std::int64_t current_mock = 0;
+
+}  // namespace
+
+std::vector<std::string> available_simd_targets() {
+  const std::int64_t mock = current_mock;
+  std::vector<std::string> names;
+  for (std::int64_t t : cpu_targets()) names.push_back(lower(hwy::TargetName(t)));
+  names.push_back("scalar");
+  hwy::SetSupportedTargetsForTest(mock);  // cpu_targets() cleared it
+  hwy::GetChosenTarget().Update(hwy::SupportedTargets());
+  return names;
+}
+
+void set_simd_target(const std::string& requested) {
+  std::string name = lower(requested);
+  if (name == "avx512") name = "avx3";
+  if (name == "auto") {
+    current_mock = 0;
+    hwy::SetSupportedTargetsForTest(0);
+    hwy::GetChosenTarget().Update(hwy::SupportedTargets());
+    scalar_forced = false;
+    return;
+  }
+  if (name == "scalar") {
+    scalar_forced = true;
+    return;
+  }
+  std::string list;
+  for (std::int64_t t : cpu_targets()) {
+    const std::string n = lower(hwy::TargetName(t));
+    list += n + ", ";
+    if (n == name) {
+      current_mock = t;
+      hwy::SetSupportedTargetsForTest(t);
+      hwy::GetChosenTarget().Update(hwy::SupportedTargets());
+      scalar_forced = false;
+      return;
+    }
+  }
+  hwy::SetSupportedTargetsForTest(current_mock);
+  hwy::GetChosenTarget().Update(hwy::SupportedTargets());
+  throw std::invalid_argument("SIMD target '" + requested + "' is not available on this CPU; available: " + list +
+                              "scalar, auto");
+}
+
+std::string simd_target() {
+  if (scalar_forced) return "scalar";
+  const std::int64_t supported = hwy::SupportedTargets() & HWY_TARGETS;
+  return lower(hwy::TargetName(supported & ~(supported - 1)));
+}
+
+bool simd_scalar_forced() { return scalar_forced; }
+
+}  // namespace dem
