@@ -15,6 +15,7 @@
 #include "engine/simulation.hpp"
 #include "scene/solid_torus.hpp"
 #include "engine/time_step.hpp"
+#include "simd_targets.hpp"
 
 using namespace dem;
 
@@ -320,6 +321,30 @@ TEST(SolidTorus, BitwiseIdenticalForOneTwoAndThreeThreads) {
   EXPECT_GT(rebuilds, 1u) << "the neighbour list must be rebuilt during the run";
   EXPECT_TRUE(runs[0] == runs[1]);
   EXPECT_TRUE(runs[0] == runs[2]);
+}
+
+// The same impact with the kernels forced onto each SIMD target this CPU
+// runs (core/simd.hpp), on 2 threads, and on the scalar loop on 1 thread:
+// bitwise the same state, so a machine without AVX-512 writes the same files.
+TEST(SolidTorus, BitwiseIdenticalForEverySimdTarget) {
+  SolidTorusParameters p = small_torus();
+  p.gap = 0.0;
+  p.speed = 50.0;
+  p.spin = Vec3(0, 100.0, 0);
+  const auto run = [&](const std::string& target, std::size_t threads) {
+    dem::testing::SimdTargetScope scope(target);
+    ThreadLimit limit(threads);
+    Scene scene = make_solid_torus(p);
+    const double h = 0.1 * critical_time_step(scene.particles, scene.bonds, scene.contact);
+    Simulation sim = make_simulation(std::move(scene), h);
+    for (int k = 0; k < 300; ++k) sim.step();
+    EXPECT_GT(sim.energy_report().wall, 0.0) << "the torus must be at the wall";
+    EXPECT_GT(sim.energy_report().bending, 0.0) << "the bonds must bend";
+    return state_bytes(sim);
+  };
+  const std::vector<unsigned char> reference = run("scalar", 1);
+  for (const std::string& target : available_simd_targets())
+    EXPECT_TRUE(run(target, 2) == reference) << "target " << target;
 }
 
 // Re-ordering at neighbour-list rebuilds moves particles between slots and

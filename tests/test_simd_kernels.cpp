@@ -1,0 +1,146 @@
+// The vectorised force kernels (issue 13): every SIMD target this CPU runs
+// gives the bits of the scalar kernel, bond by bond, and the target can be
+// chosen and refused by name.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <random>
+#include <stdexcept>
+
+#include "bonds/bond_kernel.hpp"
+#include "bonds/bond_potential.hpp"
+#include "core/simd.hpp"
+#include "simd_targets.hpp"
+#include "support.hpp"
+
+using namespace dem;
+using namespace dem::testing;
+
+namespace {
+
+/// A few thousand random bonds between random particles: most turned by
+/// less than a degree relative to each other (the series lanes), a quarter
+/// by up to 2 rad (the atan2 lanes the scalar kernel redoes), some
+/// quaternions of negative w, three stiffness types, stretched by up to 20 %.
+struct RandomBonds {
+  std::vector<Vec3> position;
+  std::vector<Quat> attitude, reference;
+  BondList bonds;
+  std::vector<double> inv_rest_length;
+
+  explicit RandomBonds(std::size_t count, bool with_reference) {
+    std::mt19937_64 rng(20261124);
+    std::uniform_real_distribution<double> u(0.5, 2.0), s(0.8, 1.2), pick(0.0, 1.0);
+    const std::size_t n = 2 * count;
+    for (std::size_t i = 0; i < n; ++i) {
+      position.push_back(random_vec(rng, 3.0));
+      Quat q = random_rotation(rng, 3.0);
+      if (pick(rng) < 0.3) q.coeffs() = -q.coeffs();
+      attitude.push_back(q);
+      reference.push_back(with_reference ? random_rotation(rng, 1.0) : Quat::Identity());
+    }
+    const BondStiffness types[3] = {{0.3, 2.0, 1.5}, {1.0, 10.0, 4.0}, {0.01, 0.5, 0.2}};
+    for (std::size_t b = 0; b < count; ++b) {
+      const std::uint32_t i = static_cast<std::uint32_t>(2 * b), j = static_cast<std::uint32_t>(2 * b + 1);
+      // Q_i Q_j^T small for most bonds, large for a quarter.
+      const double turn = pick(rng) < 0.75 ? 0.015 : 2.0;
+      attitude[i] = (random_rotation(rng, turn) * attitude[j] * reference[j].conjugate() * reference[i]).normalized();
+      if (pick(rng) < 0.3) attitude[i].coeffs() = -attitude[i].coeffs();
+      const double r0 = u(rng);
+      const Vec3 d0 = random_vec(rng).normalized();
+      position[i] = position[j] + s(rng) * r0 * (quat_exp(random_vec(rng, 0.3)) * d0).normalized();
+      bonds.first.push_back(i);
+      bonds.second.push_back(j);
+      bonds.rest_length.push_back(r0);
+      bonds.rest_direction.push_back(d0);
+      bonds.type.push_back(static_cast<std::uint32_t>(b % 3));
+      inv_rest_length.push_back(1.0 / r0);
+    }
+    bonds.stiffness_types.assign(std::begin(types), std::end(types));
+  }
+
+  /// Forces and moments of every bond through bond_forces, as bytes.
+  std::vector<unsigned char> forces(bool with_reference) const {
+    std::vector<Vec3> f(bonds.size()), m(bonds.size());
+    BondKernelArgs a;
+    a.first = bonds.first.data();
+    a.second = bonds.second.data();
+    a.position = position.data();
+    a.attitude = attitude.data();
+    a.reference_attitude = with_reference ? reference.data() : nullptr;
+    a.inv_rest_length = inv_rest_length.data();
+    a.rest_direction = bonds.rest_direction.data();
+    a.type = bonds.type.data();
+    a.stiffness_types = bonds.stiffness_types.data();
+    a.force = f.data();
+    a.moment = m.data();
+    // Uneven ranges: block splits must not matter.
+    const std::size_t cuts[] = {0, 5, 13, 64, 1001, bonds.size()};
+    for (std::size_t k = 0; k + 1 < std::size(cuts); ++k) bond_forces(a, cuts[k], cuts[k + 1]);
+    std::vector<unsigned char> out(2 * bonds.size() * sizeof(Vec3));
+    std::memcpy(out.data(), f.data(), f.size() * sizeof(Vec3));
+    std::memcpy(out.data() + f.size() * sizeof(Vec3), m.data(), m.size() * sizeof(Vec3));
+    return out;
+  }
+};
+
+}  // namespace
+
+TEST(SimdTargets, ScalarAndAutoAreAlwaysThereAndUnknownNamesAreRefused) {
+  const std::vector<std::string> t = available_simd_targets();
+  ASSERT_FALSE(t.empty());
+  EXPECT_EQ(t.back(), "scalar");
+  EXPECT_NO_THROW(set_simd_target("auto"));
+  EXPECT_EQ(simd_target(), t.front());
+  try {
+    set_simd_target("avx1024");
+    FAIL() << "an unknown target must be refused";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("avx1024"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("scalar"), std::string::npos);
+  }
+  EXPECT_EQ(simd_target(), t.front()) << "a refused name leaves the choice as it was";
+  for (const std::string& name : t) {
+    SimdTargetScope scope(name);
+    EXPECT_EQ(simd_target(), name);
+  }
+  EXPECT_EQ(simd_target(), t.front());
+}
+
+// Every target against the scalar loop, bit for bit, and the scalar loop
+// against bond_all (the one-bond kernel the energies and tests use).
+TEST(BondKernel, EveryTargetGivesTheScalarBits) {
+  for (bool with_reference : {false, true}) {
+    const RandomBonds r(4000, with_reference);
+    std::vector<unsigned char> scalar;
+    {
+      SimdTargetScope scope("scalar");
+      scalar = r.forces(with_reference);
+    }
+    // The scalar loop is bond_all.
+    const auto* f = reinterpret_cast<const Vec3*>(scalar.data());
+    const auto* m = f + r.bonds.size();
+    std::size_t large = 0;
+    for (std::size_t b = 0; b < r.bonds.size(); ++b) {
+      const std::uint32_t i = r.bonds.first[b], j = r.bonds.second[b];
+      Quat qi = r.attitude[i], qj = r.attitude[j];
+      if (with_reference) {
+        qi = qi * r.reference[i].conjugate();
+        qj = qj * r.reference[j].conjugate();
+      }
+      if (quaternion_angle(qi * qj.conjugate()) > 0.02) ++large;
+      const BondStiffness& k = r.bonds.stiffness(b);
+      const BondTerms t = bond_all(r.position[i], r.position[j], qi, qj, r.bonds.rest_length[b],
+                                   r.bonds.rest_direction[b], k.bending, k.axial, k.shear);
+      ASSERT_EQ(std::memcmp(&t.force_i, &f[b], sizeof(Vec3)), 0) << "bond " << b;
+      ASSERT_EQ(std::memcmp(&t.moment_i, &m[b], sizeof(Vec3)), 0) << "bond " << b;
+    }
+    EXPECT_GT(large, 500u) << "the atan2 lanes must be exercised";
+    EXPECT_LT(large, 3500u) << "the series lanes must be exercised";
+    for (const std::string& name : available_simd_targets()) {
+      SimdTargetScope scope(name);
+      EXPECT_TRUE(r.forces(with_reference) == scalar) << "target " << name;
+    }
+  }
+}
