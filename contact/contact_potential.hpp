@@ -23,22 +23,29 @@ struct ContactTerms {
 ContactTerms particle_contact(const Vec3& x_i, const Vec3& x_j, double r_i, double r_j,
                               double k_contact);
 
+namespace lanes {
+#include "contact/pair_lanes.inc"
+
+/// The Ops policy of hertz_force_lanes for double.
+struct ScalarPairOps {
+  static constexpr bool kScalar = true;
+  static double c(double v) { return v; }
+  static double sqrt(double x) { return std::sqrt(x); }
+  static bool touching(double r2, double reach2, double r) { return r2 < reach2 && r > 0.0; }
+  static double select(bool, double v) { return v; }
+};
+}  // namespace lanes
+
 /// The force on i of particle_contact() alone, inline for the force loop;
-/// bitwise the same value. Swapping i and j gives exactly -force_i.
+/// bitwise the same value, and the same as the vectorised pair kernel
+/// (contact/pair_kernel.hpp). Swapping i and j gives exactly -force_i.
 inline Vec3 contact_force(const Vec3& x_i, const Vec3& x_j, double r_i, double r_j,
                           double k_contact) {
-  const Vec3 delta = x_i - x_j;
-  const double sum = r_i + r_j;
-  const double r2 = delta.squaredNorm();
-  if (r2 >= sum * sum) return Vec3::Zero();
-  const double r = std::sqrt(r2);
-  // At r = 0 the direction is undefined and the force vanishes by symmetry
-  // of the limit; keep it zero rather than NaN.
-  if (!(r > 0.0)) return Vec3::Zero();
-  const double inv_sum = 1.0 / sum;
-  const double overlap = 1.0 - r * inv_sum;  // in (0, 1]
-  const double p32 = overlap * std::sqrt(overlap);
-  return (k_contact * inv_sum * p32 / r) * delta;
+  const double xi[3] = {x_i[0], x_i[1], x_i[2]}, xj[3] = {x_j[0], x_j[1], x_j[2]};
+  double f[3];
+  lanes::ScalarPairOps ops;
+  lanes::hertz_force_lanes(xi, xj, r_i, r_j, k_contact, f, ops);
+  return Vec3(f[0], f[1], f[2]);
 }
 
 /// A rigid plane wall through `point` with unit normal `normal`; particles

@@ -41,6 +41,7 @@
 
 #include "contact/contact_potential.hpp"
 #include "contact/neighbour_search.hpp"
+#include "contact/pair_kernel.hpp"
 #include "core/force_provider.hpp"
 #include "core/parallel.hpp"
 
@@ -335,6 +336,24 @@ class ContactProvider final : public ContactProviderBase {
     }
     const NeighbourList& list = search_.list();
     const std::uint8_t* excluded = excluded_.empty() ? nullptr : excluded_.data();
+    if constexpr (std::is_same_v<Law, HertzContactLaw>) {
+      // The vectorised loop (contact/pair_kernel.hpp), in ranges of whole
+      // 8-pair blocks: the same bits as law_.force() pair by pair.
+      HertzPairArgs a;
+      a.owner = list.owner.data();
+      a.partner = list.partner.data();
+      a.excluded = excluded;
+      a.position = s.position.data();
+      a.radius = s.radius.data();
+      a.stiffness = law_.stiffness;
+      a.force = pair_force_.data();
+      constexpr std::size_t kBlock = 8;
+      const std::size_t m = list.pair_count();
+      parallel_for_ranges((m + kBlock - 1) / kBlock, [&](std::size_t begin, std::size_t end) {
+        hertz_pair_forces(a, begin * kBlock, std::min(end * kBlock, m));
+      }, 64);
+      return;
+    }
     parallel_for_ranges(list.pair_count(), [&](std::size_t begin, std::size_t end) {
       typename Law::State none{};
       for (std::size_t k = begin; k < end; ++k) {

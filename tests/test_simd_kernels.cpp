@@ -10,6 +10,8 @@
 
 #include "bonds/bond_kernel.hpp"
 #include "bonds/bond_potential.hpp"
+#include "contact/contact_potential.hpp"
+#include "contact/pair_kernel.hpp"
 #include "core/simd.hpp"
 #include "simd_targets.hpp"
 #include "support.hpp"
@@ -142,5 +144,66 @@ TEST(BondKernel, EveryTargetGivesTheScalarBits) {
       SimdTargetScope scope(name);
       EXPECT_TRUE(r.forces(with_reference) == scalar) << "target " << name;
     }
+  }
+}
+
+// The Hertz pair kernel: random pairs, about half overlapping, some apart,
+// a few at r = 0 and a few excluded (their slots must be left as they were),
+// on every target against contact_force pair by pair.
+TEST(PairKernel, EveryTargetGivesTheScalarBits) {
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> u(0.0, 1.0), radius(0.3, 0.7);
+  const std::size_t pairs = 5000, n = 2 * pairs;
+  std::vector<Vec3> position(n);
+  std::vector<double> radii(n);
+  std::vector<std::uint32_t> owner, partner;
+  std::vector<std::uint8_t> excluded;
+  for (std::size_t p = 0; p < pairs; ++p) {
+    const std::uint32_t i = static_cast<std::uint32_t>(2 * p), j = static_cast<std::uint32_t>(2 * p + 1);
+    radii[i] = radius(rng);
+    radii[j] = radius(rng);
+    position[j] = random_vec(rng, 5.0);
+    const double gap = u(rng) < 0.02 ? 0.0 : (0.5 + u(rng)) * (radii[i] + radii[j]);
+    position[i] = position[j] + gap * random_vec(rng).normalized();
+    owner.push_back(i);
+    partner.push_back(j);
+    excluded.push_back(u(rng) < 0.05 ? 1 : 0);
+  }
+  const Vec3 sentinel(1e300, -2.0, 3.0);
+  const auto forces = [&]() {
+    std::vector<Vec3> f(pairs, sentinel);
+    HertzPairArgs a;
+    a.owner = owner.data();
+    a.partner = partner.data();
+    a.excluded = excluded.data();
+    a.position = position.data();
+    a.radius = radii.data();
+    a.stiffness = 3.7;
+    a.force = f.data();
+    const std::size_t cuts[] = {0, 3, 17, 800, 4001, pairs};
+    for (std::size_t k = 0; k + 1 < std::size(cuts); ++k) hertz_pair_forces(a, cuts[k], cuts[k + 1]);
+    std::vector<unsigned char> out(pairs * sizeof(Vec3));
+    std::memcpy(out.data(), f.data(), out.size());
+    return out;
+  };
+  std::vector<unsigned char> scalar;
+  {
+    SimdTargetScope scope("scalar");
+    scalar = forces();
+  }
+  const auto* f = reinterpret_cast<const Vec3*>(scalar.data());
+  std::size_t touching = 0, apart = 0;
+  for (std::size_t p = 0; p < pairs; ++p) {
+    const Vec3 expected = excluded[p] ? sentinel
+                                      : contact_force(position[owner[p]], position[partner[p]], radii[owner[p]],
+                                                      radii[partner[p]], 3.7);
+    ASSERT_EQ(std::memcmp(&expected, &f[p], sizeof(Vec3)), 0) << "pair " << p;
+    if (!excluded[p]) (expected.squaredNorm() > 0.0 ? touching : apart)++;
+  }
+  EXPECT_GT(touching, 1000u);
+  EXPECT_GT(apart, 1000u);
+  for (const std::string& name : available_simd_targets()) {
+    SimdTargetScope scope(name);
+    EXPECT_TRUE(forces() == scalar) << "target " << name;
   }
 }
