@@ -52,6 +52,8 @@
 #include "scene/lattice_scene.hpp"
 #include "core/parallel.hpp"
 #include "core/peak_memory.hpp"
+#include "core/simd.hpp"
+#include "core/stage_times.hpp"
 #include "engine/reorder.hpp"
 #include "scene/ring_torus.hpp"
 #include "engine/simulation.hpp"
@@ -73,6 +75,8 @@ struct Options {
   long long repeat = 1;
   bool memory_table = false;
   std::string integrator = "25";
+  bool profile = false;
+  std::string simd = "auto";
 };
 
 /// Thrown when a run itself goes wrong (as opposed to bad input).
@@ -195,8 +199,28 @@ BenchRun make_run(const std::string& name, SceneFactory& factory, dem::Integrato
                   b.time_step};
 }
 
+/// The stage table of --profile (stderr): seconds, share of the timed
+/// stages, ns per particle-step, and ns per bond or pair for the providers.
+void print_profile(const dem::StageTimes& times, const dem::Simulation& sim, std::size_t bonds, long long steps) {
+  const double total = times.total();
+  const double n = static_cast<double>(sim.particles().size()) * static_cast<double>(steps);
+  const double pairs = static_cast<double>(sim.forces().neighbours().list().pair_count()) * static_cast<double>(steps);
+  std::fprintf(stderr, "profile (SIMD target %s): %-44s %10s %7s %12s %s\n", dem::simd_target().c_str(), "stage",
+               "seconds", "share", "ns/particle", "ns/item");
+  for (const auto& [stage, sec] : times.stages()) {
+    std::string per_item;
+    if (stage == "evaluate: bonds" && bonds > 0)
+      per_item = format_g(1e9 * sec / (static_cast<double>(bonds) * static_cast<double>(steps)), 3) + " per bond";
+    if (stage == "evaluate: contact" && pairs > 0) per_item = format_g(1e9 * sec / pairs, 3) + " per listed pair";
+    std::fprintf(stderr, "profile: %-62s %10.4f %6.1f%% %12.3f %s\n", stage.c_str(), sec, 100.0 * sec / total,
+                 1e9 * sec / n, per_item.c_str());
+  }
+  std::fprintf(stderr, "profile: %-62s %10.4f %6.1f%% %12.3f\n", "total of the stages", total, 100.0, 1e9 * total / n);
+}
+
 void run_once(const std::string& name, SceneFactory& factory, std::size_t threads,
-              long long steps, dem::IntegratorMap map, bool memory_table, const std::string& scene_file) {
+              long long steps, dem::IntegratorMap map, bool memory_table, const std::string& scene_file,
+              bool profile) {
   const dem::ThreadLimit limit(threads);
   BenchRun run = make_run(name, factory, map, scene_file);
   dem::Simulation& sim = run.sim;
@@ -212,9 +236,12 @@ void run_once(const std::string& name, SceneFactory& factory, std::size_t thread
   plan.end_step = static_cast<std::uint64_t>(steps);
   plan.progress_on_log = true;  // a line on stderr every 10 s of long runs
   dem::RunSummary summary;
+  dem::StageTimes times;
+  if (profile) sim.set_stage_times(&times);
   if (dem::run_to_end(sim, plan, std::cerr, &summary) != dem::kExitOk)
     throw RunFailure(name + ": the run failed (see above)");
   const double seconds = summary.seconds;
+  sim.set_stage_times(nullptr);
   if (memory_table) print_memory_table(sim);
 
   const double e1 = sim.energy_report().balance();
@@ -231,6 +258,7 @@ void run_once(const std::string& name, SceneFactory& factory, std::size_t thread
             << sim.forces().neighbours().list().pair_count() << ", |E - E_0|/|E_0| = "
             << format_g(e0 != 0.0 ? std::abs(e1 - e0) / std::abs(e0) : std::abs(e1 - e0), 3)
             << " (E_0 = " << format_g(e0, 8) << ")" << std::endl;
+  if (profile) print_profile(times, sim, bonds, steps);
 }
 
 int run(const Options& o) {
@@ -245,12 +273,13 @@ int run(const Options& o) {
       throw std::invalid_argument("--threads must be >= 0 (0: all cores), got " +
                                   std::to_string(t));
   const dem::IntegratorMap map = dem::parse_integrator_map(o.integrator);
+  dem::set_simd_target(o.simd);
 
   std::printf("scene,particles,bonds,threads,steps,seconds,particle_steps_per_s,peak_rss_bytes\n");
   std::fflush(stdout);
   for (long long t : o.threads)
     for (long long r = 0; r < o.repeat; ++r)
-      run_once(o.scene, factory, static_cast<std::size_t>(t), steps, map, o.memory_table, o.scene_file);
+      run_once(o.scene, factory, static_cast<std::size_t>(t), steps, map, o.memory_table, o.scene_file, o.profile);
   return 0;
 }
 
@@ -276,6 +305,13 @@ int main(int argc, char** argv) {
   app.add_flag("--memory-table", o.memory_table,
                "After each run, print the bytes of every particle and provider array (stderr)");
   app.add_option("--integrator", o.integrator, "Map of Baker & Gonzalez: 23, 25 or 27")
+      ->capture_default_str();
+  app.add_flag("--profile", o.profile,
+               "Time each stage of the step and print a table (stderr): seconds, share, ns per particle-step, "
+               "ns per bond and per listed contact pair");
+  app.add_option("--simd", o.simd,
+                 "SIMD target of the force kernels: auto (the best this CPU has), avx3 (AVX-512), avx2, sse4, "
+                 "ssse3, emu128 or scalar; all give the same bits")
       ->capture_default_str();
   try {
     app.parse(argc, argv);

@@ -175,8 +175,17 @@ void ForceField::update_records(const ParticleStore& s) {
   if (rebuild_due(s)) rebuild(s);
 }
 
-void ForceField::evaluate(ParticleStore& s) {
-  for (const auto& p : providers_) p->evaluate(s);
+void ForceField::evaluate(ParticleStore& s, StageTimes* times) {
+  if (times == nullptr) {
+    for (const auto& p : providers_) p->evaluate(s);
+    gather(s);
+    return;
+  }
+  for (const auto& p : providers_) {
+    StageClock clock(times, "evaluate: " + p->name());
+    p->evaluate(s);
+  }
+  StageClock clock(times, "gather (per-particle sums, walls, fields)");
   gather(s);
 }
 

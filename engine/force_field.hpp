@@ -34,6 +34,7 @@
 #include "core/diagnostics.hpp"
 #include "core/force_provider.hpp"
 #include "core/particle_store.hpp"
+#include "core/stage_times.hpp"
 
 namespace dem {
 
@@ -78,7 +79,9 @@ class ForceField {
 
   /// Writes F and tau at the current configuration into particles.force and
   /// particles.moment (overwriting them). Records must be current.
-  void evaluate(ParticleStore& particles);
+  /// With `times`, each provider's evaluation and the gather are timed
+  /// into it (core/stage_times.hpp).
+  void evaluate(ParticleStore& particles, StageTimes* times = nullptr);
   /// The gather alone: F and tau from the providers' current result slots
   /// (after fracture() changed some of them).
   void gather(ParticleStore& particles) const;

@@ -217,8 +217,15 @@ void Simulation::reorder() {
 }
 
 void Simulation::rebuild_phase() {
-  if (!forces_.rebuild_due(particles_)) return;
-  if (forces_.reorder_on_rebuild()) reorder();
+  {
+    StageClock clock(stage_times_, "rebuild test (drift scan)");
+    if (!forces_.rebuild_due(particles_)) return;
+  }
+  if (forces_.reorder_on_rebuild()) {
+    StageClock clock(stage_times_, "re-ordering (Morton sort, permutation)");
+    reorder();
+  }
+  StageClock clock(stage_times_, "neighbour-list and record rebuild");
   forces_.rebuild(particles_);
 }
 
@@ -287,13 +294,19 @@ void Simulation::step() {
   }
   if (ledger_on_) save_velocities();
   for (std::size_t i = 0; i < clumps_.size(); ++i) half_[i] = lgvi_advance(clumps_[i].body, h_);
-  advance_configuration(particles_, map_, h_);
+  {
+    StageClock clock(stage_times_, "integrator: kick and drift");
+    advance_configuration(particles_, map_, h_);
+  }
   if (ledger_on_) ledger_.contact -= 0.5 * kick * kick_power();
   place_members();
   rebuild_phase();
-  forces_.evaluate(particles_);
+  forces_.evaluate(particles_, stage_times_);
   if (ledger_on_ && !whole_kick) save_velocities();
-  complete_step(particles_, map_, h_);
+  {
+    StageClock clock(stage_times_, "integrator: second kick");
+    complete_step(particles_, map_, h_);
+  }
   if (ledger_on_ && !whole_kick) ledger_.contact -= 0.5 * kick * kick_power();
   if (kinematic) {
     hold_kinematic(false);
@@ -306,7 +319,10 @@ void Simulation::step() {
   // t = k h rather than a running sum, so that long runs keep exact times.
   time_ = time_origin_ + static_cast<double>(steps_ - step_origin_) * h_;
   if (filter_on_) apply_friction_filter();
-  ledger_.fracture += forces_.fracture(particles_);
+  {
+    StageClock clock(stage_times_, "fracture");
+    ledger_.fracture += forces_.fracture(particles_);
+  }
   collect_events();
 }
 

@@ -52,6 +52,7 @@
 #include "core/diagnostics.hpp"
 #include "core/particle_store.hpp"
 #include "engine/clump.hpp"
+#include "core/stage_times.hpp"
 #include "engine/force_field.hpp"
 #include "engine/groups.hpp"
 #include "engine/implicit_step.hpp"
@@ -136,6 +137,10 @@ class Simulation {
   /// Number of re-orderings so far (rebuilds at which the order changed).
   std::size_t reorder_count() const { return reorders_; }
 
+  /// Times the stages of each explicit step into `times` from now on
+  /// (nullptr: stop); the caller keeps it alive meanwhile.
+  void set_stage_times(StageTimes* times) { stage_times_ = times; }
+
  private:
   void start();
   void rebuild_phase();
@@ -151,6 +156,7 @@ class Simulation {
   void save_velocities();
   double kick_power();
   void step_implicit();
+  StageTimes* stage_times_ = nullptr;
 
   ParticleStore particles_;
   ForceField forces_;
