@@ -175,21 +175,22 @@ void ForceField::update_records(const ParticleStore& s) {
   if (rebuild_due(s)) rebuild(s);
 }
 
-void ForceField::evaluate(ParticleStore& s, StageTimes* times) {
+void ForceField::evaluate(ParticleStore& s, StageTimes* times, const RangeHook* after_gather) {
   if (times == nullptr) {
     for (const auto& p : providers_) p->evaluate(s);
-    gather(s);
+    gather(s, after_gather);
     return;
   }
   for (const auto& p : providers_) {
     StageClock clock(times, "evaluate: " + p->name());
     p->evaluate(s);
   }
-  StageClock clock(times, "gather (per-particle sums, walls, fields)");
-  gather(s);
+  StageClock clock(times, after_gather != nullptr ? "gather (per-particle sums, walls, fields) + second kick"
+                                                  : "gather (per-particle sums, walls, fields)");
+  gather(s, after_gather);
 }
 
-void ForceField::gather(ParticleStore& s) const {
+void ForceField::gather(ParticleStore& s, const RangeHook* after_gather) const {
   // Views of the pair providers (at most a handful; fixed-size, no allocation).
   constexpr std::size_t kMaxPairProviders = 16;
   std::array<PairView, kMaxPairProviders> views;
@@ -220,6 +221,7 @@ void ForceField::gather(ParticleStore& s) const {
       moment[i] = tau;
     }
     for (std::size_t p = 0; p < body_count; ++p) bodies[p]->add_body_forces(s, begin, end, force, moment);
+    if (after_gather != nullptr) (*after_gather)(begin, end);
   });
 }
 

@@ -24,6 +24,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <vector>
@@ -80,11 +81,15 @@ class ForceField {
   /// Writes F and tau at the current configuration into particles.force and
   /// particles.moment (overwriting them). Records must be current.
   /// With `times`, each provider's evaluation and the gather are timed
-  /// into it (core/stage_times.hpp).
-  void evaluate(ParticleStore& particles, StageTimes* times = nullptr);
+  /// into it (core/stage_times.hpp). With `after_gather`, the gather calls
+  /// it for each range of particles [begin, end) once their F and tau are
+  /// final, on the thread that gathered them (the stepper's second half
+  /// kick); it must touch those particles only.
+  using RangeHook = std::function<void(std::size_t, std::size_t)>;
+  void evaluate(ParticleStore& particles, StageTimes* times = nullptr, const RangeHook* after_gather = nullptr);
   /// The gather alone: F and tau from the providers' current result slots
   /// (after fracture() changed some of them).
-  void gather(ParticleStore& particles) const;
+  void gather(ParticleStore& particles, const RangeHook* after_gather = nullptr) const;
   /// update_records() then evaluate(): never re-orders.
   void compute(ParticleStore& particles) {
     update_records(particles);

@@ -68,9 +68,13 @@ void advance_configuration(ParticleStore& s, IntegratorMap map, double h) {
   constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
   std::atomic<std::size_t> failed{kNone};
   parallel_for_ranges(n, [&](std::size_t b, std::size_t e) {
+    // Neighbouring particles mostly share mass and inertia: the divisions
+    // are redone only when they change (the same values either way).
+    double last_m = std::numeric_limits<double>::quiet_NaN(), inv_m = 0.0;
+    double last_j = std::numeric_limits<double>::quiet_NaN(), inv_j = 0.0;
     for (std::size_t i = b; i < e; ++i) {
-      const double inv_m = 1.0 / s.mass[i];
-      const double inv_j = 1.0 / s.inertia[i];
+      if (!(s.mass[i] == last_m)) inv_m = 1.0 / (last_m = s.mass[i]);
+      if (!(s.inertia[i] == last_j)) inv_j = 1.0 / (last_j = s.inertia[i]);
       Vec3 delta_alpha;
       if (map == IntegratorMap::rrp27) {
         s.velocity[i] += (h * inv_m) * s.force[i];
@@ -113,12 +117,18 @@ void complete_step(ParticleStore& s, IntegratorMap map, double h) {
   if (map == IntegratorMap::rrp27) return;
   if (map == IntegratorMap::implicit)
     throw std::logic_error("complete_step: the implicit integrator is run by the stepper");
-  parallel_for_ranges(s.size(), [&](std::size_t b, std::size_t e) {
-    for (std::size_t i = b; i < e; ++i) {
-      s.velocity[i] += (0.5 * h / s.mass[i]) * s.force[i];
-      s.angular_velocity[i] += (0.5 * h / s.inertia[i]) * s.moment[i];
-    }
-  });
+  parallel_for_ranges(s.size(), [&](std::size_t b, std::size_t e) { complete_step_range(s, h, b, e); });
+}
+
+void complete_step_range(ParticleStore& s, double h, std::size_t begin, std::size_t end) {
+  double last_m = std::numeric_limits<double>::quiet_NaN(), kick_v = 0.0;
+  double last_j = std::numeric_limits<double>::quiet_NaN(), kick_w = 0.0;
+  for (std::size_t i = begin; i < end; ++i) {
+    if (!(s.mass[i] == last_m)) kick_v = 0.5 * h / (last_m = s.mass[i]);
+    if (!(s.inertia[i] == last_j)) kick_w = 0.5 * h / (last_j = s.inertia[i]);
+    s.velocity[i] += kick_v * s.force[i];
+    s.angular_velocity[i] += kick_w * s.moment[i];
+  }
 }
 
 }  // namespace dem

@@ -58,6 +58,11 @@ void advance_configuration(ParticleStore& store, IntegratorMap map, double h);
 /// Second half kick with the forces at the new configuration (maps 23, 25).
 void complete_step(ParticleStore& store, IntegratorMap map, double h);
 
+/// complete_step of maps (23) and (25) on particles [begin, end) only: the
+/// stepper runs it inside the gather, range by range, while the forces are
+/// in cache (the same arithmetic per particle, so the same bits).
+void complete_step_range(ParticleStore& store, double h, std::size_t begin, std::size_t end);
+
 /// Largest h' with h' |Omega + h' tau/(2J)| < 1 (map 23's condition), found by
 /// bisection on [0, h_hint] (or beyond it if the condition holds there).
 double largest_stable_step_rrp23(const Vec3& omega, const Vec3& moment, double inertia,

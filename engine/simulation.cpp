@@ -301,9 +301,19 @@ void Simulation::step() {
   if (ledger_on_) ledger_.contact -= 0.5 * kick * kick_power();
   place_members();
   rebuild_phase();
-  forces_.evaluate(particles_, stage_times_);
+  // Without the ledger's velocity snapshot or kinematic particles in
+  // between, the second half kick runs inside the gather, range by range.
+  const bool fused_kick = !whole_kick && !ledger_on_ && !kinematic;
+  if (fused_kick) {
+    const ForceField::RangeHook kick_range = [this](std::size_t b, std::size_t e) {
+      complete_step_range(particles_, h_, b, e);
+    };
+    forces_.evaluate(particles_, stage_times_, &kick_range);
+  } else {
+    forces_.evaluate(particles_, stage_times_);
+  }
   if (ledger_on_ && !whole_kick) save_velocities();
-  {
+  if (!fused_kick) {
     StageClock clock(stage_times_, "integrator: second kick");
     complete_step(particles_, map_, h_);
   }
