@@ -1,17 +1,17 @@
 /// \file neighbour_search.cpp
-/// Verlet neighbour list built with a nanoflann kd-tree.
+/// Verlet neighbour list built with a cell grid or a nanoflann kd-tree.
 ///
 /// A build runs in four stages, each deterministic for any thread count:
 ///
-///   positions ──kd-tree──▶ per-block rows ──prefix sum──▶ offsets
+///   positions ──cell grid or kd-tree──▶ per-block rows ──prefix sum──▶ offsets
 ///                               │                           │
 ///                               └──copy in block order──────┴──▶ partner, owner
 ///                                                                   │
 ///                                                 counting sort by j┘──▶ incoming_*
 ///
 /// 1. The particles are cut into fixed blocks of kQueryBlock (independent of
-///    the thread count). Each block queries the tree for its particles with
-///    radius r_i + r_max + skin, keeps the partners j > i that pass the exact
+///    the thread count). Each block looks up its particles' 27 surrounding
+///    cells (or queries the tree with radius r_i + r_max + skin), keeps the partners j > i that pass the exact
 ///    test |x_i - x_j| < r_i + r_j + skin, sorts each row ascending, and
 ///    writes the rows into its own buffer and the row lengths into offsets.
 /// 2. A serial prefix sum turns the row lengths into offsets.
@@ -19,8 +19,8 @@
 /// 4. A serial counting sort over k builds the transpose, so each incoming
 ///    row is in ascending k.
 ///
-/// Sorting each row makes the result independent of the tree's traversal
-/// order. All buffers keep their capacity between builds.
+/// Sorting each row makes the result independent of the search's traversal
+/// order (grid and tree give the same list). All buffers keep their capacity between builds.
 
 #include "contact/neighbour_search.hpp"
 
@@ -99,6 +99,95 @@ class PartnerCollector {
   std::vector<std::uint32_t>& out_;
 };
 
+/// A uniform grid of cubic cells of side 2 r_max + skin over the box of the
+/// centres: every candidate partner of a particle lies in its own cell or
+/// one of the 26 around it. `cells` = 0: the grid is not worth it (see
+/// plan_cell_grid) and the kd-tree is used.
+struct CellGrid {
+  Vec3 low = Vec3::Zero();
+  double inv_side = 0.0;
+  std::int64_t dims[3] = {0, 0, 0};
+  std::size_t cells = 0;
+};
+
+/// The grid serves dense packings of similar spheres (lattices, bonded
+/// solids, granular beds): at most 4 cells a particle plus 4096, and radii
+/// within a factor 2 (else a cell of 2 r_max + skin holds too many small
+/// spheres). Scattered or polydisperse scenes stay with the kd-tree.
+CellGrid plan_cell_grid(std::span<const Vec3> x, double r_min, double r_max, double skin) {
+  CellGrid g;
+  const std::size_t n = x.size();
+  const double side = 2.0 * r_max + skin;
+  if (n == 0 || !(side > 0.0) || !(r_max <= 2.0 * r_min)) return g;
+  Vec3 low = x[0], high = x[0];
+  for (const Vec3& p : x) {
+    low = low.cwiseMin(p);
+    high = high.cwiseMax(p);
+  }
+  const double limit = 4.0 * static_cast<double>(n) + 4096.0;
+  double cells = 1.0;
+  for (int c = 0; c < 3; ++c) {
+    const double d = std::floor((high[c] - low[c]) / side) + 1.0;
+    if (!(d >= 1.0 && d < limit)) return g;
+    cells *= d;
+    g.dims[c] = static_cast<std::int64_t>(d);
+  }
+  if (!(cells <= limit)) return g;
+  g.low = low;
+  g.inv_side = 1.0 / side;
+  g.cells = static_cast<std::size_t>(cells);
+  return g;
+}
+
+inline std::int64_t cell_coordinate(const CellGrid& g, const Vec3& p, int c) {
+  const auto k = static_cast<std::int64_t>((p[c] - g.low[c]) * g.inv_side);
+  return std::clamp<std::int64_t>(k, 0, g.dims[c] - 1);
+}
+
+/// Counting sort of the particles by cell (ascending slot within a cell).
+void fill_cell_grid(const CellGrid& g, std::span<const Vec3> x, std::vector<std::uint32_t>& start,
+                    std::vector<std::uint32_t>& particles, std::vector<std::uint32_t>& cell_of) {
+  const std::size_t n = x.size();
+  cell_of.resize(n);
+  parallel_for_ranges(n, [&](std::size_t b, std::size_t e) {
+    for (std::size_t i = b; i < e; ++i) {
+      const std::int64_t cx = cell_coordinate(g, x[i], 0), cy = cell_coordinate(g, x[i], 1),
+                         cz = cell_coordinate(g, x[i], 2);
+      cell_of[i] = static_cast<std::uint32_t>(cx + g.dims[0] * (cy + g.dims[1] * cz));
+    }
+  });
+  start.assign(g.cells + 1, 0);
+  for (std::size_t i = 0; i < n; ++i) ++start[cell_of[i] + 1];
+  for (std::size_t c = 0; c < g.cells; ++c) start[c + 1] += start[c];
+  particles.resize(n);
+  for (std::size_t i = 0; i < n; ++i) particles[start[cell_of[i]]++] = static_cast<std::uint32_t>(i);
+  // start[c] now holds the end of cell c: shift back.
+  for (std::size_t c = g.cells; c > 0; --c) start[c] = start[c - 1];
+  start[0] = 0;
+}
+
+/// The partners j > i of particle i that pass the candidate test, unsorted.
+void grid_partners(const CellGrid& g, const std::vector<std::uint32_t>& start,
+                   const std::vector<std::uint32_t>& particles, const std::vector<std::uint32_t>& cell_of,
+                   std::uint32_t i, std::span<const Vec3> x, std::span<const double> r, double skin,
+                   std::vector<std::uint32_t>& out) {
+  const std::int64_t c = cell_of[i];
+  const std::int64_t cx = c % g.dims[0], cy = (c / g.dims[0]) % g.dims[1], cz = c / (g.dims[0] * g.dims[1]);
+  const Vec3& xi = x[i];
+  const double ri = r[i];
+  for (std::int64_t z = std::max<std::int64_t>(cz - 1, 0); z <= std::min(cz + 1, g.dims[2] - 1); ++z)
+    for (std::int64_t y = std::max<std::int64_t>(cy - 1, 0); y <= std::min(cy + 1, g.dims[1] - 1); ++y) {
+      // The cells x-1 .. x+1 of one row are contiguous in `particles`.
+      const std::int64_t row = g.dims[0] * (y + g.dims[1] * z);
+      const std::uint32_t from = start[static_cast<std::size_t>(row + std::max<std::int64_t>(cx - 1, 0))];
+      const std::uint32_t to = start[static_cast<std::size_t>(row + std::min(cx + 1, g.dims[0] - 1) + 1)];
+      for (std::uint32_t e = from; e < to; ++e) {
+        const std::uint32_t j = particles[e];
+        if (j > i && is_candidate(squared_distance(xi, x[j]), ri, r[j], skin)) out.push_back(j);
+      }
+    }
+}
+
 std::string to_text(double value) {
   std::ostringstream s;
   s.precision(17);
@@ -129,6 +218,9 @@ struct NeighbourSearch::Scratch {
   std::vector<double> block_drift;          ///< per scan block: largest squared (centred) displacement
   std::vector<std::size_t> block_bad;     ///< per scan block: lowest non-finite slot, or n
   std::vector<std::uint32_t> incoming_cursor;  ///< next free slot of each incoming row
+  std::vector<std::uint32_t> cell_start;       ///< cell grid: first entry of each cell in cell_particles, size cells+1
+  std::vector<std::uint32_t> cell_particles;   ///< cell grid: the particles cell by cell, ascending slot in each
+  std::vector<std::uint32_t> cell_of;          ///< cell grid: cell of each particle
 };
 
 NeighbourSearch::NeighbourSearch(double skin)
@@ -250,9 +342,16 @@ void NeighbourSearch::build(std::span<const Vec3> positions, std::span<const dou
   const std::size_t n = positions.size();
   build_positions_.assign(positions.begin(), positions.end());
   const std::span<const Vec3> x(build_positions_);
-  s.cloud.centres = x;
-  s.tree.buildIndex();
   const double r_max = n == 0 ? 0.0 : *std::max_element(radii.begin(), radii.end());
+  const double r_min = n == 0 ? 0.0 : *std::min_element(radii.begin(), radii.end());
+  const CellGrid grid = plan_cell_grid(x, r_min, r_max, skin_);
+  used_grid_ = grid.cells > 0;
+  if (used_grid_) {
+    fill_cell_grid(grid, x, s.cell_start, s.cell_particles, s.cell_of);
+  } else {
+    s.cloud.centres = x;
+    s.tree.buildIndex();
+  }
 
   // Stage 1: rows per block; row lengths into offsets[i + 1].
   NeighbourList& l = list_;
@@ -269,9 +368,14 @@ void NeighbourSearch::build(std::span<const Vec3> positions, std::span<const dou
           const std::size_t end = std::min(n, (b + 1) * kQueryBlock);
           for (std::size_t i = b * kQueryBlock; i < end; ++i) {
             const std::size_t start = out.size();
-            PartnerCollector collect(static_cast<std::uint32_t>(i), radii[i] + r_max + skin_, x,
-                                     radii, skin_, out);
-            s.tree.findNeighbors(collect, x[i].data(), params);
+            if (used_grid_) {
+              grid_partners(grid, s.cell_start, s.cell_particles, s.cell_of, static_cast<std::uint32_t>(i), x, radii,
+                            skin_, out);
+            } else {
+              PartnerCollector collect(static_cast<std::uint32_t>(i), radii[i] + r_max + skin_, x, radii, skin_,
+                                       out);
+              s.tree.findNeighbors(collect, x[i].data(), params);
+            }
             std::sort(out.begin() + static_cast<std::ptrdiff_t>(start), out.end());
             l.offsets[i + 1] = static_cast<std::uint32_t>(out.size() - start);
           }

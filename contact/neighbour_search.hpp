@@ -1,8 +1,12 @@
 #pragma once
 /// \file neighbour_search.hpp
-/// Verlet neighbour list of candidate contact pairs, found with a nanoflann
-/// kd-tree over particle centres (MODEL.md section 4: contact acts between
-/// every pair of overlapping particles, bonded or not).
+/// Verlet neighbour list of candidate contact pairs (MODEL.md section 4:
+/// contact acts between every pair of overlapping particles, bonded or not),
+/// found with a uniform cell grid of side 2 r_max + skin for dense packings
+/// of similar spheres (radii within a factor 2, at most about 4 cells a
+/// particle: lattices, bonded solids, granular beds), and with a nanoflann
+/// kd-tree over the centres otherwise (polydisperse or scattered scenes,
+/// where cells would be too many or too full). Both give the same list.
 ///
 /// A pair (i, j), i < j, is a candidate when |x_i - x_j| < r_i + r_j + skin at
 /// the last build. The list is rebuilt only when the displacements since that
@@ -77,6 +81,9 @@ class NeighbourSearch {
   /// Positions at the last build (empty before the first).
   const std::vector<Vec3>& build_positions() const { return build_positions_; }
   double skin() const { return skin_; }
+  /// Whether the last build searched the cell grid (dense packings of
+  /// similar spheres) rather than the kd-tree; the list is the same.
+  bool used_cell_grid() const { return used_grid_; }
   /// Number of builds so far (the first included).
   std::size_t rebuild_count() const { return rebuilds_; }
 
@@ -94,6 +101,7 @@ class NeighbourSearch {
 
   double skin_;
   std::size_t rebuilds_ = 0;
+  bool used_grid_ = false;  ///< the last build searched a cell grid (else the kd-tree)
   NeighbourList list_;
   std::vector<Vec3> build_positions_;  ///< positions at the last build
   std::unique_ptr<Scratch> scratch_;

@@ -108,6 +108,49 @@ TEST(NeighbourSearch, MatchesBruteForceOnRandomScenes) {
   }
 }
 
+// Spheres of similar size (radii within a factor 2) packed densely: the
+// cell grid is searched, and finds exactly the brute-force pairs, also for
+// particles on the faces of the grid's box and at zero skin. One sphere far
+// away makes the grid too sparse, and the kd-tree gives the same pairs.
+TEST(NeighbourSearch, CellGridMatchesBruteForceAndFarParticlesFallBackToTheTree) {
+  for (std::uint64_t seed = 11; seed <= 14; ++seed) {
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> pos(0.0, 9.0), rad(0.35, 0.6), jitter(-0.05, 0.05);
+    Scene s;
+    for (std::size_t i = 0; i < 1500; ++i) {
+      s.x.emplace_back(pos(rng), pos(rng), pos(rng));
+      s.r.push_back(rad(rng));
+    }
+    for (int a = 0; a < 8; ++a)  // a face-centred block, touching
+      for (int b = 0; b < 8; ++b)
+        for (int c = 0; c < 8; ++c) {
+          s.x.emplace_back(20.0 + a + jitter(rng), b + jitter(rng), c + 0.5 * (a % 2) + jitter(rng));
+          s.r.push_back(0.5);
+        }
+    const double skin = (seed % 2 == 0) ? 0.0 : 0.2;
+    SCOPED_TRACE(::testing::Message() << "seed " << seed << " skin " << skin);
+    const Pairs expected = brute_force_pairs(s.x, s.r, skin);
+    NeighbourSearch grid(skin);
+    grid.rebuild(s.x, s.r);
+    EXPECT_TRUE(grid.used_cell_grid());
+    EXPECT_EQ(pairs_of(grid.list()), expected);
+    expect_consistent(grid.list(), s.x.size());
+
+    s.x.emplace_back(1e6, -1e6, 3e5);  // far away: 10^17 cells
+    s.r.push_back(0.5);
+    NeighbourSearch tree(skin);
+    tree.rebuild(s.x, s.r);
+    EXPECT_FALSE(tree.used_cell_grid());
+    EXPECT_EQ(pairs_of(tree.list()), expected);
+    expect_consistent(tree.list(), s.x.size());
+  }
+  // Radii over a factor 2 apart: the kd-tree.
+  const Scene poly = random_scene(3);
+  NeighbourSearch search(0.1);
+  search.rebuild(poly.x, poly.r);
+  EXPECT_FALSE(search.used_cell_grid());
+}
+
 TEST(NeighbourSearch, CutoffIsStrict) {
   // Exactly representable: 0.5 + 0.5 + 0.25 = 1.25.
   const std::vector<Vec3> x = {Vec3(0, 0, 0), Vec3(1.25, 0, 0), Vec3(0, 1.2499, 0)};
