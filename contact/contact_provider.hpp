@@ -213,6 +213,7 @@ class ContactProviderBase : public ForceProvider {
   }
 
   const NeighbourSearch& neighbours() const { return search_; }
+  NeighbourSearch& neighbours() { return search_; }
   std::vector<ArrayBytes> memory_use() const override {
     const NeighbourList& l = search_.list();
     return {{"contact pair list (owner, partner)", capacity_bytes(l.owner) + capacity_bytes(l.partner)},

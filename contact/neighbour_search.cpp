@@ -260,17 +260,46 @@ bool NeighbourSearch::update(std::span<const Vec3> positions, std::span<const do
   return true;
 }
 
+DriftSink NeighbourSearch::drift_sink(std::size_t count) {
+  prescanned_ = nullptr;
+  DriftSink sink;
+  if (rebuilds_ == 0 || count != build_positions_.size()) return sink;
+  if (!scratch_) scratch_ = std::make_unique<Scratch>();
+  Scratch& s = *scratch_;
+  const std::size_t blocks = (count + kReductionBlock - 1) / kReductionBlock;
+  s.block_low.resize(blocks);
+  s.block_high.resize(blocks);
+  s.block_drift.resize(blocks);
+  s.block_bad.resize(blocks);
+  sink.reference = build_positions_.data();
+  sink.count = count;
+  sink.low = s.block_low.data();
+  sink.high = s.block_high.data();
+  sink.worst = s.block_drift.data();
+  sink.bad = s.block_bad.data();
+  return sink;
+}
+
+void NeighbourSearch::drift_sink_filled(const Vec3* positions) {
+  prescanned_ = positions;
+  prescanned_build_ = rebuilds_;
+}
+
 double NeighbourSearch::scan_positions(std::span<const Vec3> positions, bool drift) {
   if (!scratch_) scratch_ = std::make_unique<Scratch>();  // after a move
   Scratch& s = *scratch_;
   const std::size_t n = positions.size();
   const std::size_t blocks = (n + kReductionBlock - 1) / kReductionBlock;
+  // The blocks a fused pass filled for exactly these positions and this build.
+  const bool prescanned = drift && prescanned_ == positions.data() && prescanned_build_ == rebuilds_ &&
+                          n == build_positions_.size() && s.block_bad.size() == blocks;
+  prescanned_ = nullptr;
   s.block_low.resize(blocks);
   s.block_high.resize(blocks);
   s.block_drift.resize(blocks);
   s.block_bad.resize(blocks);
   // Pass 1: finiteness, the largest |d_i|^2 and the box of the d_i.
-  parallel_for_ranges(
+  if (!prescanned) parallel_for_ranges(
       blocks,
       [&](std::size_t b0, std::size_t b1) {
         for (std::size_t b = b0; b < b1; ++b) {

@@ -45,6 +45,23 @@ struct NeighbourList {
   std::size_t pair_count() const { return partner.size(); }
 };
 
+/// Where a pass over the new positions that the stepper makes anyway (the
+/// integrator's drift, engine/integrator.hpp) writes the rebuild test's
+/// per-block results, so that rebuild_due() need not read the positions
+/// again: for each block of kReductionBlock particles (core/parallel.hpp),
+/// the lowest slot whose position is not finite (or n), the largest
+/// |d_i|^2 and the per-axis box of d_i = x_i - reference_i over the block's
+/// particles before that slot. reference is nullptr when the list is stale
+/// (no pass can help).
+struct DriftSink {
+  const Vec3* reference = nullptr;  ///< positions at the last build
+  std::size_t count = 0;            ///< particles
+  Vec3* low = nullptr;              ///< per block
+  Vec3* high = nullptr;             ///< per block
+  double* worst = nullptr;          ///< per block
+  std::size_t* bad = nullptr;       ///< per block
+};
+
 class NeighbourSearch {
  public:
   /// skin: Verlet skin (length), finite and >= 0; throws std::invalid_argument.
@@ -77,6 +94,12 @@ class NeighbourSearch {
   void restore(std::span<const Vec3> build_positions, std::span<const double> radii,
                std::size_t rebuild_count);
 
+  /// The arrays a fused drift pass over `count` particles fills (see
+  /// DriftSink); then drift_sink_filled(positions) tells the next
+  /// rebuild_due() at those positions to use them instead of its own pass.
+  DriftSink drift_sink(std::size_t count);
+  void drift_sink_filled(const Vec3* positions);
+
   const NeighbourList& list() const { return list_; }
   /// Positions at the last build (empty before the first).
   const std::vector<Vec3>& build_positions() const { return build_positions_; }
@@ -101,7 +124,9 @@ class NeighbourSearch {
 
   double skin_;
   std::size_t rebuilds_ = 0;
-  bool used_grid_ = false;  ///< the last build searched a cell grid (else the kd-tree)
+  bool used_grid_ = false;
+  const Vec3* prescanned_ = nullptr;     ///< positions a fused pass filled the drift blocks for
+  std::size_t prescanned_build_ = 0;     ///< rebuilds_ when it did  ///< the last build searched a cell grid (else the kd-tree)
   NeighbourList list_;
   std::vector<Vec3> build_positions_;  ///< positions at the last build
   std::unique_ptr<Scratch> scratch_;

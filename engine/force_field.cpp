@@ -340,6 +340,20 @@ const NeighbourSearch& ForceField::neighbours() const {
   throw std::logic_error("ForceField: no contact provider, so no neighbour list");
 }
 
+DriftSink ForceField::drift_sink(std::size_t count) {
+  for (const auto& p : providers_)
+    if (auto* c = dynamic_cast<ContactProviderBase*>(p.get())) return c->neighbours().drift_sink(count);
+  return {};
+}
+
+void ForceField::drift_sink_filled(const Vec3* positions) {
+  for (const auto& p : providers_)
+    if (auto* c = dynamic_cast<ContactProviderBase*>(p.get())) {
+      c->neighbours().drift_sink_filled(positions);
+      return;
+    }
+}
+
 const std::vector<Wall>& ForceField::walls() const {
   static const std::vector<Wall> none;
   for (const auto& p : providers_)

@@ -150,6 +150,11 @@ class ForceField {
   /// K^pp, skin and the re-ordering setting.
   ContactSettings contact() const;
   const NeighbourSearch& neighbours() const;
+  /// The first contact provider's DriftSink (NeighbourSearch::drift_sink);
+  /// an empty one without a contact provider.
+  DriftSink drift_sink(std::size_t count);
+  /// NeighbourSearch::drift_sink_filled of that provider.
+  void drift_sink_filled(const Vec3* positions);
   const std::vector<Wall>& walls() const;
   Vec3 gravity() const;
   /// Whether the stepper re-orders the particles at rebuilds.

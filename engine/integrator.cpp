@@ -1,5 +1,6 @@
 #include "engine/integrator.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <limits>
@@ -61,17 +62,27 @@ double largest_stable_step_rrp23(const Vec3& omega, const Vec3& moment, double i
   return lo;
 }
 
-void advance_configuration(ParticleStore& s, IntegratorMap map, double h) {
+void advance_configuration(ParticleStore& s, IntegratorMap map, double h, const DriftSink* drift) {
   if (map == IntegratorMap::implicit)
     throw std::logic_error("advance_configuration: the implicit integrator is run by the stepper");
   const std::size_t n = s.size();
+  if (drift != nullptr && drift->count != n)
+    throw std::invalid_argument("advance_configuration: the drift sink is for another particle count");
   constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
   std::atomic<std::size_t> failed{kNone};
-  parallel_for_ranges(n, [&](std::size_t b, std::size_t e) {
+  // Particles [b, e): the kick and drift, and with a sink (Drift) the
+  // rebuild test's block results of NeighbourSearch's own pass: the same
+  // values, as max and min are exact in any order and +-inf starts them.
+  // b is a block start when Drift.
+  const auto advance_range = [&]<bool Drift>(std::size_t b, std::size_t e) {
     // Neighbouring particles mostly share mass and inertia: the divisions
     // are redone only when they change (the same values either way).
     double last_m = std::numeric_limits<double>::quiet_NaN(), inv_m = 0.0;
     double last_j = std::numeric_limits<double>::quiet_NaN(), inv_j = 0.0;
+    constexpr double kInf = std::numeric_limits<double>::infinity();
+    double lo[3] = {kInf, kInf, kInf}, hi[3] = {-kInf, -kInf, -kInf};
+    double worst = 0.0;
+    std::size_t bad = n;
     for (std::size_t i = b; i < e; ++i) {
       if (!(s.mass[i] == last_m)) inv_m = 1.0 / (last_m = s.mass[i]);
       if (!(s.inertia[i] == last_j)) inv_j = 1.0 / (last_j = s.inertia[i]);
@@ -98,13 +109,51 @@ void advance_configuration(ParticleStore& s, IntegratorMap map, double h) {
           delta_alpha = (2.0 * h / (1.0 + std::sqrt(1.0 - hw2))) * w;
         }
       }
-      s.position[i] += h * s.velocity[i];
+      const Vec3 x = s.position[i] + h * s.velocity[i];
+      s.position[i] = x;
       // A sphere that does not turn keeps its attitude exactly (and skips
       // the quaternion product: on the frictionless lattice no sphere turns).
       if (delta_alpha.x() != 0.0 || delta_alpha.y() != 0.0 || delta_alpha.z() != 0.0)
         s.attitude[i] = compose_spatial(s.attitude[i], delta_alpha);
+      if constexpr (Drift) {
+        const Vec3& ref = drift->reference[i];
+        const double d0 = x[0] - ref[0], d1 = x[1] - ref[1], d2 = x[2] - ref[2];
+        // Finite x gives finite d (the reference is finite); the test on d
+        // catches NaN and inf alike.
+        if (!(std::abs(d0) < kInf && std::abs(d1) < kInf && std::abs(d2) < kInf)) {
+          if (bad == n && !(std::isfinite(x[0]) && std::isfinite(x[1]) && std::isfinite(x[2]))) bad = i;
+          if (bad != n) continue;
+        }
+        if (bad != n) continue;
+        worst = std::max(worst, Vec3(d0, d1, d2).squaredNorm());
+        lo[0] = std::min(lo[0], d0);
+        lo[1] = std::min(lo[1], d1);
+        lo[2] = std::min(lo[2], d2);
+        hi[0] = std::max(hi[0], d0);
+        hi[1] = std::max(hi[1], d1);
+        hi[2] = std::max(hi[2], d2);
+      }
     }
-  });
+    if constexpr (Drift) {
+      const std::size_t block = b / kReductionBlock;
+      drift->low[block] = Vec3(lo[0], lo[1], lo[2]);
+      drift->high[block] = Vec3(hi[0], hi[1], hi[2]);
+      drift->worst[block] = worst;
+      drift->bad[block] = bad;
+    }
+  };
+  if (drift != nullptr) {
+    const std::size_t blocks = (n + kReductionBlock - 1) / kReductionBlock;
+    parallel_for_ranges(
+        blocks,
+        [&](std::size_t b0, std::size_t b1) {
+          for (std::size_t k = b0; k < b1; ++k)
+            advance_range.template operator()<true>(k * kReductionBlock, std::min(n, (k + 1) * kReductionBlock));
+        },
+        1);
+  } else {
+    parallel_for_ranges(n, [&](std::size_t b, std::size_t e) { advance_range.template operator()<false>(b, e); });
+  }
   const std::size_t p = failed.load();
   if (p != kNone) {
     const double inv_j = 1.0 / s.inertia[p];

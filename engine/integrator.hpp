@@ -21,6 +21,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "contact/neighbour_search.hpp"
 #include "core/particle_store.hpp"
 
 namespace dem {
@@ -53,7 +54,9 @@ class StabilityError : public std::runtime_error {
 
 /// First part of a step; see the file comment. Throws StabilityError (map 23)
 /// naming the lowest failing slot.
-void advance_configuration(ParticleStore& store, IntegratorMap map, double h);
+/// With `drift`, the same pass fills the neighbour list's rebuild-test
+/// blocks (contact/neighbour_search.hpp, DriftSink) at the new positions.
+void advance_configuration(ParticleStore& store, IntegratorMap map, double h, const DriftSink* drift = nullptr);
 
 /// Second half kick with the forces at the new configuration (maps 23, 25).
 void complete_step(ParticleStore& store, IntegratorMap map, double h);

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
+#include <string>
 #include <numbers>
 #include <set>
 #include <vector>
@@ -385,4 +387,23 @@ TEST(Reorder, AtRebuildsChangesOnlyTheSlots) {
   const BondList& bonds = runs[1].forces().bonds();
   EXPECT_TRUE(std::is_sorted(bonds.first.begin(), bonds.first.end()));
   for (std::size_t b = 0; b < bonds.size(); ++b) ASSERT_LT(bonds.first[b], bonds.second[b]);
+}
+
+// The rebuild test's scan runs inside the integrator's drift pass: a
+// particle thrown to infinity is still reported, by its lowest slot.
+TEST(SolidTorus, NonFinitePositionFromTheDriftPassNamesTheLowestSlot) {
+  Scene scene = make_solid_torus(small_torus());
+  const double h = 0.1 * critical_time_step(scene.particles, scene.bonds, scene.contact);
+  Simulation sim = make_simulation(std::move(scene), h);
+  for (int k = 0; k < 3; ++k) sim.step();
+  ASSERT_GT(sim.particles().size(), 600u);
+  ParticleStore& s = sim.particles();
+  s.velocity[577] = Vec3(std::numeric_limits<double>::infinity(), 0, 0);
+  s.velocity[312] = Vec3(0, std::numeric_limits<double>::quiet_NaN(), 0);
+  try {
+    sim.step();
+    FAIL() << "a non-finite position must stop the step";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("particle 312 is not finite"), std::string::npos) << e.what();
+  }
 }
