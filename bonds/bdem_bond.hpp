@@ -87,39 +87,38 @@ struct BdemBondResultT {
 };
 using BdemBondResult = BdemBondResultT<double>;
 
-namespace bdem_detail {
-/// The angle theta = atan2(|b|, c.d) between unit vectors c and d, from
-/// |b|² = |c x d|² and c.d, and g = theta / sin(theta). Below about 0.57
-/// degrees (x² = |b|²/(c.d)² < 1e-4) atan(x)/x = sum_k (-1)^k x^{2k}/(2k+1)
-/// to five terms is exact to round-off (the first term left out is below
-/// 1e-21): theta = x series, g = series / (c.d), without atan2 (bonds in a
-/// solid shear by small angles, and this is the force loop's kernel).
+namespace lanes {
+#include "bonds/bdem_lanes.inc"
+
+/// The Ops policy of bdem_lanes for a scalar S (double or dual numbers).
+/// The shear angle below about 0.57 degrees (x² = |b|²/(c.d)² < 1e-4) by
+/// the series of atan(x)/x to five terms, exact to round-off (the first
+/// term left out is below 1e-21), else by atan2.
 template <class S>
-struct AngleAndRatio {
-  S theta, sine, g;
-  S theta2;  ///< theta² (without the square root in the common case)
-};
-template <class S>
-inline AngleAndRatio<S> shear_angle(const S& sine2, const S& cosine) {
-  using std::atan2;
-  using std::sqrt;
-  AngleAndRatio<S> a;
-  a.sine = sqrt(sine2);
-  if (cosine > 0.0 && sine2 < 1e-4 * cosine * cosine) {
-    const S inv_cosine = 1.0 / cosine;
-    const S x2 = sine2 * (inv_cosine * inv_cosine);
-    const S series = 1.0 - x2 * (1.0 / 3 - x2 * (1.0 / 5 - x2 * (1.0 / 7 - x2 * (1.0 / 9))));
-    a.g = series * inv_cosine;
-    a.theta = a.sine * a.g;
-    a.theta2 = sine2 * (a.g * a.g);
-    return a;
+struct BdemScalarOps {
+  static S c(double v) { return S(v); }
+  static S sqrt(const S& x) {
+    using std::sqrt;
+    return sqrt(x);
   }
-  a.theta = atan2(a.sine, cosine);
-  a.g = a.theta / a.sine;
-  a.theta2 = a.theta * a.theta;
-  return a;
-}
-}  // namespace bdem_detail
+  static S abs(const S& x) {
+    using std::abs;
+    return abs(x);
+  }
+  static S flip(const S& x) { return S(x < 0.0 ? -1.0 : 1.0); }
+  void shear_angle(const S& sine2, const S& cosine, S& theta, S& g, S& theta2) {
+    using std::atan2;
+    if (cosine > 0.0 && sine2 < 1e-4 * cosine * cosine) {
+      bdem_lanes_series(sine2, cosine, theta, g, theta2, *this);
+      return;
+    }
+    const S sine = sqrt(sine2);
+    theta = atan2(sine, cosine);
+    g = theta / sine;
+    theta2 = theta * theta;
+  }
+};
+}  // namespace lanes
 
 /// One bond (9.1-9.4, 10.1) for any scalar type S (double, or dual numbers
 /// for derivatives). x_i, x_j: centres; q_i, q_j: unit quaternions of
@@ -129,70 +128,42 @@ template <class S>
 [[gnu::always_inline]] inline BdemBondResultT<S> bdem_bond_t(const Eigen::Matrix<S, 3, 1>& x_i,
                                                              const Eigen::Matrix<S, 3, 1>& x_j,
                                                              const Eigen::Quaternion<S>& q_i,
-                                                             const Eigen::Quaternion<S>& q_j, const Vec3& d0_in,
+                                                             const Eigen::Quaternion<S>& q_j, const Vec3& d0,
                                                              double l0, const BdemStiffness& k) {
-  using V3 = Eigen::Matrix<S, 3, 1>;
-  using std::abs;
-  using std::sqrt;
-  const V3 d0 = d0_in.template cast<S>();
-  const V3 vi = q_i.vec();
-  const S si = q_i.w();
-  V3 vj = q_j.vec();
-  S sj = q_j.w();
-  if (vi.dot(vj) + si * sj < 0.0) {  // same hemisphere (9.7, item 3)
-    vj = -vj;
-    sj = -sj;
-  }
-  // P = q_i q_j^-1 (Hamilton product with the conjugate of q_j).
-  const V3 vp = sj * vi - si * vj - vi.cross(vj);
-  const S sp = si * sj + vi.dot(vj);
-  const V3 t = 2.0 * vp;
-  const S inv_one_plus_sp = 1.0 / (1.0 + sp);
-  const V3 hv = vp * inv_one_plus_sp;
-  // Common rotation q_c and the carried direction c = R(q_c) d0.
-  V3 vc = vi + vj;
-  S sc = si + sj;
-  const S inv_norm = 1.0 / sqrt(vc.squaredNorm() + sc * sc);
-  vc *= inv_norm;
-  sc *= inv_norm;
-  const V3 u = vc.cross(d0);
-  const V3 c = d0 + 2.0 * (sc * u + vc.cross(u));
-  // Current direction and shear angle.
-  const V3 rv = x_i - x_j;
-  const S r = sqrt(rv.squaredNorm());
-  const S inv_r = 1.0 / r;
-  const V3 d = rv * inv_r;
-  const V3 b = c.cross(d);
-  const S cosine = c.dot(d);
-  const bdem_detail::AngleAndRatio<S> angle = bdem_detail::shear_angle<S>(b.squaredNorm(), cosine);
-  const S theta = angle.theta, g = angle.g;
-  // Bend/twist moment m = K t (iBDEM's K t, built on c).
-  const S tc = t.dot(c);
-  const V3 t_perp = t - tc * c;
-  const V3 m = (k.twist * tc) * c + k.bending * t_perp;
-  const V3 corr = m - (m.dot(t) * (0.25 * inv_one_plus_sp)) * t;
-  const S stretch = r - l0;
-  const S ksg = k.shear * g;
-
+  // The arithmetic is bonds/bdem_lanes.inc's, which the vectorised force
+  // loop (bonds/bdem_kernel.hpp) runs lane by lane with the same bits.
+  const lanes::BdemLaneInput<S> in{{x_i[0], x_i[1], x_i[2]},
+                                   {x_j[0], x_j[1], x_j[2]},
+                                   {q_i.w(), q_i.x(), q_i.y(), q_i.z()},
+                                   {q_j.w(), q_j.x(), q_j.y(), q_j.z()},
+                                   {S(d0[0]), S(d0[1]), S(d0[2])},
+                                   S(l0),
+                                   S(k.normal),
+                                   S(k.shear),
+                                   S(k.bending),
+                                   S(k.twist)};
+  lanes::BdemLaneOutput<S> o;
+  lanes::BdemScalarOps<S> ops;
+  lanes::bdem_lanes<true>(in, o, ops);
   BdemBondResultT<S> out;
-  out.force = (-k.normal * stretch) * d + (ksg * inv_r) * (c - cosine * d);
-  const V3 hb = hv.cross(b);
-  out.moment_i = (0.5 * ksg) * (b + hb) - corr;
-  out.moment_j = (0.5 * ksg) * (b - hb) + corr;
-  out.stretch_energy = 0.5 * k.normal * stretch * stretch;
-  out.shear_energy = 0.5 * k.shear * theta * theta;
-  out.bend_twist_energy = 0.5 * (k.twist * tc * tc + k.bending * t_perp.squaredNorm());
-  out.axial_force = k.normal * stretch;
-  out.shear_force = k.shear * theta * inv_r;
-  out.twist_moment = abs(k.twist * tc);
-  out.bending_moment = k.bending * sqrt(t_perp.squaredNorm());
-  out.shear_force2 = (k.shear * k.shear) * angle.theta2 * (inv_r * inv_r);
-  out.bending_moment2 = (k.bending * k.bending) * t_perp.squaredNorm();
-  out.cos_half_relative = sp;
+  for (int c = 0; c < 3; ++c) {
+    out.force[c] = o.force[c];
+    out.moment_i[c] = o.moment_i[c];
+    out.moment_j[c] = o.moment_j[c];
+  }
+  out.stretch_energy = o.stretch_energy;
+  out.shear_energy = o.shear_energy;
+  out.bend_twist_energy = o.bend_twist_energy;
+  out.axial_force = o.axial_force;
+  out.shear_force = o.shear_force;
+  out.twist_moment = o.twist_moment;
+  out.bending_moment = o.bending_moment;
+  out.shear_force2 = o.shear_force2;
+  out.bending_moment2 = o.bending_moment2;
+  out.cos_half_relative = o.cos_half_relative;
   return out;
 }
 
-/// One bond in doubles: the engine's force loop (see bdem_bond_t).
 [[gnu::always_inline]] inline BdemBondResult bdem_bond(const Vec3& x_i, const Vec3& x_j, const Quat& q_i,
                                                        const Quat& q_j, const Vec3& d0, double l0,
                                                        const BdemStiffness& k) {
