@@ -1,5 +1,7 @@
 #include "bonds/bdem_provider.hpp"
 
+#include "bonds/bdem_kernel.hpp"
+
 #include "bonds/bond_hessian.hpp"
 
 #include <algorithm>
@@ -20,8 +22,8 @@ namespace dem {
 
 namespace {
 
-constexpr std::uint8_t kOver = 1;    // over strength
-constexpr std::uint8_t kTurned = 2;  // relative rotation past 2pi/3
+constexpr std::uint8_t kOver = kBdemOverStrength;
+constexpr std::uint8_t kTurned = kBdemTurned;
 
 inline std::uint64_t key_of(std::uint32_t a, std::uint32_t b) {
   const std::uint32_t lo = std::min(a, b), hi = std::max(a, b);
@@ -185,32 +187,29 @@ void BdemBondProvider::prepare_attitudes(const ParticleStore& s) const {
 
 void BdemBondProvider::evaluate(const ParticleStore& s) {
   prepare_attitudes(s);
+  BdemKernelArgs a;
+  a.first = bonds_.first.data();
+  a.second = bonds_.second.data();
+  a.position = s.position.data();
+  a.attitude = identity_reference_ ? s.attitude.data() : relative_.data();
+  a.rest_direction = bonds_.rest_direction.data();
+  a.rest_length = bonds_.rest_length.data();
+  a.type = bonds_.type.data();
+  a.types = types_.data();
+  a.live = live_.data();
+  a.force = bond_force_.data();
+  a.moment = bond_moment_.data();
+  a.moment_second = bond_moment_second_.data();
+  a.flags = over_.data();
+  // The vectorised loop (bonds/bdem_kernel.hpp) over ranges of whole 8-bond
+  // blocks; a failed bond's slots stay zero.
+  constexpr std::size_t kBlock = 8;
+  const std::size_t m = bonds_.size();
   std::atomic<std::size_t> over{0};
-  parallel_for_ranges(bonds_.size(), [&](std::size_t begin, std::size_t end) {
-    std::size_t local = 0;
-    constexpr std::size_t kAhead = 16;  // bonds: the second ends are scattered
-    for (std::size_t b = begin; b < end; ++b) {
-      if (b + kAhead < end) {
-        const std::uint32_t j = bonds_.second[b + kAhead];
-        __builtin_prefetch(&s.position[j]);
-        __builtin_prefetch(&relative(s, j));
-      }
-      if (!live_[b]) continue;  // a failed bond's slot stays zero
-      const BdemBondType& t = types_[bonds_.type[b]];
-      const BdemBondResult r = evaluate_bond(s, b);
-      bond_force_[b] = r.force;
-      bond_moment_[b] = r.moment_i;
-      bond_moment_second_[b] = r.moment_j;
-      std::uint8_t f = 0;
-      if (bdem_over_strength(r, t.stiffness, t.tension_only, t.tensile_strength, t.shear_strength)) {
-        f |= kOver;
-        ++local;
-      }
-      if (r.cos_half_relative < 0.5) f |= kTurned;
-      over_[b] = f;
-    }
+  parallel_for_ranges((m + kBlock - 1) / kBlock, [&](std::size_t begin, std::size_t end) {
+    const std::size_t local = bdem_bond_forces(a, begin * kBlock, std::min(end * kBlock, m));
     if (local) over.fetch_add(local, std::memory_order_relaxed);
-  });
+  }, 64);
   over_count_ = over.load();
 }
 

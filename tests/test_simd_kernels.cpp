@@ -4,10 +4,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <random>
 #include <stdexcept>
 
+#include "bonds/bdem_bond.hpp"
+#include "bonds/bdem_kernel.hpp"
+#include "bonds/bdem_provider.hpp"
 #include "bonds/bond_kernel.hpp"
 #include "bonds/bond_potential.hpp"
 #include "contact/contact_potential.hpp"
@@ -205,5 +209,122 @@ TEST(PairKernel, EveryTargetGivesTheScalarBits) {
   for (const std::string& name : available_simd_targets()) {
     SimdTargetScope scope(name);
     EXPECT_TRUE(forces() == scalar) << "target " << name;
+  }
+}
+
+// The BDEM kernel: random bonds (most sheared by less than half a degree,
+// a quarter by up to 0.5 rad, some compressed, some failed, quaternions of
+// either sign), strengths set so that some bonds are over strength, on
+// every target against the scalar loop and against bdem_bond + the
+// strength test bond by bond.
+TEST(BdemKernel, EveryTargetGivesTheScalarBits) {
+  std::mt19937_64 rng(99);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  const std::size_t m = 3000;
+  std::vector<Vec3> position(2 * m), d0s;
+  std::vector<Quat> attitude(2 * m);
+  std::vector<std::uint32_t> first, second, type;
+  std::vector<double> l0s;
+  std::vector<std::uint8_t> live;
+  std::vector<BdemBondType> types(2);
+  types[0].stiffness = bdem_stiffness(1e9, 0.3, 1e-3, 2e-3);
+  types[0].tensile_strength = 2e7;
+  types[0].shear_strength = 1e7;
+  types[1].stiffness = bdem_stiffness(3e9, 0.2, 5e-4, 1.5e-3);
+  types[1].tensile_strength = 5e7;
+  types[1].shear_strength = 4e7;
+  types[1].tension_only = true;
+  for (std::size_t b = 0; b < m; ++b) {
+    const auto i = static_cast<std::uint32_t>(2 * b), j = static_cast<std::uint32_t>(2 * b + 1);
+    const double l0 = 1e-3 * (1.5 + u(rng));
+    const Vec3 d0 = random_vec(rng).normalized();
+    const Quat qj = random_rotation(rng, 3.0);
+    const double turn = u(rng) < 0.75 ? 0.004 : 0.5;
+    Quat qi = (random_rotation(rng, turn) * qj).normalized();
+    if (u(rng) < 0.3) qi.coeffs() = -qi.coeffs();
+    position[j] = random_vec(rng, 0.1);
+    const Vec3 dir = (qj * d0).normalized();  // the bond turned with its ends, sheared a little
+    position[i] = position[j] + l0 * (1.0 + 0.02 * (u(rng) - 0.5)) *
+                                    (quat_exp(random_vec(rng, turn)) * dir).normalized();
+    attitude[i] = qi;
+    attitude[j] = qj;
+    first.push_back(i);
+    second.push_back(j);
+    d0s.push_back(d0);
+    l0s.push_back(l0);
+    type.push_back(static_cast<std::uint32_t>(b % 2));
+    live.push_back(u(rng) < 0.05 ? 0 : 1);
+  }
+  const Vec3 sentinel(7.0, -1e300, 0.5);
+  struct Out {
+    std::vector<Vec3> f, mi, mj;
+    std::vector<std::uint8_t> flags;
+    std::size_t over = 0;
+  };
+  const auto run = [&]() {
+    Out o;
+    o.f.assign(m, sentinel);
+    o.mi.assign(m, sentinel);
+    o.mj.assign(m, sentinel);
+    o.flags.assign(m, 255);
+    BdemKernelArgs a;
+    a.first = first.data();
+    a.second = second.data();
+    a.position = position.data();
+    a.attitude = attitude.data();
+    a.rest_direction = d0s.data();
+    a.rest_length = l0s.data();
+    a.type = type.data();
+    a.types = types.data();
+    a.live = live.data();
+    a.force = o.f.data();
+    a.moment = o.mi.data();
+    a.moment_second = o.mj.data();
+    a.flags = o.flags.data();
+    const std::size_t cuts[] = {0, 7, 9, 1000, 2001, m};
+    for (std::size_t k = 0; k + 1 < std::size(cuts); ++k) o.over += bdem_bond_forces(a, cuts[k], cuts[k + 1]);
+    return o;
+  };
+  const auto bytes = [](const Out& o) {
+    std::vector<unsigned char> v(o.f.size() * 3 * sizeof(Vec3) + o.flags.size());
+    unsigned char* p = v.data();
+    for (const auto* arr : {&o.f, &o.mi, &o.mj}) {
+      std::memcpy(p, arr->data(), arr->size() * sizeof(Vec3));
+      p += arr->size() * sizeof(Vec3);
+    }
+    std::memcpy(p, o.flags.data(), o.flags.size());
+    return v;
+  };
+  Out scalar;
+  {
+    SimdTargetScope scope("scalar");
+    scalar = run();
+  }
+  std::size_t over = 0, large = 0;
+  for (std::size_t b = 0; b < m; ++b) {
+    if (!live[b]) {
+      EXPECT_EQ(scalar.flags[b], 255) << "a failed bond's slots are not written";
+      continue;
+    }
+    const BdemBondType& t = types[type[b]];
+    const BdemBondResult r = bdem_bond(position[first[b]], position[second[b]], attitude[first[b]],
+                                       attitude[second[b]], d0s[b], l0s[b], t.stiffness);
+    ASSERT_EQ(std::memcmp(&r.force, &scalar.f[b], sizeof(Vec3)), 0) << "bond " << b;
+    ASSERT_EQ(std::memcmp(&r.moment_i, &scalar.mi[b], sizeof(Vec3)), 0) << "bond " << b;
+    ASSERT_EQ(std::memcmp(&r.moment_j, &scalar.mj[b], sizeof(Vec3)), 0) << "bond " << b;
+    const bool o = bdem_over_strength(r, t.stiffness, t.tension_only, t.tensile_strength, t.shear_strength);
+    EXPECT_EQ((scalar.flags[b] & kBdemOverStrength) != 0, o) << "bond " << b;
+    over += o ? 1 : 0;
+    if (r.shear_force * r.shear_force > 0.0 && r.cos_half_relative < std::cos(0.02)) ++large;
+  }
+  EXPECT_EQ(scalar.over, over);
+  EXPECT_GT(over, 50u) << "some bonds must be over strength";
+  EXPECT_LT(over, m / 2) << "and some not";
+  EXPECT_GT(large, 300u) << "the atan2 lanes must be exercised";
+  for (const std::string& name : available_simd_targets()) {
+    SimdTargetScope scope(name);
+    const Out o = run();
+    EXPECT_TRUE(bytes(o) == bytes(scalar)) << "target " << name;
+    EXPECT_EQ(o.over, scalar.over) << "target " << name;
   }
 }
