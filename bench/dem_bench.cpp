@@ -209,9 +209,9 @@ void print_profile(const dem::StageTimes& times, const dem::Simulation& sim, std
                "seconds", "share", "ns/particle", "ns/item");
   for (const auto& [stage, sec] : times.stages()) {
     std::string per_item;
-    if (stage == "evaluate: bonds" && bonds > 0)
+    if ((stage == "evaluate: bonds" || stage == "evaluate: bdem") && bonds > 0)
       per_item = format_g(1e9 * sec / (static_cast<double>(bonds) * static_cast<double>(steps)), 3) + " per bond";
-    if (stage == "evaluate: contact" && pairs > 0) per_item = format_g(1e9 * sec / pairs, 3) + " per listed pair";
+    if ((stage == "evaluate: contact" || stage == "evaluate: penalty") && pairs > 0) per_item = format_g(1e9 * sec / pairs, 3) + " per listed pair";
     std::fprintf(stderr, "profile: %-62s %10.4f %6.1f%% %12.3f %s\n", stage.c_str(), sec, 100.0 * sec / total,
                  1e9 * sec / n, per_item.c_str());
   }

@@ -301,6 +301,8 @@ std::size_t BdemBondProvider::fracture(const ParticleStore& s, FractureBatch& ba
     const std::uint64_t key = key_of(f.id_i, f.id_j);
     gone_keys_.push_back(key);
     batch.keys.push_back(key);
+    batch.slots.push_back(i);
+    batch.slots.push_back(j);
     batch.bond_energy.push_back(pending_energy_.back());
   }
   broken_ += failing.size();

@@ -122,10 +122,16 @@ struct FractureBatch {
   std::vector<std::uint64_t> keys;
   std::vector<double> bond_energy;
   std::vector<double> contact_energy;
+  /// Slots of both ends of every failed pair (any order, repeats allowed):
+  /// the only particles whose sums change, so the only ones gathered again.
+  /// A provider that fails pairs without naming their ends here makes the
+  /// force field gather every particle again.
+  std::vector<std::uint32_t> slots;
   void clear() {
     keys.clear();
     bond_energy.clear();
     contact_energy.clear();
+    slots.clear();
   }
 };
 

@@ -190,7 +190,8 @@ void ForceField::evaluate(ParticleStore& s, StageTimes* times, const RangeHook* 
   gather(s, after_gather);
 }
 
-void ForceField::gather(ParticleStore& s, const RangeHook* after_gather) const {
+void ForceField::gather(ParticleStore& s, const RangeHook* after_gather,
+                        std::span<const std::uint32_t> only) const {
   // Views of the pair providers (at most a handful; fixed-size, no allocation).
   constexpr std::size_t kMaxPairProviders = 16;
   std::array<PairView, kMaxPairProviders> views;
@@ -206,20 +207,32 @@ void ForceField::gather(ParticleStore& s, const RangeHook* after_gather) const {
     bodies[body_count++] = p.get();
   }
   const std::span<Vec3> force(s.force), moment(s.moment);
-  parallel_for_ranges(s.size(), [&](std::size_t begin, std::size_t end) {
-    for (std::size_t i = begin; i < end; ++i) {
-      const Vec3 x = s.position[i];
-      Vec3 f = Vec3::Zero();
-      Vec3 tau = Vec3::Zero();
-      for (std::size_t p = 0; p < pairs; ++p) {
-        if (views[p].r.moment.empty())
-          gather_pairs<false>(views[p], s, i, x, f, tau);
-        else
-          gather_pairs<true>(views[p], s, i, x, f, tau);
-      }
-      force[i] = f;
-      moment[i] = tau;
+  const auto gather_one = [&](std::size_t i) {
+    const Vec3 x = s.position[i];
+    Vec3 f = Vec3::Zero();
+    Vec3 tau = Vec3::Zero();
+    for (std::size_t p = 0; p < pairs; ++p) {
+      if (views[p].r.moment.empty())
+        gather_pairs<false>(views[p], s, i, x, f, tau);
+      else
+        gather_pairs<true>(views[p], s, i, x, f, tau);
     }
+    force[i] = f;
+    moment[i] = tau;
+  };
+  if (!only.empty()) {
+    // The listed particles alone (ascending, no repeats): the same sums.
+    parallel_for_ranges(only.size(), [&](std::size_t begin, std::size_t end) {
+      for (std::size_t k = begin; k < end; ++k) {
+        const std::size_t i = only[k];
+        gather_one(i);
+        for (std::size_t p = 0; p < body_count; ++p) bodies[p]->add_body_forces(s, i, i + 1, force, moment);
+      }
+    });
+    return;
+  }
+  parallel_for_ranges(s.size(), [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) gather_one(i);
     for (std::size_t p = 0; p < body_count; ++p) bodies[p]->add_body_forces(s, begin, end, force, moment);
     if (after_gather != nullptr) (*after_gather)(begin, end);
   });
@@ -270,7 +283,16 @@ double ForceField::fracture(ParticleStore& s) {
   for (const auto& p : providers_) p->release_pairs(s, batch_);
   double work = 0.0;
   for (const auto& p : providers_) work += p->book_fracture(batch_);
-  gather(s);
+  // Only the ends of the failed pairs have new sums (when every provider
+  // named them); the rest of the particles keep theirs.
+  std::vector<std::uint32_t>& slots = batch_.slots;
+  if (slots.size() == 2 * batch_.keys.size()) {
+    std::sort(slots.begin(), slots.end());
+    slots.erase(std::unique(slots.begin(), slots.end()), slots.end());
+    gather(s, nullptr, slots);
+  } else {
+    gather(s);
+  }
   return work;
 }
 

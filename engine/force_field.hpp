@@ -89,7 +89,9 @@ class ForceField {
   void evaluate(ParticleStore& particles, StageTimes* times = nullptr, const RangeHook* after_gather = nullptr);
   /// The gather alone: F and tau from the providers' current result slots
   /// (after fracture() changed some of them).
-  void gather(ParticleStore& particles, const RangeHook* after_gather = nullptr) const;
+  /// With `only` (ascending slots, no repeats), just those particles.
+  void gather(ParticleStore& particles, const RangeHook* after_gather = nullptr,
+              std::span<const std::uint32_t> only = {}) const;
   /// update_records() then evaluate(): never re-orders.
   void compute(ParticleStore& particles) {
     update_records(particles);
