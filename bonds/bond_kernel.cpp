@@ -32,7 +32,7 @@ inline lanes::BondLaneInput<double> bond_input(const BondKernelArgs& a, std::siz
           {qi.w(), qi.x(), qi.y(), qi.z()},
           {qj.w(), qj.x(), qj.y(), qj.z()},
           {d0[0], d0[1], d0[2]},
-          a.inv_rest_length[b],
+          1.0 / a.rest_length[b],
           k.bending,
           k.axial,
           k.shear};

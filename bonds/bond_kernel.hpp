@@ -18,7 +18,7 @@
 namespace dem {
 
 /// What the kernel reads and writes; arrays indexed by bond (first,
-/// second, inv_rest_length, rest_direction, type, force, moment) or by
+/// second, rest_length, rest_direction, type, force, moment) or by
 /// particle slot (position, attitude, reference_attitude).
 struct BondKernelArgs {
   const std::uint32_t* first = nullptr;
@@ -26,7 +26,7 @@ struct BondKernelArgs {
   const Vec3* position = nullptr;             ///< x (length)
   const Quat* attitude = nullptr;             ///< R as unit quaternions
   const Quat* reference_attitude = nullptr;   ///< R0; nullptr when every R0 is the identity
-  const double* inv_rest_length = nullptr;    ///< 1/r0 (1/length), computed as 1.0 / r0
+  const double* rest_length = nullptr;        ///< r0 (length); the kernel takes 1.0 / r0 as bond_all does
   const Vec3* rest_direction = nullptr;       ///< d0
   const std::uint32_t* type = nullptr;        ///< stiffness type of each bond
   const BondStiffness* stiffness_types = nullptr;

@@ -44,18 +44,11 @@ BondProvider::BondProvider(const ParticleStore& particles, BondList bonds) : bon
   bond_force_.resize(bonds_.size());
   bond_moment_.resize(bonds_.size());
   identity_reference_ = all_identity(particles.reference_attitude);
-  refresh_constants();
 }
 
 void BondProvider::renumber(std::span<const std::uint32_t> new_slot) {
   renumber_and_sort_bonds(bonds_, new_slot);
   incidence_.index(bonds_, new_slot.size());
-  refresh_constants();
-}
-
-void BondProvider::refresh_constants() {
-  inv_rest_length_.resize(bonds_.size());
-  for (std::size_t b = 0; b < bonds_.size(); ++b) inv_rest_length_[b] = 1.0 / bonds_.rest_length[b];
 }
 
 void BondProvider::evaluate(const ParticleStore& s) {
@@ -65,7 +58,7 @@ void BondProvider::evaluate(const ParticleStore& s) {
   a.position = s.position.data();
   a.attitude = s.attitude.data();
   a.reference_attitude = identity_reference_ ? nullptr : s.reference_attitude.data();
-  a.inv_rest_length = inv_rest_length_.data();
+  a.rest_length = bonds_.rest_length.data();
   a.rest_direction = bonds_.rest_direction.data();
   a.type = bonds_.type.data();
   a.stiffness_types = bonds_.stiffness_types.data();
@@ -118,7 +111,6 @@ void BondProvider::add_potential_energies(const ParticleStore& s, EnergyReport& 
 std::vector<ArrayBytes> BondProvider::memory_use() const {
   std::vector<ArrayBytes> out;
   bonds_.for_each_field([&](const char* name, const auto& v) { out.push_back({std::string("bond ") + name, capacity_bytes(v)}); });
-  out.push_back({"bond 1/r0", capacity_bytes(inv_rest_length_)});
   out.push_back({"bond force slots", capacity_bytes(bond_force_)});
   out.push_back({"bond moment slots", capacity_bytes(bond_moment_)});
   out.push_back({"bond incidence (offsets, entries)", incidence_.bytes()});

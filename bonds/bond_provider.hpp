@@ -59,8 +59,6 @@ class BondProvider final : public ForceProvider {
   BondIncidence incidence_;  ///< bonds of each particle, ascending
   std::vector<Vec3> bond_force_;   ///< per bond: force on the first end
   std::vector<Vec3> bond_moment_;  ///< per bond: moment on the first end
-  std::vector<double> inv_rest_length_;  ///< per bond: 1/r0, computed as 1.0 / r0 (the kernel's input)
-  void refresh_constants();
   bool identity_reference_ = false;  ///< every reference attitude is the identity
 };
 

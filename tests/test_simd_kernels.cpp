@@ -33,7 +33,6 @@ struct RandomBonds {
   std::vector<Vec3> position;
   std::vector<Quat> attitude, reference;
   BondList bonds;
-  std::vector<double> inv_rest_length;
 
   explicit RandomBonds(std::size_t count, bool with_reference) {
     std::mt19937_64 rng(20261124);
@@ -61,7 +60,6 @@ struct RandomBonds {
       bonds.rest_length.push_back(r0);
       bonds.rest_direction.push_back(d0);
       bonds.type.push_back(static_cast<std::uint32_t>(b % 3));
-      inv_rest_length.push_back(1.0 / r0);
     }
     bonds.stiffness_types.assign(std::begin(types), std::end(types));
   }
@@ -75,7 +73,7 @@ struct RandomBonds {
     a.position = position.data();
     a.attitude = attitude.data();
     a.reference_attitude = with_reference ? reference.data() : nullptr;
-    a.inv_rest_length = inv_rest_length.data();
+    a.rest_length = bonds.rest_length.data();
     a.rest_direction = bonds.rest_direction.data();
     a.type = bonds.type.data();
     a.stiffness_types = bonds.stiffness_types.data();
