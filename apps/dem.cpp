@@ -17,6 +17,7 @@
 #include "apps/cli_checks.hpp"
 #include "apps/run_loop.hpp"
 #include "core/parallel.hpp"
+#include "core/simd.hpp"
 #include "scene/scene_builder.hpp"
 #include "core/format.hpp"
 
@@ -37,6 +38,7 @@ struct Options {
   std::string max_memory;  ///< --max-memory: limit on the estimated peak (default: MemAvailable)
   std::string integrator;  ///< restart --integrator: continue with another integrator
   double time_step = -1.0;  ///< restart --time-step: continue with another time step
+  std::string simd = "auto";  ///< --simd / DEM_SIMD: the force kernels' SIMD target
 };
 
 /// How build_scene holds the scene to a memory limit: --max-memory, else
@@ -120,6 +122,7 @@ int run_scene(const Options& o) {
   const SceneSpec spec = read_scene_file(o.scene);
   const std::string text = read_text_file(o.scene);
   ThreadLimit limit(o.threads);
+  set_simd_target(o.simd);
   BuiltScene built = build_scene(spec, build_options(o));
   print_summary(built, spec, std::cout);
   RunPlan plan;
@@ -134,7 +137,8 @@ int run_scene(const Options& o) {
   plan.warn_energy_drift = spec.run.warn_energy_drift;
   const std::size_t clumps = built.clumps.size();
   Simulation sim = make_simulation(std::move(built));
-  std::cout << "running " << plan.end_step << " steps on " << active_threads() << " threads into "
+  std::cout << "running " << plan.end_step << " steps on " << active_threads() << " threads (SIMD target "
+            << simd_target() << ") into "
             << std::filesystem::absolute(plan.output_dir).string() << "\n";
   if (clumps > 0) std::cout << clumps << " clumps, integrated by the LGVI\n";
   return run_to_end(sim, plan, std::cout);
@@ -170,6 +174,7 @@ int restart(const Options& o) {
     c.map = parse_integrator_map(name);
   }
   ThreadLimit limit(o.threads);
+  set_simd_target(o.simd);
   // The scene it came from gives the output intervals and the end; a run
   // without a scene file (dem_torus) kept them in the checkpoint.
   OutputSpec output;
@@ -250,6 +255,11 @@ int main(int argc, char** argv) {
   for (CLI::App* c : {run, rs}) {
     c->add_option("--threads", o.threads, "Worker threads (default: all cores)")
         ->check(cli::whole_number("the thread count", 0, 4096));
+    c->add_option("--simd", o.simd,
+                  "SIMD target of the force kernels: auto (the best this CPU has), avx3 (AVX-512), avx2, sse4, "
+                  "ssse3, hwy_scalar or scalar; every target writes the same bits")
+        ->envname("DEM_SIMD")
+        ->capture_default_str();
     c->add_option("--output-dir", o.output_dir,
                   c == run ? "Output folder (default: ./output)" : "Output folder (default: the checkpoint's)");
     auto* t = c->add_option("--t-end", o.t_end, "End time (default: the scene's)")

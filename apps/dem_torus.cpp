@@ -24,6 +24,7 @@
 
 
 #include "core/parallel.hpp"
+#include "core/simd.hpp"
 #include "core/peak_memory.hpp"
 #include "engine/reorder.hpp"
 #include "engine/simulation.hpp"
@@ -54,6 +55,7 @@ struct Options {
   // Stiffness overrides for the solid scene (negative: from the moduli).
   double km = -1.0, ka = -1.0, ks = -1.0, kpp = -1.0, kpw = -1.0;
   std::size_t threads = 0;
+  std::string simd = "auto";  ///< --simd / DEM_SIMD
   bool no_wall = false;
   std::vector<double> spin;
   bool quiet = false;
@@ -162,6 +164,7 @@ int run(Options o, const dem::RingTorusParameters& ring_params,
     throw std::logic_error("stiffness overrides are applied to the ring parameters directly");
 
   dem::ThreadLimit thread_limit(o.threads);
+  dem::set_simd_target(o.simd);
   std::string what;
   dem::Scene scene = build_scene(o, ring_params, solid_params, has_diameter, what);
   const double h_crit = dem::critical_time_step(scene.particles, scene.bonds, scene.contact, scene.walls);
@@ -307,6 +310,11 @@ int main(int argc, char** argv) {
       ->check(cli::whole_number("the energy interval (steps)", 1, 1LL << 53));
   app.add_option("--threads", o.threads, "Worker threads (0: all cores)")->capture_default_str()
       ->check(cli::whole_number("the thread count", 0, 4096));
+  app.add_option("--simd", o.simd,
+                 "SIMD target of the force kernels: auto (the best this CPU has), avx3 (AVX-512), avx2, sse4, "
+                 "ssse3, hwy_scalar or scalar; every target writes the same bits")
+      ->envname("DEM_SIMD")
+      ->capture_default_str();
   app.add_flag("--overwrite", o.overwrite,
                "Replace the files of an earlier run in --output-dir (only the files the engine writes)");
   app.add_option("--max-energy-drift", o.max_energy_drift,

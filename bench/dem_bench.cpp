@@ -311,7 +311,8 @@ int main(int argc, char** argv) {
                "ns per bond and per listed contact pair");
   app.add_option("--simd", o.simd,
                  "SIMD target of the force kernels: auto (the best this CPU has), avx3 (AVX-512), avx2, sse4, "
-                 "ssse3, emu128 or scalar; all give the same bits")
+                 "ssse3, hwy_scalar or scalar; all give the same bits")
+      ->envname("DEM_SIMD")
       ->capture_default_str();
   try {
     app.parse(argc, argv);

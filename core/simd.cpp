@@ -30,12 +30,20 @@ std::vector<std::int64_t> cpu_targets() {
 
 std::int64_t current_mock = 0;
 
+/// The name of a Highway target as set_simd_target takes it: lower case,
+/// and Highway's own one-lane SCALAR target as "hwy_scalar" (so that
+/// "scalar" stays the plain loop).
+std::string target_name(std::int64_t t) {
+  const std::string n = lower(hwy::TargetName(t));
+  return n == "scalar" ? "hwy_scalar" : n;
+}
+
 }  // namespace
 
 std::vector<std::string> available_simd_targets() {
   const std::int64_t mock = current_mock;
   std::vector<std::string> names;
-  for (std::int64_t t : cpu_targets()) names.push_back(lower(hwy::TargetName(t)));
+  for (std::int64_t t : cpu_targets()) names.push_back(target_name(t));
   names.push_back("scalar");
   hwy::SetSupportedTargetsForTest(mock);  // cpu_targets() cleared it
   hwy::GetChosenTarget().Update(hwy::SupportedTargets());
@@ -58,7 +66,7 @@ void set_simd_target(const std::string& requested) {
   }
   std::string list;
   for (std::int64_t t : cpu_targets()) {
-    const std::string n = lower(hwy::TargetName(t));
+    const std::string n = target_name(t);
     list += n + ", ";
     if (n == name) {
       current_mock = t;
@@ -77,7 +85,7 @@ void set_simd_target(const std::string& requested) {
 std::string simd_target() {
   if (scalar_forced) return "scalar";
   const std::int64_t supported = hwy::SupportedTargets() & HWY_TARGETS;
-  return lower(hwy::TargetName(supported & ~(supported - 1)));
+  return target_name(supported & ~(supported - 1));
 }
 
 bool simd_scalar_forced() { return scalar_forced; }

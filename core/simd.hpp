@@ -2,9 +2,10 @@
 /// \file simd.hpp
 /// Which vector instruction set the force kernels run on (issue 13).
 ///
-/// The kernels (bonds/bond_kernel.hpp, contact/pair_kernel.hpp) are compiled
-/// for every x86-64 target Google Highway can generate (EMU128, SSSE3, SSE4,
-/// AVX2, AVX3 = AVX-512) plus a plain scalar loop, and the best target the
+/// The kernels (bonds/bond_kernel.hpp, bonds/bdem_kernel.hpp,
+/// contact/pair_kernel.hpp) are compiled for every x86-64 target Google
+/// Highway can generate (its one-lane baseline, SSSE3, SSE4, AVX2, AVX3 =
+/// AVX-512) plus a plain scalar loop, and the best target the
 /// CPU supports is chosen at run time ("auto"). Every target gives the same
 /// bits (same operations in the same order, no FMA, no approximate
 /// reciprocals), so the choice changes the speed only; forcing one is for
@@ -19,8 +20,9 @@
 namespace dem {
 
 /// Targets usable on this CPU, best first, as names set_simd_target takes:
-/// Highway's (lower case: "avx3", "avx2", "sse4", "ssse3", "emu128") then
-/// "scalar" (the kernels' plain C++ loop, no Highway).
+/// Highway's (lower case: "avx3", "avx2", "sse4", "ssse3", and its one-lane
+/// baseline "hwy_scalar" or "emu128") then "scalar" (the kernels' plain C++
+/// loop, no Highway).
 std::vector<std::string> available_simd_targets();
 
 /// Forces the kernels onto `name` ("auto": the best available; "avx512"
