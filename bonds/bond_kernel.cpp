@@ -83,29 +83,56 @@ void BondForcesRange(const BondKernelArgs& a, std::size_t begin, std::size_t end
   const std::size_t n = hn::Lanes(d);
   static_assert(sizeof(lanes::BondLaneInput<double>) == kInputs * sizeof(double));
   alignas(64) double lane_in[kInputs][kMaxLanes];
-  alignas(64) double lane_out[6][kMaxLanes];
   alignas(64) double lane_fix[kMaxLanes];
+  // With identity reference attitudes the inputs are gathered straight
+  // from the particle arrays by index (Eigen stores a Vec3 as x, y, z and a
+  // quaternion as x, y, z, w); otherwise lane by lane through bond_input.
+  const hn::Rebind<std::int64_t, D> di;
+  const hn::Rebind<std::int32_t, D> d32;
+  const bool direct = a.reference_attitude == nullptr;
+  const double* pos = a.position[0].data();
+  const double* att = a.attitude[0].coeffs().data();
+  const double* dir = a.rest_direction[0].data();
+  const double* stiff = &a.stiffness_types[0].bending;
+  static_assert(sizeof(BondStiffness) == 3 * sizeof(double) && sizeof(Quat) == 4 * sizeof(double));
   std::size_t b = begin;
   for (; b + n <= end; b += n) {
-    for (std::size_t l = 0; l < n; ++l) {
-      const lanes::BondLaneInput<double> s = bond_kernel_detail::bond_input(a, b + l);
-      const double* flat = &s.x_i[0];
-      for (int f = 0; f < kInputs; ++f) lane_in[f][l] = flat[f];
-    }
     BondLaneInput<V> in;
-    V* flat_in = &in.x_i[0];
-    for (int f = 0; f < kInputs; ++f) flat_in[f] = hn::Load(d, lane_in[f]);
+    if (direct) {
+      const auto i = hn::PromoteTo(di, hn::LoadU(d32, reinterpret_cast<const std::int32_t*>(a.first + b)));
+      const auto j = hn::PromoteTo(di, hn::LoadU(d32, reinterpret_cast<const std::int32_t*>(a.second + b)));
+      const auto t = hn::PromoteTo(di, hn::LoadU(d32, reinterpret_cast<const std::int32_t*>(a.type + b)));
+      const auto i3 = hn::Add(hn::ShiftLeft<1>(i), i), j3 = hn::Add(hn::ShiftLeft<1>(j), j);
+      const auto t3 = hn::Add(hn::ShiftLeft<1>(t), t);
+      const auto i4 = hn::ShiftLeft<2>(i), j4 = hn::ShiftLeft<2>(j);
+      for (int c = 0; c < 3; ++c) {
+        in.x_i[c] = hn::GatherIndex(d, pos + c, i3);
+        in.x_j[c] = hn::GatherIndex(d, pos + c, j3);
+        in.q_i[1 + c] = hn::GatherIndex(d, att + c, i4);
+        in.q_j[1 + c] = hn::GatherIndex(d, att + c, j4);
+      }
+      in.q_i[0] = hn::GatherIndex(d, att + 3, i4);
+      in.q_j[0] = hn::GatherIndex(d, att + 3, j4);
+      hn::LoadInterleaved3(d, dir + 3 * b, in.d0[0], in.d0[1], in.d0[2]);
+      in.inv_r0 = hn::Set(d, 1.0) / hn::LoadU(d, a.rest_length + b);
+      in.k_bending = hn::GatherIndex(d, stiff, t3);
+      in.k_axial = hn::GatherIndex(d, stiff + 1, t3);
+      in.k_shear = hn::GatherIndex(d, stiff + 2, t3);
+    } else {
+      for (std::size_t l = 0; l < n; ++l) {
+        const lanes::BondLaneInput<double> s = bond_kernel_detail::bond_input(a, b + l);
+        const double* flat = &s.x_i[0];
+        for (int f = 0; f < kInputs; ++f) lane_in[f][l] = flat[f];
+      }
+      V* flat_in = &in.x_i[0];
+      for (int f = 0; f < kInputs; ++f) flat_in[f] = hn::Load(d, lane_in[f]);
+    }
     BondLaneOutput<V> out;
     VecOps ops{d, hn::FirstN(d, 0)};
     bond_lanes<false>(in, out, ops);
-    for (int c = 0; c < 3; ++c) {
-      hn::Store(out.force_i[c], d, lane_out[c]);
-      hn::Store(out.moment_i[c], d, lane_out[3 + c]);
-    }
-    for (std::size_t l = 0; l < n; ++l) {
-      a.force[b + l] = Vec3(lane_out[0][l], lane_out[1][l], lane_out[2][l]);
-      a.moment[b + l] = Vec3(lane_out[3][l], lane_out[4][l], lane_out[5][l]);
-    }
+    // The bonds' slots are consecutive Vec3 (x, y, z): interleaved stores.
+    hn::StoreInterleaved3(out.force_i[0], out.force_i[1], out.force_i[2], d, a.force[b].data());
+    hn::StoreInterleaved3(out.moment_i[0], out.moment_i[1], out.moment_i[2], d, a.moment[b].data());
     if (!hn::AllFalse(d, ops.fix)) {
       hn::Store(hn::VecFromMask(d, ops.fix), d, lane_fix);
       for (std::size_t l = 0; l < n; ++l)

@@ -36,6 +36,8 @@ struct BondKernelArgs {
 
 /// Force and first-end moment of bonds [begin, end) into args.force and
 /// args.moment, on the target core/simd.hpp chose.
+/// Particle slots must be below 2^31 (they are read as 32-bit signed
+/// indices for the vector gathers).
 void bond_forces(const BondKernelArgs& args, std::size_t begin, std::size_t end);
 
 }  // namespace dem
