@@ -96,34 +96,59 @@ struct BdemVecOps {
 };
 
 constexpr std::size_t kMaxLanes = 8;
-constexpr int kInputs = 22;  // doubles in BdemLaneInput
 constexpr int kOutputs = 14;  // force, moment_i, moment_j, 5 fracture values
 
 std::size_t BdemBondForcesRange(const BdemKernelArgs& a, std::size_t begin, std::size_t end) {
   const D d;
   const std::size_t n = hn::Lanes(d);
-  static_assert(sizeof(lanes::BdemLaneInput<double>) == kInputs * sizeof(double));
-  alignas(64) double lane_in[kInputs][kMaxLanes];
+  alignas(64) double lane_in[4][kMaxLanes];
+  const hn::Rebind<std::int64_t, D> di;
+  const hn::Rebind<std::int32_t, D> d32;
+  const double* pos = a.position[0].data();
+  const double* att = a.attitude[0].coeffs().data();
+  const double* dir = a.rest_direction[0].data();
+  static_assert(sizeof(Quat) == 4 * sizeof(double));
   alignas(64) double lane_out[kOutputs][kMaxLanes];
   alignas(64) double lane_fix[kMaxLanes];
   std::size_t over = 0;
   std::size_t b = begin;
   for (; b + n <= end; b += n) {
-    for (std::size_t l = 0; l < n; ++l) {
-      constexpr std::size_t kAhead = 16;  // the second ends are scattered
-      if (b + l + kAhead < end) {
-        const std::uint32_t j = a.second[b + l + kAhead];
+    // Centres and attitudes gathered by index (Eigen stores a Vec3 as x, y,
+    // z and a quaternion as x, y, z, w), the second ends' lines fetched a
+    // few blocks ahead (they are scattered); stiffnesses lane by lane.
+    constexpr std::size_t kAhead = 64;
+    if (b + kAhead + n <= end)
+      for (std::size_t l = 0; l < n; ++l) {
+        const std::uint32_t j = a.second[b + kAhead + l];
         __builtin_prefetch(&a.position[j]);
         __builtin_prefetch(&a.attitude[j]);
       }
-      // A failed bond's lane computes on its (still valid) geometry and is dropped.
-      const lanes::BdemLaneInput<double> s = bdem_kernel_detail::bond_input(a, b + l);
-      const double* flat = &s.x_i[0];
-      for (int f = 0; f < kInputs; ++f) lane_in[f][l] = flat[f];
-    }
     BdemLaneInput<V> in;
-    V* flat_in = &in.x_i[0];
-    for (int f = 0; f < kInputs; ++f) flat_in[f] = hn::Load(d, lane_in[f]);
+    const auto i = hn::PromoteTo(di, hn::LoadU(d32, reinterpret_cast<const std::int32_t*>(a.first + b)));
+    const auto j = hn::PromoteTo(di, hn::LoadU(d32, reinterpret_cast<const std::int32_t*>(a.second + b)));
+    const auto i3 = hn::Add(hn::ShiftLeft<1>(i), i), j3 = hn::Add(hn::ShiftLeft<1>(j), j);
+    const auto i4 = hn::ShiftLeft<2>(i), j4 = hn::ShiftLeft<2>(j);
+    for (int c = 0; c < 3; ++c) {
+      in.x_i[c] = hn::GatherIndex(d, pos + c, i3);
+      in.x_j[c] = hn::GatherIndex(d, pos + c, j3);
+      in.q_i[1 + c] = hn::GatherIndex(d, att + c, i4);
+      in.q_j[1 + c] = hn::GatherIndex(d, att + c, j4);
+    }
+    in.q_i[0] = hn::GatherIndex(d, att + 3, i4);
+    in.q_j[0] = hn::GatherIndex(d, att + 3, j4);
+    hn::LoadInterleaved3(d, dir + 3 * b, in.d0[0], in.d0[1], in.d0[2]);
+    in.l0 = hn::LoadU(d, a.rest_length + b);
+    for (std::size_t l = 0; l < n; ++l) {
+      const BdemStiffness& k = a.types[a.type[b + l]].stiffness;
+      lane_in[0][l] = k.normal;
+      lane_in[1][l] = k.shear;
+      lane_in[2][l] = k.bending;
+      lane_in[3][l] = k.twist;
+    }
+    in.k_normal = hn::Load(d, lane_in[0]);
+    in.k_shear = hn::Load(d, lane_in[1]);
+    in.k_bending = hn::Load(d, lane_in[2]);
+    in.k_twist = hn::Load(d, lane_in[3]);
     BdemLaneOutput<V> out;
     BdemVecOps ops{d, hn::FirstN(d, 0)};
     bdem_lanes<false>(in, out, ops);

@@ -41,7 +41,8 @@ struct BdemKernelArgs {
 };
 
 /// Evaluates the live bonds of [begin, end); returns how many are over
-/// strength.
+/// strength. Particle slots must be below 2^31 (32-bit signed gather
+/// indices).
 std::size_t bdem_bond_forces(const BdemKernelArgs& args, std::size_t begin, std::size_t end);
 
 }  // namespace dem

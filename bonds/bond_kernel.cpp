@@ -99,6 +99,16 @@ void BondForcesRange(const BondKernelArgs& a, std::size_t begin, std::size_t end
   for (; b + n <= end; b += n) {
     BondLaneInput<V> in;
     if (direct) {
+      // The second ends are scattered (bonds are sorted by their first end):
+      // their lines are fetched a few blocks ahead (the gathers below wait
+      // on memory otherwise).
+      constexpr std::size_t kAhead = 64;
+      if (b + kAhead + n <= end)
+        for (std::size_t l = 0; l < n; ++l) {
+          const std::uint32_t j = a.second[b + kAhead + l];
+          __builtin_prefetch(&a.position[j]);
+          __builtin_prefetch(&a.attitude[j]);
+        }
       const auto i = hn::PromoteTo(di, hn::LoadU(d32, reinterpret_cast<const std::int32_t*>(a.first + b)));
       const auto j = hn::PromoteTo(di, hn::LoadU(d32, reinterpret_cast<const std::int32_t*>(a.second + b)));
       const auto t = hn::PromoteTo(di, hn::LoadU(d32, reinterpret_cast<const std::int32_t*>(a.type + b)));
