@@ -7,17 +7,20 @@
 ///                               │                           │
 ///                               └──copy in block order──────┴──▶ partner, owner
 ///                                                                   │
-///                                                 counting sort by j┘──▶ incoming_*
+///                                  lower partners, binary search┘──▶ incoming_*
 ///
 /// 1. The particles are cut into fixed blocks of kQueryBlock (independent of
 ///    the thread count). Each block looks up its particles' 27 surrounding
 ///    cells (or queries the tree with radius r_i + r_max + skin), keeps the partners j > i that pass the exact
 ///    test |x_i - x_j| < r_i + r_j + skin, sorts each row ascending, and
 ///    writes the rows into its own buffer and the row lengths into offsets.
-/// 2. A serial prefix sum turns the row lengths into offsets.
+/// 2. Prefix sums turn the row lengths into offsets: over the blocks'
+///    totals, then within each block in parallel.
 /// 3. The blocks copy their buffers into partner/owner at their offsets.
-/// 4. A serial counting sort over k builds the transpose, so each incoming
-///    row is in ascending k.
+/// 4. The transpose: stage 1 also kept each particle's partners j < i
+///    (sorted); row j of the transpose is then the pairs of those partners,
+///    found by binary search in their rows, so each incoming row is in
+///    ascending k. Parallel over particles.
 ///
 /// Sorting each row makes the result independent of the search's traversal
 /// order (grid and tree give the same list). All buffers keep their capacity between builds.
@@ -75,18 +78,20 @@ using KdTree = nanoflann::KDTreeSingleIndexAdaptor<
     nanoflann::L2_Simple_Adaptor<double, CentreCloud>, CentreCloud, 3, std::uint32_t>;
 
 /// nanoflann result set for one query particle i: appends every partner
-/// j > i that passes the exact candidate test to `out`, unsorted.
+/// j > i that passes the exact candidate test to `out` and every j < i that
+/// does to `lower` (the transpose's row of i), unsorted.
 class PartnerCollector {
  public:
   PartnerCollector(std::uint32_t i, double query_radius, std::span<const Vec3> x,
-                   std::span<const double> r, double skin, std::vector<std::uint32_t>& out)
-      : i_(i), radius2_(query_radius * query_radius), x_(x), r_(r), skin_(skin), out_(out) {}
+                   std::span<const double> r, double skin, std::vector<std::uint32_t>& out,
+                   std::vector<std::uint32_t>& lower)
+      : i_(i), radius2_(query_radius * query_radius), x_(x), r_(r), skin_(skin), out_(out), lower_(lower) {}
 
   bool full() const { return true; }
   double worstDist() const { return radius2_; }
   bool addPoint(double /*tree_d2*/, std::uint32_t j) {
-    if (j > i_ && is_candidate(squared_distance(x_[i_], x_[j]), r_[i_], r_[j], skin_))
-      out_.push_back(j);
+    if (j != i_ && is_candidate(squared_distance(x_[i_], x_[j]), r_[i_], r_[j], skin_))
+      (j > i_ ? out_ : lower_).push_back(j);
     return true;  // keep searching
   }
 
@@ -97,6 +102,7 @@ class PartnerCollector {
   std::span<const double> r_;
   double skin_;
   std::vector<std::uint32_t>& out_;
+  std::vector<std::uint32_t>& lower_;
 };
 
 /// A uniform grid of cubic cells of side 2 r_max + skin over the box of the
@@ -166,11 +172,12 @@ void fill_cell_grid(const CellGrid& g, std::span<const Vec3> x, std::vector<std:
   start[0] = 0;
 }
 
-/// The partners j > i of particle i that pass the candidate test, unsorted.
+/// The partners j > i of particle i that pass the candidate test into
+/// `out`, those j < i into `lower`, unsorted.
 void grid_partners(const CellGrid& g, const std::vector<std::uint32_t>& start,
                    const std::vector<std::uint32_t>& particles, const std::vector<std::uint32_t>& cell_of,
                    std::uint32_t i, std::span<const Vec3> x, std::span<const double> r, double skin,
-                   std::vector<std::uint32_t>& out) {
+                   std::vector<std::uint32_t>& out, std::vector<std::uint32_t>& lower) {
   const std::int64_t c = cell_of[i];
   const std::int64_t cx = c % g.dims[0], cy = (c / g.dims[0]) % g.dims[1], cz = c / (g.dims[0] * g.dims[1]);
   const Vec3& xi = x[i];
@@ -183,7 +190,7 @@ void grid_partners(const CellGrid& g, const std::vector<std::uint32_t>& start,
       const std::uint32_t to = start[static_cast<std::size_t>(row + std::min(cx + 1, g.dims[0] - 1) + 1)];
       for (std::uint32_t e = from; e < to; ++e) {
         const std::uint32_t j = particles[e];
-        if (j > i && is_candidate(squared_distance(xi, x[j]), ri, r[j], skin)) out.push_back(j);
+        if (j != i && is_candidate(squared_distance(xi, x[j]), ri, r[j], skin)) (j > i ? out : lower).push_back(j);
       }
     }
 }
@@ -214,10 +221,14 @@ struct NeighbourSearch::Scratch {
                   kLeafSize, nanoflann::KDTreeSingleIndexAdaptorFlags::SkipInitialBuildIndex)};
   /// Partners of each query block, its rows one after another.
   std::vector<std::vector<std::uint32_t>> block_partners;
+  /// Partners j < i of each query block's particles, row after row (the
+  /// transpose's rows), and each row's length.
+  std::vector<std::vector<std::uint32_t>> block_lower;
+  std::vector<std::uint32_t> lower_count;
+  std::vector<std::uint64_t> block_start;  ///< per query block: its first pair (stage 2)
   std::vector<Vec3> block_low, block_high;  ///< per scan block: smallest and largest displacement, per axis
   std::vector<double> block_drift;          ///< per scan block: largest squared (centred) displacement
   std::vector<std::size_t> block_bad;     ///< per scan block: lowest non-finite slot, or n
-  std::vector<std::uint32_t> incoming_cursor;  ///< next free slot of each incoming row
   std::vector<std::uint32_t> cell_start;       ///< cell grid: first entry of each cell in cell_particles, size cells+1
   std::vector<std::uint32_t> cell_particles;   ///< cell grid: the particles cell by cell, ascending slot in each
   std::vector<std::uint32_t> cell_of;          ///< cell grid: cell of each particle
@@ -387,39 +398,69 @@ void NeighbourSearch::build(std::span<const Vec3> positions, std::span<const dou
   l.offsets.assign(n + 1, 0);
   const std::size_t blocks = (n + kQueryBlock - 1) / kQueryBlock;
   if (s.block_partners.size() < blocks) s.block_partners.resize(blocks);
+  if (s.block_lower.size() < blocks) s.block_lower.resize(blocks);
+  s.lower_count.resize(n);
   const nanoflann::SearchParams params(32, 0.0f, false);
   parallel_for_ranges(
       blocks,
       [&](std::size_t b0, std::size_t b1) {
         for (std::size_t b = b0; b < b1; ++b) {
           std::vector<std::uint32_t>& out = s.block_partners[b];
+          std::vector<std::uint32_t>& lower = s.block_lower[b];
           out.clear();
+          lower.clear();
           const std::size_t end = std::min(n, (b + 1) * kQueryBlock);
           for (std::size_t i = b * kQueryBlock; i < end; ++i) {
-            const std::size_t start = out.size();
+            const std::size_t start = out.size(), lower_start = lower.size();
             if (used_grid_) {
               grid_partners(grid, s.cell_start, s.cell_particles, s.cell_of, static_cast<std::uint32_t>(i), x, radii,
-                            skin_, out);
+                            skin_, out, lower);
             } else {
               PartnerCollector collect(static_cast<std::uint32_t>(i), radii[i] + r_max + skin_, x, radii, skin_,
-                                       out);
+                                       out, lower);
               s.tree.findNeighbors(collect, x[i].data(), params);
             }
             std::sort(out.begin() + static_cast<std::ptrdiff_t>(start), out.end());
+            std::sort(lower.begin() + static_cast<std::ptrdiff_t>(lower_start), lower.end());
             l.offsets[i + 1] = static_cast<std::uint32_t>(out.size() - start);
+            s.lower_count[i] = static_cast<std::uint32_t>(lower.size() - lower_start);
           }
         }
       },
       1);
 
-  // Stage 2: prefix sum.
-  std::uint64_t total = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    total += l.offsets[i + 1];
-    if (total > std::numeric_limits<std::uint32_t>::max())
-      throw std::length_error("NeighbourSearch: more than 2^32 - 1 candidate pairs");
-    l.offsets[i + 1] = static_cast<std::uint32_t>(total);
+  // Stage 2: prefix sums, over the blocks' totals (serial, n/256 items),
+  // then within each block (parallel); the same for the transpose's rows.
+  s.block_start.resize(blocks + 1);
+  l.incoming_offsets.resize(n + 1);
+  l.incoming_offsets[0] = 0;
+  std::uint64_t total = 0, total_lower = 0;
+  std::vector<std::uint64_t> lower_start(blocks + 1);
+  for (std::size_t b = 0; b < blocks; ++b) {
+    s.block_start[b] = total;
+    lower_start[b] = total_lower;
+    total += s.block_partners[b].size();
+    total_lower += s.block_lower[b].size();
   }
+  if (total > std::numeric_limits<std::uint32_t>::max())
+    throw std::length_error("NeighbourSearch: more than 2^32 - 1 candidate pairs");
+  if (total_lower != total) throw std::logic_error("NeighbourSearch: the list and its transpose differ in size");
+  parallel_for_ranges(
+      blocks,
+      [&](std::size_t b0, std::size_t b1) {
+        for (std::size_t b = b0; b < b1; ++b) {
+          auto sum = static_cast<std::uint32_t>(s.block_start[b]);
+          auto sum_lower = static_cast<std::uint32_t>(lower_start[b]);
+          const std::size_t end = std::min(n, (b + 1) * kQueryBlock);
+          for (std::size_t i = b * kQueryBlock; i < end; ++i) {
+            sum += l.offsets[i + 1];
+            l.offsets[i + 1] = sum;
+            sum_lower += s.lower_count[i];
+            l.incoming_offsets[i + 1] = sum_lower;
+          }
+        }
+      },
+      1);
 
   // Stage 3: copy the blocks in place.
   l.partner.resize(total);
@@ -439,13 +480,30 @@ void NeighbourSearch::build(std::span<const Vec3> positions, std::span<const dou
       },
       1);
 
-  // Stage 4: transpose by counting sort over k (ascending k in every row).
-  l.incoming_offsets.assign(n + 1, 0);
-  for (const std::uint32_t j : l.partner) ++l.incoming_offsets[j + 1];
-  for (std::size_t j = 0; j < n; ++j) l.incoming_offsets[j + 1] += l.incoming_offsets[j];
-  s.incoming_cursor.assign(l.incoming_offsets.begin(), l.incoming_offsets.end() - 1);
+  // Stage 4: the transpose. Row j lists the pairs (i, j), i < j, in
+  // ascending i, hence ascending k: k = offsets[i] + the place of j in the
+  // sorted row of i. Parallel over particles, each row its own.
   l.incoming_pairs.resize(total);
-  for (std::uint32_t k = 0; k < total; ++k) l.incoming_pairs[s.incoming_cursor[l.partner[k]]++] = k;
+  parallel_for_ranges(
+      blocks,
+      [&](std::size_t b0, std::size_t b1) {
+        for (std::size_t b = b0; b < b1; ++b) {
+          const std::vector<std::uint32_t>& lower = s.block_lower[b];
+          std::size_t e = 0;
+          const std::size_t end = std::min(n, (b + 1) * kQueryBlock);
+          for (std::size_t j = b * kQueryBlock; j < end; ++j) {
+            std::uint32_t q = l.incoming_offsets[j];
+            for (std::uint32_t c = 0; c < s.lower_count[j]; ++c, ++e, ++q) {
+              const std::uint32_t i = lower[e];
+              const auto row_begin = l.partner.begin() + l.offsets[i];
+              const auto row_end = l.partner.begin() + l.offsets[i + 1];
+              const auto at = std::lower_bound(row_begin, row_end, static_cast<std::uint32_t>(j));
+              l.incoming_pairs[q] = static_cast<std::uint32_t>(at - l.partner.begin());
+            }
+          }
+        }
+      },
+      1);
 
   ++rebuilds_;
 }

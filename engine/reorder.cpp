@@ -29,7 +29,9 @@ std::uint64_t spread_bits(std::uint64_t v) {
 template <class T>
 void permute(std::vector<T>& v, std::span<const std::uint32_t> order, std::vector<T>& scratch) {
   scratch.resize(order.size());
-  for (std::size_t k = 0; k < order.size(); ++k) scratch[k] = v[order[k]];
+  parallel_for_ranges(order.size(), [&](std::size_t b, std::size_t e) {
+    for (std::size_t k = b; k < e; ++k) scratch[k] = v[order[k]];
+  });
   v.swap(scratch);
 }
 
@@ -49,12 +51,14 @@ std::vector<std::uint32_t> morton_order(std::span<const Vec3> positions) {
   const double extent = std::max((hi - lo).maxCoeff(), std::numeric_limits<double>::min());
   const double scale = static_cast<double>((1u << 21) - 1) / extent;
   std::vector<std::uint64_t> code(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    const Vec3 q = (positions[i] - lo) * scale;
-    code[i] = spread_bits(static_cast<std::uint64_t>(q.x())) |
-              spread_bits(static_cast<std::uint64_t>(q.y())) << 1 |
-              spread_bits(static_cast<std::uint64_t>(q.z())) << 2;
-  }
+  parallel_for_ranges(n, [&](std::size_t b, std::size_t e) {
+    for (std::size_t i = b; i < e; ++i) {
+      const Vec3 q = (positions[i] - lo) * scale;
+      code[i] = spread_bits(static_cast<std::uint64_t>(q.x())) |
+                spread_bits(static_cast<std::uint64_t>(q.y())) << 1 |
+                spread_bits(static_cast<std::uint64_t>(q.z())) << 2;
+    }
+  });
   parallel_sort_total(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
     return code[a] != code[b] ? code[a] < code[b] : a < b;
   });
