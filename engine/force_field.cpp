@@ -207,6 +207,11 @@ void ForceField::gather(ParticleStore& s, const RangeHook* after_gather,
     bodies[body_count++] = p.get();
   }
   const std::span<Vec3> force(s.force), moment(s.moment);
+  // Without any moment the moments stay zero and are not written again
+  // (the stepper zeroes them once, Simulation::start).
+  bool moments = false;
+  for (std::size_t p = 0; p < pairs; ++p) moments = moments || !views[p].r.moment.empty();
+  for (std::size_t p = 0; p < body_count; ++p) moments = moments || bodies[p]->adds_body_moments();
   const auto gather_one = [&](std::size_t i) {
     const Vec3 x = s.position[i];
     Vec3 f = Vec3::Zero();
@@ -218,7 +223,7 @@ void ForceField::gather(ParticleStore& s, const RangeHook* after_gather,
         gather_pairs<true>(views[p], s, i, x, f, tau);
     }
     force[i] = f;
-    moment[i] = tau;
+    if (moments) moment[i] = tau;
   };
   if (!only.empty()) {
     // The listed particles alone (ascending, no repeats): the same sums.
@@ -246,6 +251,12 @@ EnergyReport ForceField::potential_energies(const ParticleStore& s) const {
 
 void ForceField::take_events(std::vector<InteractionEvent>& out) {
   for (const auto& p : providers_) p->take_events(out);
+}
+
+bool ForceField::gives_moments() const {
+  for (const auto& p : providers_)
+    if (p->adds_body_moments() || !p->pair_results().moment.empty()) return true;
+  return false;
 }
 
 bool ForceField::dissipative() const {

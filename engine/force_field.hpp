@@ -79,7 +79,9 @@ class ForceField {
   // --- evaluation -----------------------------------------------------------
 
   /// Writes F and tau at the current configuration into particles.force and
-  /// particles.moment (overwriting them). Records must be current.
+  /// particles.moment (overwriting them; when no provider gives moments,
+  /// gives_moments(), the moments are left as they are: zero). Records must
+  /// be current.
   /// With `times`, each provider's evaluation and the gather are timed
   /// into it (core/stage_times.hpp). With `after_gather`, the gather calls
   /// it for each range of particles [begin, end) once their F and tau are
@@ -105,6 +107,9 @@ class ForceField {
 
   // --- dissipation and fracture (MODEL.md sections 10 and 11) ----------------
 
+  /// True if some provider gives moments (pair moments, or one-body ones:
+  /// ForceProvider::adds_body_moments); false means every tau_i is zero.
+  bool gives_moments() const;
   /// True if some provider has non-conservative forces (the stepper then
   /// keeps the W_contact ledger).
   bool dissipative() const;

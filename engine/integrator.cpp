@@ -62,7 +62,7 @@ double largest_stable_step_rrp23(const Vec3& omega, const Vec3& moment, double i
   return lo;
 }
 
-void advance_configuration(ParticleStore& s, IntegratorMap map, double h, const DriftSink* drift) {
+void advance_configuration(ParticleStore& s, IntegratorMap map, double h, const DriftSink* drift, bool moments) {
   if (map == IntegratorMap::implicit)
     throw std::logic_error("advance_configuration: the implicit integrator is run by the stepper");
   const std::size_t n = s.size();
@@ -85,16 +85,17 @@ void advance_configuration(ParticleStore& s, IntegratorMap map, double h, const 
     std::size_t bad = n;
     for (std::size_t i = b; i < e; ++i) {
       if (!(s.mass[i] == last_m)) inv_m = 1.0 / (last_m = s.mass[i]);
-      if (!(s.inertia[i] == last_j)) inv_j = 1.0 / (last_j = s.inertia[i]);
+      if (moments && !(s.inertia[i] == last_j)) inv_j = 1.0 / (last_j = s.inertia[i]);
       Vec3 delta_alpha;
       if (map == IntegratorMap::rrp27) {
         s.velocity[i] += (h * inv_m) * s.force[i];
-        s.angular_velocity[i] += (h * inv_j) * s.moment[i];
+        if (moments) s.angular_velocity[i] += (h * inv_j) * s.moment[i];
         delta_alpha = h * s.angular_velocity[i];
       } else {
         s.velocity[i] += (0.5 * h * inv_m) * s.force[i];
-        // w_k = Omega_k + h/(2J) tau_k, kept in angular_velocity until the second half kick.
-        s.angular_velocity[i] += (0.5 * h * inv_j) * s.moment[i];
+        // w_k = Omega_k + h/(2J) tau_k, kept in angular_velocity until the
+        // second half kick (without moments tau_k = 0 and w_k = Omega_k).
+        if (moments) s.angular_velocity[i] += (0.5 * h * inv_j) * s.moment[i];
         const Vec3& w = s.angular_velocity[i];
         if (map == IntegratorMap::rrp25) {
           delta_alpha = h * w;
@@ -169,13 +170,14 @@ void complete_step(ParticleStore& s, IntegratorMap map, double h) {
   parallel_for_ranges(s.size(), [&](std::size_t b, std::size_t e) { complete_step_range(s, h, b, e); });
 }
 
-void complete_step_range(ParticleStore& s, double h, std::size_t begin, std::size_t end) {
+void complete_step_range(ParticleStore& s, double h, std::size_t begin, std::size_t end, bool moments) {
   double last_m = std::numeric_limits<double>::quiet_NaN(), kick_v = 0.0;
   double last_j = std::numeric_limits<double>::quiet_NaN(), kick_w = 0.0;
   for (std::size_t i = begin; i < end; ++i) {
     if (!(s.mass[i] == last_m)) kick_v = 0.5 * h / (last_m = s.mass[i]);
-    if (!(s.inertia[i] == last_j)) kick_w = 0.5 * h / (last_j = s.inertia[i]);
     s.velocity[i] += kick_v * s.force[i];
+    if (!moments) continue;
+    if (!(s.inertia[i] == last_j)) kick_w = 0.5 * h / (last_j = s.inertia[i]);
     s.angular_velocity[i] += kick_w * s.moment[i];
   }
 }

@@ -56,7 +56,11 @@ class StabilityError : public std::runtime_error {
 /// naming the lowest failing slot.
 /// With `drift`, the same pass fills the neighbour list's rebuild-test
 /// blocks (contact/neighbour_search.hpp, DriftSink) at the new positions.
-void advance_configuration(ParticleStore& store, IntegratorMap map, double h, const DriftSink* drift = nullptr);
+/// moments = false: every moment is known to be zero
+/// (ForceField::gives_moments), and the angular velocities are not kicked
+/// (adding zero kicks would leave them as they are).
+void advance_configuration(ParticleStore& store, IntegratorMap map, double h, const DriftSink* drift = nullptr,
+                           bool moments = true);
 
 /// Second half kick with the forces at the new configuration (maps 23, 25).
 void complete_step(ParticleStore& store, IntegratorMap map, double h);
@@ -64,7 +68,7 @@ void complete_step(ParticleStore& store, IntegratorMap map, double h);
 /// complete_step of maps (23) and (25) on particles [begin, end) only: the
 /// stepper runs it inside the gather, range by range, while the forces are
 /// in cache (the same arithmetic per particle, so the same bits).
-void complete_step_range(ParticleStore& store, double h, std::size_t begin, std::size_t end);
+void complete_step_range(ParticleStore& store, double h, std::size_t begin, std::size_t end, bool moments = true);
 
 /// Largest h' with h' |Omega + h' tau/(2J)| < 1 (map 23's condition), found by
 /// bisection on [0, h_hint] (or beyond it if the condition holds there).

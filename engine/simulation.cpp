@@ -47,6 +47,9 @@ void Simulation::start() {
   half_.resize(clumps_.size());
   index_clumps();
   place_members();
+  // Without any moment the gather does not write the moments: zero them
+  // once (a checkpoint's are zero already).
+  if (!forces_.gives_moments()) std::fill(particles_.moment.begin(), particles_.moment.end(), Vec3::Zero());
   rebuild_phase();
   forces_.evaluate(particles_);
   reduce_forces();
@@ -294,13 +297,16 @@ void Simulation::step() {
   }
   if (ledger_on_) save_velocities();
   for (std::size_t i = 0; i < clumps_.size(); ++i) half_[i] = lgvi_advance(clumps_[i].body, h_);
+  // Without any moment (frictionless spheres) the angular velocities are
+  // left out of the kicks.
+  const bool moments = forces_.gives_moments();
   {
     StageClock clock(stage_times_, "integrator: kick and drift (+ rebuild-test scan)");
     // The drift pass also does the neighbour list's rebuild-test scan,
     // unless clumps move their members after it.
     DriftSink sink;
     if (clumps_.empty()) sink = forces_.drift_sink(particles_.size());
-    advance_configuration(particles_, map_, h_, sink.reference != nullptr ? &sink : nullptr);
+    advance_configuration(particles_, map_, h_, sink.reference != nullptr ? &sink : nullptr, moments);
     if (sink.reference != nullptr) forces_.drift_sink_filled(particles_.position.data());
   }
   if (ledger_on_) ledger_.contact -= 0.5 * kick * kick_power();
@@ -310,8 +316,8 @@ void Simulation::step() {
   // between, the second half kick runs inside the gather, range by range.
   const bool fused_kick = !whole_kick && !ledger_on_ && !kinematic;
   if (fused_kick) {
-    const ForceField::RangeHook kick_range = [this](std::size_t b, std::size_t e) {
-      complete_step_range(particles_, h_, b, e);
+    const ForceField::RangeHook kick_range = [this, moments](std::size_t b, std::size_t e) {
+      complete_step_range(particles_, h_, b, e, moments);
     };
     forces_.evaluate(particles_, stage_times_, &kick_range);
   } else {
