@@ -324,6 +324,7 @@ class ContactProvider final : public ContactProviderBase {
       : ContactProviderBase(skin), law_(std::move(law)), name_(std::move(name)) {}
 
   std::string name() const override { return name_; }
+  bool adds_body_moments() const override { return false; }
   bool active() const override {
     if constexpr (std::is_same_v<Law, HertzContactLaw>) return law_.stiffness > 0.0;
     return true;

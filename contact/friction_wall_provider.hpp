@@ -31,7 +31,6 @@ class FrictionWallProvider final : public ForceProvider {
   std::string name() const override { return "mwalls"; }
   void renumber(std::span<const std::uint32_t> new_slot) override;
   void evaluate(const ParticleStore& s) override;
-  bool adds_body_moments() const override { return true; }
   void add_body_forces(const ParticleStore& s, std::size_t begin, std::size_t end, std::span<Vec3> force,
                        std::span<Vec3> moment) const override;
   /// U_wall: the Hertz energy of each particle-wall contact.

@@ -198,10 +198,10 @@ class ForceProvider {
   /// gather after the pair providers, per block of particles.
   virtual void add_body_forces(const ParticleStore&, std::size_t /*begin*/, std::size_t /*end*/,
                                std::span<Vec3> /*force*/, std::span<Vec3> /*moment*/) const {}
-  /// True if add_body_forces() may add to moment[i]. A provider that does
-  /// must say so: when no provider gives moments (no pair moments either),
-  /// the stepper leaves the angular velocities out of the kicks.
-  virtual bool adds_body_moments() const { return false; }
+  /// False if add_body_forces() never adds to moment[i] (the safe default
+  /// is true). When no provider gives moments (no pair moments either), the
+  /// stepper leaves the angular velocities out of the kicks.
+  virtual bool adds_body_moments() const { return true; }
 
   /// Adds this provider's potential energies to the report by their named
   /// columns (EnergyReport::add), at the current configuration. Records must
