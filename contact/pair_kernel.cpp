@@ -78,9 +78,14 @@ void HertzPairForcesRange(const HertzPairArgs& a, std::size_t begin, std::size_t
     const V xj[3] = {hn::Load(d, lane_in[3]), hn::Load(d, lane_in[4]), hn::Load(d, lane_in[5])};
     V f[3];
     hertz_force_lanes(xi, xj, hn::Load(d, lane_in[6]), hn::Load(d, lane_in[7]), k_contact, f, ops);
+    if (!any_excluded) {
+      // The pairs' slots are consecutive Vec3: one interleaved store.
+      hn::StoreInterleaved3(f[0], f[1], f[2], d, a.force[k].data());
+      continue;
+    }
     for (int c = 0; c < 3; ++c) hn::Store(f[c], d, lane_out[c]);
     for (std::size_t l = 0; l < n; ++l) {
-      if (any_excluded && a.excluded[k + l] != 0) continue;
+      if (a.excluded[k + l] != 0) continue;
       a.force[k + l] = Vec3(lane_out[0][l], lane_out[1][l], lane_out[2][l]);
     }
   }
