@@ -9,6 +9,7 @@
 #
 # Environment: TORUS_STEPS (100), PLATE_STEPS (5952: one 1/480 s frame, the
 # impact and fracture included), REPEAT (runs of each timing, best kept; 1),
+# PLATE_REPEAT (runs of the plate frame; REPEAT),
 # DEM_SIMD (the SIMD target, core/simd.hpp; default the best the CPU has),
 # DEM_BUILD_DIR (build). Builds the engine first if dem_bench is missing.
 set -euo pipefail
@@ -17,6 +18,7 @@ build=${DEM_BUILD_DIR:-build}
 torus_steps=${TORUS_STEPS:-100}
 plate_steps=${PLATE_STEPS:-5952}
 repeat=${REPEAT:-1}
+plate_repeat=${PLATE_REPEAT:-$repeat}
 bench="$build/bench/dem_bench"
 [ -x "$bench" ] || bash scripts/setup.sh
 out=$(mktemp -d "${TMPDIR:-/tmp}/speed_targets.XXXXXX")
@@ -33,8 +35,8 @@ echo "speed_targets: solid torus, 10^6 particles, $torus_steps steps, 1 and 2 th
 "$bench" solid-torus --particles 1000000 --steps "$torus_steps" --threads 1,2 --repeat "$repeat" \
   >"$out/torus.csv" 2>"$out/torus.log"
 grep '^dem_bench' "$out/torus.log"
-echo "speed_targets: large plate, $plate_steps steps, 1 and 2 threads ..."
-"$bench" plate --steps "$plate_steps" --threads 1,2 --repeat "$repeat" >"$out/plate.csv" 2>"$out/plate.log"
+echo "speed_targets: large plate, $plate_steps steps, 1 and 2 threads ($plate_repeat run(s) each) ..."
+"$bench" plate --steps "$plate_steps" --threads 1,2 --repeat "$plate_repeat" >"$out/plate.csv" 2>"$out/plate.log"
 grep '^dem_bench' "$out/plate.log"
 echo "speed_targets: lattice against LAMMPS ..."
 REPEAT=$repeat bash bench/compare_lammps.sh | tee "$out/lammps.txt" | tail -5
