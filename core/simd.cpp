@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 
 #include <hwy/highway.h>
@@ -37,6 +39,21 @@ std::string target_name(std::int64_t t) {
   const std::string n = lower(hwy::TargetName(t));
   return n == "scalar" ? "hwy_scalar" : n;
 }
+
+/// DEM_SIMD in the environment forces a target for the whole process from
+/// its start (so that `DEM_SIMD=avx2 ctest` runs every test as a machine
+/// without AVX-512 would); an unusable name is reported and ignored.
+const bool environment_applied = [] {
+  const char* name = std::getenv("DEM_SIMD");
+  if (name == nullptr || *name == '\0') return false;
+  try {
+    set_simd_target(name);
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "warning: DEM_SIMD ignored: %s\n", e.what());
+    return false;
+  }
+  return true;
+}();
 
 }  // namespace
 

@@ -12,7 +12,8 @@
 /// tests and for measuring.
 ///
 /// Process-wide setting: change it between runs, not while a force
-/// evaluation is in flight.
+/// evaluation is in flight. The environment variable DEM_SIMD, if set,
+/// applies a target to the whole process from its start (tests included).
 
 #include <string>
 #include <vector>

@@ -92,6 +92,7 @@ struct RandomBonds {
 }  // namespace
 
 TEST(SimdTargets, ScalarAndAutoAreAlwaysThereAndUnknownNamesAreRefused) {
+  SimdTargetScope keep(simd_target());  // DEM_SIMD's choice, if any, afterwards
   const std::vector<std::string> t = available_simd_targets();
   ASSERT_FALSE(t.empty());
   EXPECT_EQ(t.back(), "scalar");
