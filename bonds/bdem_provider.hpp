@@ -74,7 +74,6 @@ class BdemBondProvider final : public ForceProvider {
   BdemBondProvider(const ParticleStore& particles, BondList geometry, std::span<const BdemMaterial> materials);
 
   std::string name() const override { return "bdem"; }
-  bool adds_body_moments() const override { return false; }
   void renumber(std::span<const std::uint32_t> new_slot) override;
   void evaluate(const ParticleStore& particles) override;
   PairResults pair_results() const override;

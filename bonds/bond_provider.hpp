@@ -33,7 +33,6 @@ class BondProvider final : public ForceProvider {
   BondProvider(const ParticleStore& particles, BondList bonds);
 
   std::string name() const override { return "bonds"; }
-  bool adds_body_moments() const override { return false; }
   void renumber(std::span<const std::uint32_t> new_slot) override;
   void evaluate(const ParticleStore& particles) override;
   PairResults pair_results() const override;

@@ -324,7 +324,9 @@ class ContactProvider final : public ContactProviderBase {
       : ContactProviderBase(skin), law_(std::move(law)), name_(std::move(name)) {}
 
   std::string name() const override { return name_; }
-  bool adds_body_moments() const override { return false; }
+  /// Laws with moments (Hertz-Mindlin) give them whether or not any pair is
+  /// listed now.
+  bool gives_moments() const override { return kKinetic; }
   bool active() const override {
     if constexpr (std::is_same_v<Law, HertzContactLaw>) return law_.stiffness > 0.0;
     return true;

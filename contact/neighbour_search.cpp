@@ -46,6 +46,10 @@ namespace {
 constexpr std::size_t kQueryBlock = 256;
 /// Largest number of points in a kd-tree leaf.
 constexpr std::size_t kLeafSize = 10;
+/// Relative margin of the search ranges (cell side, tree query radius) over
+/// the largest cutoff: far above the rounding of the searches, far below
+/// any physical length; the exact candidate test decides every pair.
+constexpr double kSearchMargin = 1e-9;
 
 /// |a - b|^2 (length^2), summed in the order x, y, z. The tree search and the
 /// brute-force reference both call it, so they decide every pair alike.
@@ -123,14 +127,17 @@ struct CellGrid {
 CellGrid plan_cell_grid(std::span<const Vec3> x, double r_min, double r_max, double skin) {
   CellGrid g;
   const std::size_t n = x.size();
-  const double side = 2.0 * r_max + skin;
+  // A hair wider than the largest cutoff, so that the rounding of the cell
+  // coordinates can never put two candidates two cells apart.
+  const double side = (2.0 * r_max + skin) * (1.0 + kSearchMargin);
   if (n == 0 || !(side > 0.0) || !(r_max <= 2.0 * r_min)) return g;
   Vec3 low = x[0], high = x[0];
   for (const Vec3& p : x) {
     low = low.cwiseMin(p);
     high = high.cwiseMax(p);
   }
-  const double limit = 4.0 * static_cast<double>(n) + 4096.0;
+  // (Cell indices are 32-bit.)
+  const double limit = std::min(4.0 * static_cast<double>(n) + 4096.0, 4294967294.0);
   double cells = 1.0;
   for (int c = 0; c < 3; ++c) {
     const double d = std::floor((high[c] - low[c]) / side) + 1.0;
@@ -416,8 +423,11 @@ void NeighbourSearch::build(std::span<const Vec3> positions, std::span<const dou
               grid_partners(grid, s.cell_start, s.cell_particles, s.cell_of, static_cast<std::uint32_t>(i), x, radii,
                             skin_, out, lower);
             } else {
-              PartnerCollector collect(static_cast<std::uint32_t>(i), radii[i] + r_max + skin_, x, radii, skin_,
-                                       out, lower);
+              // The query radius a hair over the largest cutoff, so that the
+              // tree's rounded pruning finds every candidate from both ends
+              // (the exact test decides; the transpose needs both).
+              PartnerCollector collect(static_cast<std::uint32_t>(i),
+                                       (radii[i] + r_max + skin_) * (1.0 + kSearchMargin), x, radii, skin_, out, lower);
               s.tree.findNeighbors(collect, x[i].data(), params);
             }
             std::sort(out.begin() + static_cast<std::ptrdiff_t>(start), out.end());
@@ -498,6 +508,9 @@ void NeighbourSearch::build(std::span<const Vec3> positions, std::span<const dou
               const auto row_begin = l.partner.begin() + l.offsets[i];
               const auto row_end = l.partner.begin() + l.offsets[i + 1];
               const auto at = std::lower_bound(row_begin, row_end, static_cast<std::uint32_t>(j));
+              if (at == row_end || *at != j)
+                throw std::logic_error("NeighbourSearch: the pair (" + std::to_string(i) + ", " + std::to_string(j) +
+                                       ") was found from one end only");
               l.incoming_pairs[q] = static_cast<std::uint32_t>(at - l.partner.begin());
             }
           }

@@ -25,7 +25,7 @@ class WallProvider final : public ForceProvider {
   explicit WallProvider(std::vector<Wall> walls, WallLaw law = WallLaw::hertz);
 
   std::string name() const override { return "walls"; }
-  bool adds_body_moments() const override { return false; }
+  bool gives_moments() const override { return false; }
   void renumber(std::span<const std::uint32_t>) override {}
   void evaluate(const ParticleStore&) override {}
   void add_body_forces(const ParticleStore& s, std::size_t begin, std::size_t end, std::span<Vec3> force,

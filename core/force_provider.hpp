@@ -198,10 +198,12 @@ class ForceProvider {
   /// gather after the pair providers, per block of particles.
   virtual void add_body_forces(const ParticleStore&, std::size_t /*begin*/, std::size_t /*end*/,
                                std::span<Vec3> /*force*/, std::span<Vec3> /*moment*/) const {}
-  /// False if add_body_forces() never adds to moment[i] (the safe default
-  /// is true). When no provider gives moments (no pair moments either), the
-  /// stepper leaves the angular velocities out of the kicks.
-  virtual bool adds_body_moments() const { return true; }
+  /// False if this provider never gives a moment, neither per record
+  /// (PairResults::moment) nor in add_body_forces() (the safe default is
+  /// true). A property of the provider, not of its current records: when no
+  /// provider gives moments, the stepper leaves the angular velocities out
+  /// of the kicks and the gather leaves the (zero) moments unwritten.
+  virtual bool gives_moments() const { return true; }
 
   /// Adds this provider's potential energies to the report by their named
   /// columns (EnergyReport::add), at the current configuration. Records must

@@ -210,8 +210,7 @@ void ForceField::gather(ParticleStore& s, const RangeHook* after_gather,
   // Without any moment the moments stay zero and are not written again
   // (the stepper zeroes them once, Simulation::start).
   bool moments = false;
-  for (std::size_t p = 0; p < pairs; ++p) moments = moments || !views[p].r.moment.empty();
-  for (std::size_t p = 0; p < body_count; ++p) moments = moments || bodies[p]->adds_body_moments();
+  for (std::size_t p = 0; p < body_count; ++p) moments = moments || bodies[p]->gives_moments();
   const auto gather_one = [&](std::size_t i) {
     const Vec3 x = s.position[i];
     Vec3 f = Vec3::Zero();
@@ -255,7 +254,7 @@ void ForceField::take_events(std::vector<InteractionEvent>& out) {
 
 bool ForceField::gives_moments() const {
   for (const auto& p : providers_)
-    if (p->adds_body_moments() || !p->pair_results().moment.empty()) return true;
+    if (p->gives_moments()) return true;
   return false;
 }
 

@@ -107,8 +107,9 @@ class ForceField {
 
   // --- dissipation and fracture (MODEL.md sections 10 and 11) ----------------
 
-  /// True if some provider gives moments (pair moments, or one-body ones:
-  /// ForceProvider::adds_body_moments); false means every tau_i is zero.
+  /// True if some provider may give moments (ForceProvider::gives_moments, a
+  /// property of the providers, not of their current records); false means
+  /// every tau_i is zero at every step.
   bool gives_moments() const;
   /// True if some provider has non-conservative forces (the stepper then
   /// keeps the W_contact ledger).

@@ -58,7 +58,8 @@ class StabilityError : public std::runtime_error {
 /// blocks (contact/neighbour_search.hpp, DriftSink) at the new positions.
 /// moments = false: every moment is known to be zero
 /// (ForceField::gives_moments), and the angular velocities are not kicked
-/// (adding zero kicks would leave them as they are).
+/// (adding a zero kick would leave them as they are, except that it turns a
+/// -0.0 component into +0.0).
 void advance_configuration(ParticleStore& store, IntegratorMap map, double h, const DriftSink* drift = nullptr,
                            bool moments = true);
 

@@ -21,7 +21,7 @@ class LoadProvider final : public ForceProvider {
   LoadProvider(const ParticleStore& particles, std::vector<std::uint32_t> ids, std::vector<Vec3> force);
 
   std::string name() const override { return "loads"; }
-  bool adds_body_moments() const override { return false; }
+  bool gives_moments() const override { return false; }
   void renumber(std::span<const std::uint32_t> new_slot) override;
   void evaluate(const ParticleStore&) override {}
   void add_body_forces(const ParticleStore& s, std::size_t begin, std::size_t end, std::span<Vec3> force,
