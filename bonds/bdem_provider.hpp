@@ -74,6 +74,9 @@ class BdemBondProvider final : public ForceProvider {
   BdemBondProvider(const ParticleStore& particles, BondList geometry, std::span<const BdemMaterial> materials);
 
   std::string name() const override { return "bdem"; }
+  /// Bonds give moments; a scene without bonds never gets any (bonds are
+  /// only ever added at set-up).
+  bool gives_moments() const override { return !bonds_.empty(); }
   void renumber(std::span<const std::uint32_t> new_slot) override;
   void evaluate(const ParticleStore& particles) override;
   PairResults pair_results() const override;

@@ -33,6 +33,9 @@ class BondProvider final : public ForceProvider {
   BondProvider(const ParticleStore& particles, BondList bonds);
 
   std::string name() const override { return "bonds"; }
+  /// Bonds give moments; a scene without bonds never gets any (bonds are
+  /// only ever added at set-up).
+  bool gives_moments() const override { return !bonds_.empty(); }
   void renumber(std::span<const std::uint32_t> new_slot) override;
   void evaluate(const ParticleStore& particles) override;
   PairResults pair_results() const override;
