@@ -75,6 +75,7 @@ namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
 #include "bonds/bdem_lanes.inc"
+#include "bonds/bond_ends_lanes.inc"
 
 using D = hn::ScalableTag<double>;
 using V = hn::Vec<D>;
@@ -102,41 +103,14 @@ std::size_t BdemBondForcesRange(const BdemKernelArgs& a, std::size_t begin, std:
   const D d;
   const std::size_t n = hn::Lanes(d);
   alignas(64) double lane_in[4][kMaxLanes];
-  const hn::Rebind<std::int64_t, D> di;
-  const hn::Rebind<std::int32_t, D> d32;
-  const double* pos = a.position[0].data();
-  const double* att = a.attitude[0].coeffs().data();
-  const double* dir = a.rest_direction[0].data();
-  static_assert(sizeof(Quat) == 4 * sizeof(double));
   alignas(64) double lane_out[kOutputs][kMaxLanes];
   alignas(64) double lane_fix[kMaxLanes];
   std::size_t over = 0;
   std::size_t b = begin;
   for (; b + n <= end; b += n) {
-    // Centres and attitudes gathered by index (Eigen stores a Vec3 as x, y,
-    // z and a quaternion as x, y, z, w), the second ends' lines fetched a
-    // few blocks ahead (they are scattered); stiffnesses lane by lane.
-    constexpr std::size_t kAhead = 64;
-    if (b + kAhead + n <= end)
-      for (std::size_t l = 0; l < n; ++l) {
-        const std::uint32_t j = a.second[b + kAhead + l];
-        __builtin_prefetch(&a.position[j]);
-        __builtin_prefetch(&a.attitude[j]);
-      }
+    // The two ends by index gathers; stiffnesses lane by lane.
     BdemLaneInput<V> in;
-    const auto i = hn::PromoteTo(di, hn::LoadU(d32, reinterpret_cast<const std::int32_t*>(a.first + b)));
-    const auto j = hn::PromoteTo(di, hn::LoadU(d32, reinterpret_cast<const std::int32_t*>(a.second + b)));
-    const auto i3 = hn::Add(hn::ShiftLeft<1>(i), i), j3 = hn::Add(hn::ShiftLeft<1>(j), j);
-    const auto i4 = hn::ShiftLeft<2>(i), j4 = hn::ShiftLeft<2>(j);
-    for (int c = 0; c < 3; ++c) {
-      in.x_i[c] = hn::GatherIndex(d, pos + c, i3);
-      in.x_j[c] = hn::GatherIndex(d, pos + c, j3);
-      in.q_i[1 + c] = hn::GatherIndex(d, att + c, i4);
-      in.q_j[1 + c] = hn::GatherIndex(d, att + c, j4);
-    }
-    in.q_i[0] = hn::GatherIndex(d, att + 3, i4);
-    in.q_j[0] = hn::GatherIndex(d, att + 3, j4);
-    hn::LoadInterleaved3(d, dir + 3 * b, in.d0[0], in.d0[1], in.d0[2]);
+    gather_bond_ends(d, a.first, a.second, a.position, a.attitude, a.rest_direction, b, end, in);
     in.l0 = hn::LoadU(d, a.rest_length + b);
     for (std::size_t l = 0; l < n; ++l) {
       const BdemStiffness& k = a.types[a.type[b + l]].stiffness;

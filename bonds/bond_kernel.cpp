@@ -56,6 +56,7 @@ namespace dem {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
+#include "bonds/bond_ends_lanes.inc"
 #include "bonds/bond_lanes.inc"
 
 using D = hn::ScalableTag<double>;
@@ -85,45 +86,20 @@ void BondForcesRange(const BondKernelArgs& a, std::size_t begin, std::size_t end
   alignas(64) double lane_in[kInputs][kMaxLanes];
   alignas(64) double lane_fix[kMaxLanes];
   // With identity reference attitudes the inputs are gathered straight
-  // from the particle arrays by index (Eigen stores a Vec3 as x, y, z and a
-  // quaternion as x, y, z, w); otherwise lane by lane through bond_input.
+  // from the particle arrays by index (gather_bond_ends); otherwise lane by
+  // lane through bond_input.
   const hn::Rebind<std::int64_t, D> di;
   const hn::Rebind<std::int32_t, D> d32;
   const bool direct = a.reference_attitude == nullptr;
-  const double* pos = a.position[0].data();
-  const double* att = a.attitude[0].coeffs().data();
-  const double* dir = a.rest_direction[0].data();
   const double* stiff = &a.stiffness_types[0].bending;
-  static_assert(sizeof(BondStiffness) == 3 * sizeof(double) && sizeof(Quat) == 4 * sizeof(double));
+  static_assert(sizeof(BondStiffness) == 3 * sizeof(double));
   std::size_t b = begin;
   for (; b + n <= end; b += n) {
     BondLaneInput<V> in;
     if (direct) {
-      // The second ends are scattered (bonds are sorted by their first end):
-      // their lines are fetched a few blocks ahead (the gathers below wait
-      // on memory otherwise).
-      constexpr std::size_t kAhead = 64;
-      if (b + kAhead + n <= end)
-        for (std::size_t l = 0; l < n; ++l) {
-          const std::uint32_t j = a.second[b + kAhead + l];
-          __builtin_prefetch(&a.position[j]);
-          __builtin_prefetch(&a.attitude[j]);
-        }
-      const auto i = hn::PromoteTo(di, hn::LoadU(d32, reinterpret_cast<const std::int32_t*>(a.first + b)));
-      const auto j = hn::PromoteTo(di, hn::LoadU(d32, reinterpret_cast<const std::int32_t*>(a.second + b)));
+      gather_bond_ends(d, a.first, a.second, a.position, a.attitude, a.rest_direction, b, end, in);
       const auto t = hn::PromoteTo(di, hn::LoadU(d32, reinterpret_cast<const std::int32_t*>(a.type + b)));
-      const auto i3 = hn::Add(hn::ShiftLeft<1>(i), i), j3 = hn::Add(hn::ShiftLeft<1>(j), j);
       const auto t3 = hn::Add(hn::ShiftLeft<1>(t), t);
-      const auto i4 = hn::ShiftLeft<2>(i), j4 = hn::ShiftLeft<2>(j);
-      for (int c = 0; c < 3; ++c) {
-        in.x_i[c] = hn::GatherIndex(d, pos + c, i3);
-        in.x_j[c] = hn::GatherIndex(d, pos + c, j3);
-        in.q_i[1 + c] = hn::GatherIndex(d, att + c, i4);
-        in.q_j[1 + c] = hn::GatherIndex(d, att + c, j4);
-      }
-      in.q_i[0] = hn::GatherIndex(d, att + 3, i4);
-      in.q_j[0] = hn::GatherIndex(d, att + 3, j4);
-      hn::LoadInterleaved3(d, dir + 3 * b, in.d0[0], in.d0[1], in.d0[2]);
       in.inv_r0 = hn::Set(d, 1.0) / hn::LoadU(d, a.rest_length + b);
       in.k_bending = hn::GatherIndex(d, stiff, t3);
       in.k_axial = hn::GatherIndex(d, stiff + 1, t3);
