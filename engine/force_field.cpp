@@ -366,24 +366,24 @@ ContactSettings ForceField::contact() const {
   return c;
 }
 
-const NeighbourSearch& ForceField::neighbours() const {
+ContactProviderBase* ForceField::first_contact() const {
   for (const auto& p : providers_)
-    if (const auto* c = dynamic_cast<const ContactProviderBase*>(p.get())) return c->neighbours();
+    if (auto* c = dynamic_cast<ContactProviderBase*>(p.get())) return c;
+  return nullptr;
+}
+
+const NeighbourSearch& ForceField::neighbours() const {
+  if (const ContactProviderBase* c = first_contact()) return c->neighbours();
   throw std::logic_error("ForceField: no contact provider, so no neighbour list");
 }
 
 DriftSink ForceField::drift_sink(std::size_t count) {
-  for (const auto& p : providers_)
-    if (auto* c = dynamic_cast<ContactProviderBase*>(p.get())) return c->neighbours().drift_sink(count);
-  return {};
+  ContactProviderBase* c = first_contact();
+  return c != nullptr ? c->neighbours().drift_sink(count) : DriftSink{};
 }
 
 void ForceField::drift_sink_filled(const Vec3* positions) {
-  for (const auto& p : providers_)
-    if (auto* c = dynamic_cast<ContactProviderBase*>(p.get())) {
-      c->neighbours().drift_sink_filled(positions);
-      return;
-    }
+  if (ContactProviderBase* c = first_contact()) c->neighbours().drift_sink_filled(positions);
 }
 
 const std::vector<Wall>& ForceField::walls() const {
@@ -401,12 +401,9 @@ Vec3 ForceField::gravity() const {
 
 void ForceField::restore_neighbour_list(const ParticleStore& s, std::span<const Vec3> build_positions,
                                         std::size_t rebuild_count) {
-  for (const auto& p : providers_)
-    if (auto* c = dynamic_cast<ContactProviderBase*>(p.get())) {
-      c->restore(s, build_positions, rebuild_count);
-      return;
-    }
-  throw std::logic_error("restore_neighbour_list: no contact provider");
+  ContactProviderBase* c = first_contact();
+  if (c == nullptr) throw std::logic_error("restore_neighbour_list: no contact provider");
+  c->restore(s, build_positions, rebuild_count);
 }
 
 namespace {

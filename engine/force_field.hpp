@@ -179,6 +179,8 @@ class ForceField {
 
  private:
   std::vector<std::unique_ptr<ForceProvider>> providers_;
+  /// The first contact provider (its neighbour list is the field's), or nullptr.
+  ContactProviderBase* first_contact() const;
   void sync_exclusions();
 
   std::vector<char> due_;  ///< per provider: found due by rebuild_due()
