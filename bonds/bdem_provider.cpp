@@ -71,15 +71,6 @@ std::vector<std::uint32_t> components(std::size_t n, const BondList& bonds, cons
   return parent;
 }
 
-struct BdemEnergies {
-  double stretch = 0.0, shear = 0.0, bend_twist = 0.0;
-  BdemEnergies& operator+=(const BdemEnergies& o) {
-    stretch += o.stretch;
-    shear += o.shear;
-    bend_twist += o.bend_twist;
-    return *this;
-  }
-};
 
 }  // namespace
 
@@ -225,18 +216,16 @@ Incidence BdemBondProvider::incidence() const { return incidence_.incidence(bond
 
 void BdemBondProvider::add_potential_energies(const ParticleStore& s, EnergyReport& report) const {
   prepare_attitudes(s);
-  const BdemEnergies e = deterministic_sum(bonds_.size(), BdemEnergies{}, [&](std::size_t b) {
-    BdemEnergies x;
-    if (!live_[b]) return x;
+  const std::array<ExactSum, 3> e = exact_sums<3>(bonds_.size(), [&](std::size_t b, std::array<ExactSum, 3>& t) {
+    if (!live_[b] || !s.books(bonds_.first[b], bonds_.second[b])) return;
     const BdemBondResult r = evaluate_bond(s, b);
-    x.stretch = r.stretch_energy;
-    x.shear = r.shear_energy;
-    x.bend_twist = r.bend_twist_energy;
-    return x;
+    t[0].add(r.stretch_energy);
+    t[1].add(r.shear_energy);
+    t[2].add(r.bend_twist_energy);
   });
-  report.add("U_axial", e.stretch);
-  report.add("U_shear", e.shear);
-  report.add("U_bend", e.bend_twist);
+  report.add("U_axial", e[0]);
+  report.add("U_shear", e[1]);
+  report.add("U_bend", e[2]);
 }
 
 std::span<const std::uint64_t> BdemBondProvider::bonded_pairs() const {
@@ -262,6 +251,7 @@ void BdemBondProvider::element_hessians(const ParticleStore& s, std::span<Mat12>
 
 std::size_t BdemBondProvider::fracture(const ParticleStore& s, FractureBatch& batch) {
   pending_.clear();
+  pending_books_.clear();
   pending_energy_.clear();
   batch_begin_ = batch.keys.size();
   if (over_count_ == 0) return 0;
@@ -292,6 +282,7 @@ std::size_t BdemBondProvider::fracture(const ParticleStore& s, FractureBatch& ba
     f.twist_moment = r.twist_moment;
     f.midpoint = 0.5 * (s.position[i] + s.position[j]);
     pending_.push_back(f);
+    pending_books_.push_back(s.books(i, j) ? 1 : 0);
     pending_energy_.push_back(r.stretch_energy + r.shear_energy + r.bend_twist_energy);
     live_[b] = 0;
     over_[b] = 0;
@@ -305,21 +296,24 @@ std::size_t BdemBondProvider::fracture(const ParticleStore& s, FractureBatch& ba
     batch.slots.push_back(j);
     batch.bond_energy.push_back(pending_energy_.back());
   }
-  broken_ += failing.size();
+  // Broken bonds are counted where they are booked (once over MPI ranks).
+  for (const std::uint8_t b : pending_books_) broken_ += b;
   over_count_ = 0;
   return failing.size();
 }
 
-double BdemBondProvider::book_fracture(const FractureBatch& batch) {
-  double work = 0.0;
+ExactSum BdemBondProvider::book_fracture(const FractureBatch& batch) {
+  ExactSum work;
   for (std::size_t k = 0; k < pending_.size(); ++k) {
+    if (!pending_books_[k]) continue;  // booked by the rank that owns its lower-id end
     const double contact = batch.contact_energy.empty() ? 0.0 : batch.contact_energy[batch_begin_ + k];
     pending_[k].bond_energy = pending_energy_[k];
     pending_[k].energy = pending_energy_[k] - contact;
-    work += pending_[k].energy;
+    work.add(pending_[k].energy);
     booked_.push_back(pending_[k]);
   }
   pending_.clear();
+  pending_books_.clear();
   pending_energy_.clear();
   return work;
 }

@@ -98,7 +98,7 @@ class BdemBondProvider final : public ForceProvider {
 
   std::span<const std::uint64_t> bonded_pairs() const override;
   std::size_t fracture(const ParticleStore& particles, FractureBatch& batch) override;
-  double book_fracture(const FractureBatch& batch) override;
+  ExactSum book_fracture(const FractureBatch& batch) override;
   void take_failures(std::vector<BondFailure>& out) override;
   void add_bond_counts(const ParticleStore& particles, EnergyReport& report) const override;
 
@@ -153,6 +153,7 @@ class BdemBondProvider final : public ForceProvider {
   /// start in the batch.
   std::vector<BondFailure> pending_;
   std::vector<double> pending_energy_;
+  std::vector<std::uint8_t> pending_books_;  ///< per pending failure: booked by this process (ParticleStore::books)
   std::size_t batch_begin_ = 0;
   std::vector<BondFailure> booked_;
 };

@@ -91,21 +91,19 @@ PairResults BondProvider::pair_results() const { return bond_pair_results(bonds_
 Incidence BondProvider::incidence() const { return incidence_.incidence(bonds_); }
 
 void BondProvider::add_potential_energies(const ParticleStore& s, EnergyReport& r) const {
-  const BondEnergies be = deterministic_sum(bonds_.size(), BondEnergies{}, [&](std::size_t b) {
+  const std::array<ExactSum, 3> be = exact_sums<3>(bonds_.size(), [&](std::size_t b, std::array<ExactSum, 3>& t) {
     const std::uint32_t i = bonds_.first[b], j = bonds_.second[b];
+    if (!s.books(i, j)) return;
     const Quat qi = relative_attitude(s, i, identity_reference_),
                qj = relative_attitude(s, j, identity_reference_);
-    BondEnergies e;
-    e.bending = bond_bending(qi, qj, bonds_.stiffness(b).bending).energy;
-    e.axial = bond_axial(s.position[i], s.position[j], bonds_.rest_length[b], bonds_.stiffness(b).axial).energy;
-    e.shear = bond_shear(s.position[i], s.position[j], qi, qj, bonds_.rest_direction[b],
-                         bonds_.stiffness(b).shear)
-                  .energy;
-    return e;
+    t[0].add(bond_bending(qi, qj, bonds_.stiffness(b).bending).energy);
+    t[1].add(bond_axial(s.position[i], s.position[j], bonds_.rest_length[b], bonds_.stiffness(b).axial).energy);
+    t[2].add(bond_shear(s.position[i], s.position[j], qi, qj, bonds_.rest_direction[b], bonds_.stiffness(b).shear)
+                 .energy);
   });
-  r.add("U_bend", be.bending);
-  r.add("U_axial", be.axial);
-  r.add("U_shear", be.shear);
+  r.add("U_bend", be[0]);
+  r.add("U_axial", be[1]);
+  r.add("U_shear", be[2]);
 }
 
 std::vector<ArrayBytes> BondProvider::memory_use() const {

@@ -405,9 +405,10 @@ class ContactProvider final : public ContactProviderBase {
 
   void add_potential_energies(const ParticleStore& s, EnergyReport& r) const override {
     const NeighbourList& list = search_.list();
-    const double u = deterministic_sum(list.pair_count(), 0.0, [&](std::size_t k) {
+    const ExactSum u = exact_sum(list.pair_count(), [&](std::size_t k) {
       if (!excluded_.empty() && excluded_[k]) return 0.0;
       const std::uint32_t i = list.owner[k], j = list.partner[k];
+      if (!s.books(i, j)) return 0.0;
       if constexpr (kStateful) return energy_of(s, i, j, state_[k]);
       else return energy_of(s, i, j, typename Law::State{});
     });
@@ -542,14 +543,15 @@ class ContactProvider final : public ContactProviderBase {
 
   /// sum over pairs of f_nc.(u_i - u_j) + tau_i.w_i + tau_j.w_j (the
   /// moments of a kinetic law are all non-conservative).
-  double nonconservative_power(const ParticleStore&, std::span<const Vec3> u,
-                               std::span<const Vec3> w) const override {
+  ExactSum nonconservative_power(const ParticleStore& s, std::span<const Vec3> u,
+                                 std::span<const Vec3> w) const override {
     if constexpr (!kKinetic) {
-      return 0.0;
+      return ExactSum();
     } else {
       const NeighbourList& list = search_.list();
-      return deterministic_sum(list.pair_count(), 0.0, [&](std::size_t k) {
+      return exact_sum(list.pair_count(), [&](std::size_t k) {
         const std::uint32_t i = list.owner[k], j = list.partner[k];
+        if (!s.books(i, j)) return 0.0;
         return nc_force_[k].dot(u[i] - u[j]) + moment_i_[k].dot(w[i]) + moment_j_[k].dot(w[j]);
       });
     }

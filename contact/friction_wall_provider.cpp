@@ -71,16 +71,19 @@ void FrictionWallProvider::add_body_forces(const ParticleStore&, std::size_t beg
 }
 
 void FrictionWallProvider::add_potential_energies(const ParticleStore& s, EnergyReport& r) const {
-  r.add("U_wall", deterministic_sum(s.size(), 0.0, [&](std::size_t i) {
+  r.add("U_wall", exact_sum(s.size(), [&](std::size_t i) {
           double u = 0.0;
+          if (!s.owns(i)) return u;
           for (const Wall& w : walls_) u += law_.wall_energy(s, static_cast<std::uint32_t>(i), w.point, w.normal);
           return u;
         }));
 }
 
-double FrictionWallProvider::nonconservative_power(const ParticleStore& s, std::span<const Vec3> u,
-                                                   std::span<const Vec3> w) const {
-  return deterministic_sum(s.size(), 0.0, [&](std::size_t i) { return nc_force_[i].dot(u[i]) + moment_[i].dot(w[i]); });
+ExactSum FrictionWallProvider::nonconservative_power(const ParticleStore& s, std::span<const Vec3> u,
+                                                     std::span<const Vec3> w) const {
+  return exact_sum(s.size(), [&](std::size_t i) {
+    return s.owns(i) ? nc_force_[i].dot(u[i]) + moment_[i].dot(w[i]) : 0.0;
+  });
 }
 
 void FrictionWallProvider::save(ByteWriter& w) const {

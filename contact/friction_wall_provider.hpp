@@ -36,7 +36,7 @@ class FrictionWallProvider final : public ForceProvider {
   /// U_wall: the Hertz energy of each particle-wall contact.
   void add_potential_energies(const ParticleStore& s, EnergyReport& r) const override;
   bool dissipative() const override { return true; }
-  double nonconservative_power(const ParticleStore& s, std::span<const Vec3> u,
+  ExactSum nonconservative_power(const ParticleStore& s, std::span<const Vec3> u,
                                std::span<const Vec3> w) const override;
   /// Section: the law, the walls, then per particle and wall the state, and
   /// per particle the force, non-conservative force and moment slots.

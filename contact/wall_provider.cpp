@@ -64,8 +64,9 @@ void WallProvider::add_body_hessians(const ParticleStore& s, std::size_t begin, 
 }
 
 void WallProvider::add_potential_energies(const ParticleStore& s, EnergyReport& r) const {
-  r.add("U_wall", deterministic_sum(s.size(), 0.0, [&](std::size_t i) {
+  r.add("U_wall", exact_sum(s.size(), [&](std::size_t i) {
     double u = 0.0;
+    if (!s.owns(i)) return u;
     for (const Wall& w : walls_)
       u += law_ == WallLaw::penalty ? penalty_wall(s.position[i], s.radius[i], w).energy
                                     : wall_contact(s.position[i], s.radius[i], w).energy;

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/exact_sum.hpp"
 #include "core/types.hpp"
 
 namespace dem {
@@ -47,24 +48,41 @@ struct EnergyReport {
   /// without live bonds is one); the particle count when there are no bonds.
   std::uint64_t fragments = 0;
 
-  /// Adds a potential energy to its named column: "U_bend", "U_axial",
-  /// "U_shear", "U_contact", "U_wall", "U_gravity", or any other name (kept
-  /// in `other`). Force providers report their energies through it.
-  void add(std::string_view column, double value) {
-    if (column == "U_bend") bending += value;
-    else if (column == "U_axial") axial += value;
-    else if (column == "U_shear") shear += value;
-    else if (column == "U_contact") contact += value;
-    else if (column == "U_wall") wall += value;
-    else if (column == "U_gravity") gravity += value;
-    else {
-      for (auto& [name, v] : other)
-        if (name == column) {
-          v += value;
-          return;
-        }
-      other.emplace_back(std::string(column), value);
-    }
+  /// Exact sums behind the energy and momentum columns (core/exact_sum.hpp),
+  /// by column name in the order first added: "U_*" potentials,
+  /// "E_kin_trans", "E_kin_rot", "P_x" .. "P_z", "L_x" .. "L_z". Each such
+  /// column holds its sum's value(), so that reports of parts of a system
+  /// (an MPI rank's particles and records) merge() into the whole one with
+  /// the same bits in whatever order or split.
+  std::vector<std::pair<std::string, ExactSum>> exact;
+
+  /// Adds an exact sum to its named column: "U_bend", "U_axial", "U_shear",
+  /// "U_contact", "U_wall", "U_gravity", "E_kin_trans", "E_kin_rot",
+  /// "P_x".."P_z", "L_x".."L_z", or any other name (a potential kept in
+  /// `other`). Force providers report their energies through it.
+  void add(std::string_view column, const ExactSum& value) {
+    for (auto& [name, sum] : exact)
+      if (name == column) {
+        sum.merge(value);
+        set_column(column, sum.value());
+        return;
+      }
+    exact.emplace_back(std::string(column), value);
+    set_column(column, exact.back().second.value());
+  }
+  /// Adds one term to its named column (as the exact sum of that one term).
+  void add(std::string_view column, double value) { add(column, ExactSum(value)); }
+  void add_momenta(const Vec3& p, const Vec3& l) {
+    add("P_x", p.x());
+    add("P_y", p.y());
+    add("P_z", p.z());
+    add("L_x", l.x());
+    add("L_y", l.y());
+    add("L_z", l.z());
+  }
+  /// Adds every exact column of `o` (a report of another part of the system).
+  void merge(const EnergyReport& o) {
+    for (const auto& [name, sum] : o.exact) add(name, sum);
   }
 
   double total() const {
@@ -72,6 +90,32 @@ struct EnergyReport {
                gravity;
     for (const auto& [name, v] : other) t += v;
     return t;
+  }
+
+  /// Sets the double column named `column` (see add()).
+  void set_column(std::string_view column, double value) {
+    if (column == "U_bend") bending = value;
+    else if (column == "U_axial") axial = value;
+    else if (column == "U_shear") shear = value;
+    else if (column == "U_contact") contact = value;
+    else if (column == "U_wall") wall = value;
+    else if (column == "U_gravity") gravity = value;
+    else if (column == "E_kin_trans") kinetic_translation = value;
+    else if (column == "E_kin_rot") kinetic_rotation = value;
+    else if (column == "P_x") linear_momentum.x() = value;
+    else if (column == "P_y") linear_momentum.y() = value;
+    else if (column == "P_z") linear_momentum.z() = value;
+    else if (column == "L_x") angular_momentum.x() = value;
+    else if (column == "L_y") angular_momentum.y() = value;
+    else if (column == "L_z") angular_momentum.z() = value;
+    else {
+      for (auto& [name, v] : other)
+        if (name == column) {
+          v = value;
+          return;
+        }
+      other.emplace_back(std::string(column), value);
+    }
   }
 
   /// E_balance = E_total + W_fracture + W_contact + W_filter (MODEL.md

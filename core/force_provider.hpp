@@ -207,7 +207,9 @@ class ForceProvider {
 
   /// Adds this provider's potential energies to the report by their named
   /// columns (EnergyReport::add), at the current configuration. Records must
-  /// be current. Deterministic block sums.
+  /// be current. Exact sums (core/exact_sum.hpp) of the records and
+  /// particles this process books (ParticleStore::books, owns), so that the
+  /// reports of MPI ranks merge into the whole system's.
   virtual void add_potential_energies(const ParticleStore& particles, EnergyReport& report) const = 0;
 
   /// Moves the events of the last evaluation to `out`, in record order.
@@ -223,10 +225,12 @@ class ForceProvider {
   ///   sum over particles i of F^nc_i . u_i + tau^nc_i . w_i,
   /// where F^nc_i, tau^nc_i is what this provider adds to particle i. The
   /// stepper passes u = v^- + v^+, w = Omega^- + Omega^+ of a half kick
-  /// and books W_contact += -(h/4) times the sum. Deterministic block sums.
-  virtual double nonconservative_power(const ParticleStore&, std::span<const Vec3> /*u*/,
-                                       std::span<const Vec3> /*w*/) const {
-    return 0.0;
+  /// and books W_contact += -(h/4) times the sum. An exact sum
+  /// (core/exact_sum.hpp) of the records this process books
+  /// (ParticleStore::books, owns).
+  virtual ExactSum nonconservative_power(const ParticleStore&, std::span<const Vec3> /*u*/,
+                                         std::span<const Vec3> /*w*/) const {
+    return ExactSum();
   }
   /// iBDEM's friction filter (MODEL.md 11.1), for providers that apply it:
   /// adds each of its contacts' velocity change (from the velocities as
@@ -263,7 +267,7 @@ class ForceProvider {
   /// After fracture() and the contact providers' release_pairs(): books each
   /// failure's W = V_b - U_contact,new (10.3) into its failure record and
   /// returns the sum of W over this provider's failures (in key order).
-  virtual double book_fracture(const FractureBatch& /*batch*/) { return 0.0; }
+  virtual ExactSum book_fracture(const FractureBatch& /*batch*/) { return ExactSum(); }
   /// Moves the failure records since the last call to `out`, in key order
   /// (step and time are set by the stepper).
   virtual void take_failures(std::vector<BondFailure>& /*out*/) {}

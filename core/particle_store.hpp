@@ -82,6 +82,24 @@ class ParticleStore {
   /// ([[material]], docs/scene-format.md); 0 in scenes with one material.
   std::vector<std::uint32_t> material;
 
+  /// Per slot, 1 for a ghost: a copy of a particle that another MPI rank
+  /// owns (engine/domain.hpp), kept for the interactions of this rank's own
+  /// particles. Empty (the default, and always without MPI): no ghosts.
+  /// Not one of the fields above: ghosts are never written to a checkpoint
+  /// or output; permute_particles() carries it along.
+  std::vector<std::uint8_t> ghost;
+
+  /// True if this process owns the particle in slot i (its energy, momentum
+  /// and one-body terms are booked here).
+  bool owns(std::size_t i) const { return ghost.empty() || ghost[i] == 0; }
+  /// True if this process books the record joining slots i and j (its
+  /// energy, its failure): it owns the end with the lower id, so that each
+  /// record is booked on exactly one rank.
+  bool books(std::size_t i, std::size_t j) const {
+    if (ghost.empty()) return true;
+    return ghost[id[i] < id[j] ? i : j] == 0;
+  }
+
  private:
   template <class Self, class F>
   static void visit_fields(Self& s, F& f) {

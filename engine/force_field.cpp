@@ -270,10 +270,10 @@ bool ForceField::applies_filter() const {
   return false;
 }
 
-double ForceField::nonconservative_power(const ParticleStore& s, std::span<const Vec3> u,
-                                         std::span<const Vec3> w) const {
-  double sum = 0.0;
-  for (const auto& p : providers_) sum += p->nonconservative_power(s, u, w);
+ExactSum ForceField::nonconservative_power(const ParticleStore& s, std::span<const Vec3> u,
+                                           std::span<const Vec3> w) const {
+  ExactSum sum;
+  for (const auto& p : providers_) sum.merge(p->nonconservative_power(s, u, w));
   return sum;
 }
 
@@ -282,17 +282,17 @@ void ForceField::add_filter_changes(const ParticleStore& s, double h, std::span<
   for (const auto& p : providers_) p->add_filter_changes(s, h, dv, dw);
 }
 
-double ForceField::fracture(ParticleStore& s) {
+ExactSum ForceField::fracture(ParticleStore& s) {
   batch_.clear();
   std::size_t failed = 0;
   for (const auto& p : providers_) failed += p->fracture(s, batch_);
-  if (failed == 0) return 0.0;
+  if (failed == 0) return ExactSum();
   if (!std::is_sorted(batch_.keys.begin(), batch_.keys.end()))
     throw std::logic_error("ForceField::fracture: the failed pairs of several providers overlap in key order");
   batch_.contact_energy.assign(batch_.keys.size(), 0.0);
   for (const auto& p : providers_) p->release_pairs(s, batch_);
-  double work = 0.0;
-  for (const auto& p : providers_) work += p->book_fracture(batch_);
+  ExactSum work;
+  for (const auto& p : providers_) work.merge(p->book_fracture(batch_));
   // Only the ends of the failed pairs have new sums (when every provider
   // named them); the rest of the particles keep theirs.
   std::vector<std::uint32_t>& slots = batch_.slots;
@@ -406,36 +406,22 @@ void ForceField::restore_neighbour_list(const ParticleStore& s, std::span<const 
   c->restore(s, build_positions, rebuild_count);
 }
 
-namespace {
-struct KineticSums {
-  double translation = 0.0, rotation = 0.0;
-  Vec3 p = Vec3::Zero(), l = Vec3::Zero();
-  KineticSums& operator+=(const KineticSums& o) {
-    translation += o.translation;
-    rotation += o.rotation;
-    p += o.p;
-    l += o.l;
-    return *this;
-  }
-};
-}  // namespace
-
 EnergyReport kinetic_energies_and_momenta(const ParticleStore& s, std::span<const char> skip) {
-  const KineticSums k = deterministic_sum(s.size(), KineticSums{}, [&](std::size_t i) {
-    KineticSums t;
-    if (!skip.empty() && skip[i] != 0) return t;
+  // Exact sums (core/exact_sum.hpp) of the particles this process owns.
+  const std::array<ExactSum, 8> k = exact_sums<8>(s.size(), [&](std::size_t i, std::array<ExactSum, 8>& t) {
+    if ((!skip.empty() && skip[i] != 0) || !s.owns(i)) return;
     const Vec3 mv = s.mass[i] * s.velocity[i];
-    t.translation = 0.5 * s.mass[i] * s.velocity[i].squaredNorm();
-    t.rotation = 0.5 * s.inertia[i] * s.angular_velocity[i].squaredNorm();
-    t.p = mv;
-    t.l = s.position[i].cross(mv) + s.inertia[i] * s.angular_velocity[i];
-    return t;
+    const Vec3 l = s.position[i].cross(mv) + s.inertia[i] * s.angular_velocity[i];
+    t[0].add(0.5 * s.mass[i] * s.velocity[i].squaredNorm());
+    t[1].add(0.5 * s.inertia[i] * s.angular_velocity[i].squaredNorm());
+    for (int c = 0; c < 3; ++c) {
+      t[2 + c].add(mv[c]);
+      t[5 + c].add(l[c]);
+    }
   });
   EnergyReport r;
-  r.kinetic_translation = k.translation;
-  r.kinetic_rotation = k.rotation;
-  r.linear_momentum = k.p;
-  r.angular_momentum = k.l;
+  static constexpr const char* kColumns[8] = {"E_kin_trans", "E_kin_rot", "P_x", "P_y", "P_z", "L_x", "L_y", "L_z"};
+  for (int c = 0; c < 8; ++c) r.add(kColumns[c], k[c]);
   return r;
 }
 

@@ -22,6 +22,7 @@
 /// effect on the particles' order or the records (an implicit solver may
 /// call it at trial configurations).
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -73,6 +74,8 @@ class ForceField {
   /// Rebuilds the providers found due by rebuild_due() (all of them after a
   /// renumber()).
   void rebuild(const ParticleStore& particles);
+  /// Marks every provider due (another MPI rank found a rebuild due).
+  void mark_due() { std::fill(due_.begin(), due_.end(), 1); }
   /// rebuild_due() and rebuild(), without re-ordering.
   void update_records(const ParticleStore& particles);
 
@@ -116,7 +119,7 @@ class ForceField {
   bool dissipative() const;
   /// Sum over providers of ForceProvider::nonconservative_power, in provider
   /// order.
-  double nonconservative_power(const ParticleStore& particles, std::span<const Vec3> u,
+  ExactSum nonconservative_power(const ParticleStore& particles, std::span<const Vec3> u,
                                std::span<const Vec3> w) const;
   /// True if some provider applies iBDEM's friction filter.
   bool applies_filter() const;
@@ -128,8 +131,9 @@ class ForceField {
   /// providers take the freed pairs in (release_pairs), each failure's
   /// W = V_b - U_contact,new is booked, and, if anything failed, F and tau
   /// are gathered again without the failed records (no provider evaluates
-  /// again). Returns the sum of W (0 when nothing failed).
-  double fracture(ParticleStore& particles);
+  /// again). Returns the exact sum of W of the failures this process books
+  /// (ParticleStore::books; zero when nothing failed).
+  ExactSum fracture(ParticleStore& particles);
   /// Failure records since the last call (provider order, key order).
   void take_failures(std::vector<BondFailure>& out);
   /// n_broken and n_fragments of the bond providers into `report`

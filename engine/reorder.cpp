@@ -37,30 +37,43 @@ void permute(std::vector<T>& v, std::span<const std::uint32_t> order, std::vecto
 
 }  // namespace
 
-std::vector<std::uint32_t> morton_order(std::span<const Vec3> positions) {
-  const std::size_t n = positions.size();
-  std::vector<std::uint32_t> order(n);
-  std::iota(order.begin(), order.end(), 0u);
-  if (n < 2) return order;
+MortonFrame morton_frame(std::span<const Vec3> positions) {
+  MortonFrame f;
+  if (positions.empty()) return f;
   Vec3 lo = positions[0], hi = positions[0];
   for (const Vec3& x : positions) {
     if (!x.allFinite()) throw std::invalid_argument("morton_order: a position is not finite");
     lo = lo.cwiseMin(x);
     hi = hi.cwiseMax(x);
   }
-  const double extent = std::max((hi - lo).maxCoeff(), std::numeric_limits<double>::min());
+  f.lo = lo;
+  f.hi = hi;
+  return f;
+}
+
+std::vector<std::uint32_t> morton_order(std::span<const Vec3> positions, std::span<const std::uint32_t> ids,
+                                        const MortonFrame* frame) {
+  const std::size_t n = positions.size();
+  std::vector<std::uint32_t> order(n);
+  std::iota(order.begin(), order.end(), 0u);
+  if (n < 2 && frame == nullptr) return order;
+  const MortonFrame own = frame == nullptr ? morton_frame(positions) : MortonFrame{};
+  const MortonFrame& f = frame == nullptr ? own : *frame;
+  const Vec3 lo = f.lo;
+  const double extent = std::max((f.hi - lo).maxCoeff(), std::numeric_limits<double>::min());
   const double scale = static_cast<double>((1u << 21) - 1) / extent;
   std::vector<std::uint64_t> code(n);
   parallel_for_ranges(n, [&](std::size_t b, std::size_t e) {
     for (std::size_t i = b; i < e; ++i) {
-      const Vec3 q = (positions[i] - lo) * scale;
+      const Vec3 q = ((positions[i] - lo) * scale).cwiseMax(0.0).cwiseMin(static_cast<double>((1u << 21) - 1));
       code[i] = spread_bits(static_cast<std::uint64_t>(q.x())) |
                 spread_bits(static_cast<std::uint64_t>(q.y())) << 1 |
                 spread_bits(static_cast<std::uint64_t>(q.z())) << 2;
     }
   });
   parallel_sort_total(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-    return code[a] != code[b] ? code[a] < code[b] : a < b;
+    if (code[a] != code[b]) return code[a] < code[b];
+    return ids.empty() ? a < b : ids[a] < ids[b];
   });
   return order;
 }
@@ -74,6 +87,10 @@ void permute_particles(ParticleStore& s, std::span<const std::uint32_t> order) {
     std::decay_t<decltype(v)> scratch;
     permute(v, order, scratch);
   });
+  if (!s.ghost.empty()) {
+    std::vector<std::uint8_t> scratch;
+    permute(s.ghost, order, scratch);
+  }
 }
 
 std::vector<std::uint32_t> inverse_permutation(std::span<const std::uint32_t> order) {

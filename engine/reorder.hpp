@@ -14,10 +14,24 @@
 
 namespace dem {
 
+/// The box the Morton codes are taken in: the bounding box of the positions
+/// (of all particles of all MPI ranks, for a decomposed run).
+struct MortonFrame {
+  Vec3 lo = Vec3::Zero(), hi = Vec3::Zero();
+};
+/// The bounding box of `positions`; throws std::invalid_argument for a
+/// non-finite position.
+MortonFrame morton_frame(std::span<const Vec3> positions);
+
 /// Slots of the particles in Morton order of their positions: order[k] is
-/// the old slot of the particle that goes to slot k. Deterministic (ties by
-/// slot). Positions must be finite.
-std::vector<std::uint32_t> morton_order(std::span<const Vec3> positions);
+/// the old slot of the particle that goes to slot k. Deterministic: ties by
+/// particle id (`ids`, one per position), or by slot when `ids` is empty.
+/// The codes are taken in `frame` (default: the positions' own bounding
+/// box), so that with the global frame and ids the order of any subset of
+/// the particles (an MPI rank's owned and ghost particles) is the global
+/// order restricted to it. Positions must be finite.
+std::vector<std::uint32_t> morton_order(std::span<const Vec3> positions, std::span<const std::uint32_t> ids = {},
+                                        const MortonFrame* frame = nullptr);
 
 /// Moves particle order[k] to slot k in every array of the store (its
 /// field list, ParticleStore::for_each_field).

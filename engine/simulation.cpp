@@ -56,7 +56,7 @@ void Simulation::start() {
   ledger_on_ = forces_.dissipative();
   filter_on_ = forces_.applies_filter();
   // Bonds over strength at the start fail before the first kick (10.2).
-  ledger_.fracture += forces_.fracture(particles_);
+  ledger_.fracture += global_value(forces_.fracture(particles_));
   collect_events();
 }
 
@@ -100,10 +100,15 @@ void Simulation::hold_kinematic(bool clear_forces) {
   }
 }
 
-double Simulation::kinematic_power() const {
-  double p = 0.0;  // few particles, serial, in slot-list order
+double Simulation::global_value(ExactSum s) const {
+  if (hooks_.reduce) hooks_.reduce(std::span<ExactSum>(&s, 1));
+  return s.value();
+}
+
+ExactSum Simulation::kinematic_power() const {
+  ExactSum p;  // few particles, serial
   for (std::size_t k = 0; k < kinematic_slot_.size(); ++k)
-    p += particles_.force[kinematic_slot_[k]].dot(kinematic_velocity_[k]);
+    if (particles_.owns(kinematic_slot_[k])) p.add(particles_.force[kinematic_slot_[k]].dot(kinematic_velocity_[k]));
   return p;
 }
 
@@ -112,7 +117,7 @@ void Simulation::save_velocities() {
   w_before_ = particles_.angular_velocity;
 }
 
-double Simulation::kick_power() {
+ExactSum Simulation::kick_power() {
   // u = v^- + v^+, w = Omega^- + Omega^+ of the kick just made, kept in the
   // saved arrays; kinematic particles take no kick (W_boundary books them).
   const std::size_t n = particles_.size();
@@ -144,8 +149,8 @@ void Simulation::apply_friction_filter() {
     const double a = std::clamp(d.dot(dir), -speed, 0.0);
     return a * dir;
   };
-  const double removed = deterministic_sum(n, 0.0, [&](std::size_t i) {
-    if (!kinematic_.empty() && kinematic_[i]) return 0.0;
+  const ExactSum removed = exact_sum(n, [&](std::size_t i) {
+    if ((!kinematic_.empty() && kinematic_[i]) || !particles_.owns(i)) return 0.0;
     const Vec3 v0 = particles_.velocity[i], w0 = particles_.angular_velocity[i];
     const Vec3 v1 = v0 + clamp_along(v0, filter_dv_[i]);
     const Vec3 w1 = w0 + clamp_along(w0, filter_dw_[i]);
@@ -159,7 +164,7 @@ void Simulation::apply_friction_filter() {
       particles_.angular_velocity[i] += clamp_along(particles_.angular_velocity[i], filter_dw_[i]);
     }
   });
-  ledger_.filter += removed;
+  ledger_.filter += global_value(removed);
 }
 
 std::vector<GroupReport> Simulation::group_reports() const {
@@ -208,7 +213,15 @@ void Simulation::index_clumps() {
 }
 
 void Simulation::reorder() {
-  const std::vector<std::uint32_t> order = morton_order(particles_.position);
+  // Ties by id, and with a decomposition the frame of all ranks: each rank's
+  // order is then the order of the whole system restricted to its particles.
+  std::vector<std::uint32_t> order;
+  if (hooks_.morton_frame) {
+    const MortonFrame frame = hooks_.morton_frame(particles_);
+    order = morton_order(particles_.position, particles_.id, &frame);
+  } else {
+    order = morton_order(particles_.position, particles_.id);
+  }
   bool sorted = true;
   for (std::size_t k = 0; k < order.size() && sorted; ++k) sorted = order[k] == k;
   if (sorted) return;
@@ -222,7 +235,13 @@ void Simulation::reorder() {
 void Simulation::rebuild_phase() {
   {
     StageClock clock(stage_times_, "rebuild test (drift scan)");
-    if (!forces_.rebuild_due(particles_)) return;
+    bool due = forces_.rebuild_due(particles_);
+    if (hooks_.rebuild_due) {
+      const bool any = hooks_.rebuild_due(due);
+      if (any && !due) forces_.mark_due();
+      due = any;
+    }
+    if (!due) return;
   }
   if (forces_.reorder_on_rebuild()) {
     StageClock clock(stage_times_, "re-ordering (Morton sort, permutation)");
@@ -272,12 +291,12 @@ void Simulation::step_implicit() {
   implicit_stats_ = implicit_.step(particles_, forces_, h_, kinematic_);
   if (kinematic) {
     hold_kinematic(false);
-    ledger_.boundary += h_ * kinematic_power();
+    ledger_.boundary += h_ * global_value(kinematic_power());
   }
   ++steps_;
   time_ = time_origin_ + static_cast<double>(steps_ - step_origin_) * h_;
   if (filter_on_) apply_friction_filter();
-  ledger_.fracture += forces_.fracture(particles_);
+  ledger_.fracture += global_value(forces_.fracture(particles_));
   collect_events();
 }
 
@@ -292,7 +311,7 @@ void Simulation::step() {
   const double kick = whole_kick ? h_ : 0.5 * h_;
   const bool kinematic = !kinematic_slot_.empty();
   if (kinematic) {
-    ledger_.boundary += kick * kinematic_power();
+    ledger_.boundary += kick * global_value(kinematic_power());
     hold_kinematic(true);
   }
   if (ledger_on_) save_velocities();
@@ -305,12 +324,15 @@ void Simulation::step() {
     // The drift pass also does the neighbour list's rebuild-test scan,
     // unless clumps move their members after it.
     DriftSink sink;
-    if (clumps_.empty()) sink = forces_.drift_sink(particles_.size());
+    // (Not with a decomposition: ghosts drift with partial forces until
+    // after_drift gives them their owners' state, so the test scans then.)
+    if (clumps_.empty() && !hooks_.after_drift) sink = forces_.drift_sink(particles_.size());
     advance_configuration(particles_, map_, h_, sink.reference != nullptr ? &sink : nullptr, moments);
     if (sink.reference != nullptr) forces_.drift_sink_filled(particles_.position.data());
   }
-  if (ledger_on_) ledger_.contact -= 0.5 * kick * kick_power();
+  if (ledger_on_) ledger_.contact -= 0.5 * kick * global_value(kick_power());
   place_members();
+  if (hooks_.after_drift) hooks_.after_drift(particles_);
   rebuild_phase();
   // Without the ledger's velocity snapshot or kinematic particles in
   // between, the second half kick runs inside the gather, range by range.
@@ -328,10 +350,10 @@ void Simulation::step() {
     StageClock clock(stage_times_, "integrator: second kick");
     complete_step(particles_, map_, h_);
   }
-  if (ledger_on_ && !whole_kick) ledger_.contact -= 0.5 * kick * kick_power();
+  if (ledger_on_ && !whole_kick) ledger_.contact -= 0.5 * kick * global_value(kick_power());
   if (kinematic) {
     hold_kinematic(false);
-    if (!whole_kick) ledger_.boundary += kick * kinematic_power();
+    if (!whole_kick) ledger_.boundary += kick * global_value(kinematic_power());
   }
   reduce_forces();
   for (std::size_t i = 0; i < clumps_.size(); ++i) lgvi_complete(clumps_[i].body, half_[i], h_);
@@ -342,7 +364,7 @@ void Simulation::step() {
   if (filter_on_) apply_friction_filter();
   {
     StageClock clock(stage_times_, "fracture");
-    ledger_.fracture += forces_.fracture(particles_);
+    ledger_.fracture += global_value(forces_.fracture(particles_));
   }
   collect_events();
 }
@@ -373,25 +395,20 @@ std::vector<InteractionEvent> Simulation::take_events() {
 
 EnergyReport Simulation::energy_report() const {
   EnergyReport r = forces_.potential_energies(particles_);
-  const EnergyReport k = kinetic_energies_and_momenta(particles_, in_clump_);
+  r.merge(kinetic_energies_and_momenta(particles_, in_clump_));
   r.time = time_;
-  r.kinetic_translation = k.kinetic_translation;
-  r.kinetic_rotation = k.kinetic_rotation;
-  r.linear_momentum = k.linear_momentum;
-  r.angular_momentum = k.angular_momentum;
   r.fracture_work = ledger_.fracture;
   r.contact_work = ledger_.contact;
   r.filter_work = ledger_.filter;
   r.boundary_work = ledger_.boundary;
   forces_.add_bond_counts(particles_, r);
   // The implicit scheme's kinetic energy is 2 J |w|² (MODEL.md 12.1).
-  if (map_ == IntegratorMap::implicit) r.kinetic_rotation += implicit_rotational_energy_excess(particles_, h_);
+  if (map_ == IntegratorMap::implicit) r.add("E_kin_rot", implicit_rotational_energy_excess(particles_, h_));
   for (const Clump& c : clumps_) {
     const RigidBody& b = c.body;
-    r.kinetic_translation += 0.5 * b.mass * b.velocity.squaredNorm();
-    r.kinetic_rotation += rotational_kinetic_energy(b);
-    r.linear_momentum += b.mass * b.velocity;
-    r.angular_momentum += angular_momentum(b);
+    r.add("E_kin_trans", 0.5 * b.mass * b.velocity.squaredNorm());
+    r.add("E_kin_rot", rotational_kinetic_energy(b));
+    r.add_momenta(b.mass * b.velocity, angular_momentum(b));
   }
   return r;
 }

@@ -47,6 +47,8 @@
 /// nothing to F or M (to round-off) and a constant to U_contact.
 
 #include <cstddef>
+#include <functional>
+#include <span>
 #include <vector>
 
 #include "core/diagnostics.hpp"
@@ -57,6 +59,7 @@
 #include "engine/groups.hpp"
 #include "engine/implicit_step.hpp"
 #include "engine/integrator.hpp"
+#include "engine/reorder.hpp"
 
 namespace dem {
 
@@ -137,6 +140,26 @@ class Simulation {
   /// Number of re-orderings so far (rebuilds at which the order changed).
   std::size_t reorder_count() const { return reorders_; }
 
+  /// What a domain decomposition (engine/domain.hpp, MPI) adds to the
+  /// steps of one rank's part of the system; each member may be empty.
+  struct DomainHooks {
+    /// Turns exact sums of this rank's particles and records into the whole
+    /// system's (in place); empty: a sum is already the whole.
+    std::function<void(std::span<ExactSum>)> reduce;
+    /// This rank's answer to "is a rebuild due" -> every rank's (logical or),
+    /// so that all ranks rebuild, and re-order, at the same steps.
+    std::function<bool(bool)> rebuild_due;
+    /// The Morton frame of all particles of all ranks (engine/reorder.hpp).
+    std::function<MortonFrame(const ParticleStore&)> morton_frame;
+    /// Called after the drift of each step, before the rebuild test and the
+    /// force evaluation: ghost copies take their owners' new state.
+    std::function<void(ParticleStore&)> after_drift;
+  };
+  /// Installs the hooks; call before the first step (the constructor's
+  /// first evaluation and fracture test runs without them: a decomposed run
+  /// builds each rank's Simulation from a consistent state).
+  void set_domain_hooks(DomainHooks hooks) { hooks_ = std::move(hooks); }
+
   /// Times the stages of each explicit step into `times` from now on
   /// (nullptr: stop); the caller keeps it alive meanwhile.
   void set_stage_times(StageTimes* times) { stage_times_ = times; }
@@ -151,12 +174,15 @@ class Simulation {
   void collect_events();
   void index_groups();
   void hold_kinematic(bool clear_forces);
-  double kinematic_power() const;
+  ExactSum kinematic_power() const;
   void apply_friction_filter();
   void save_velocities();
-  double kick_power();
+  ExactSum kick_power();
   void step_implicit();
   StageTimes* stage_times_ = nullptr;
+  DomainHooks hooks_;
+  /// The value of an exact sum over the whole system (reducer_ applied).
+  double global_value(ExactSum s) const;
 
   ParticleStore particles_;
   ForceField forces_;

@@ -43,7 +43,8 @@ void LoadProvider::add_body_forces(const ParticleStore&, std::size_t begin, std:
 
 void LoadProvider::add_potential_energies(const ParticleStore& s, EnergyReport& r) const {
   if (ids_.empty()) return;
-  const double u = deterministic_sum(s.size(), 0.0, [&](std::size_t i) {
+  const ExactSum u = exact_sum(s.size(), [&](std::size_t i) {
+    if (!s.owns(i)) return 0.0;
     return -per_slot_[i].dot(s.position[i] - s.reference_position[i]);
   });
   r.add("U_load", u);
