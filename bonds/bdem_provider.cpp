@@ -150,6 +150,34 @@ BdemBondProvider::BdemBondProvider(const ParticleStore& particles, BondList geom
   bond_moment_.assign(m, Vec3::Zero());
   bond_moment_second_.assign(m, Vec3::Zero());
   incidence_.index(bonds_, n);
+  has_bonds_ = m > 0;
+}
+
+std::unique_ptr<ForceProvider> BdemBondProvider::make_part(const ParticleStore& part, const PartMap& map) const {
+  std::unique_ptr<BdemBondProvider> p(new BdemBondProvider());
+  std::vector<std::uint32_t> kept;
+  p->bonds_ = part_bonds(bonds_, map.part_slot, kept);
+  p->types_ = types_;
+  p->identity_reference_ = identity_reference_;
+  p->has_bonds_ = has_bonds_;
+  const std::size_t m = kept.size();
+  p->index_.resize(m);
+  p->live_.resize(m);
+  for (std::size_t k = 0; k < m; ++k) {
+    p->index_[k] = index_[kept[k]];
+    const bool failed = std::binary_search(map.failed_bonds.begin(), map.failed_bonds.end(), p->index_[k]);
+    p->live_[k] = failed ? 0 : 1;
+    const std::uint32_t i = p->bonds_.first[k], j = p->bonds_.second[k];
+    if (failed && part.books(i, j)) ++p->broken_;
+    if (!failed) p->live_keys_.push_back(key_of(part.id[i], part.id[j]));
+  }
+  std::sort(p->live_keys_.begin(), p->live_keys_.end());
+  p->over_.assign(m, 0);
+  p->bond_force_.assign(m, Vec3::Zero());
+  p->bond_moment_.assign(m, Vec3::Zero());
+  p->bond_moment_second_.assign(m, Vec3::Zero());
+  p->incidence_.index(p->bonds_, part.size());
+  return p;
 }
 
 void BdemBondProvider::renumber(std::span<const std::uint32_t> new_slot) {
@@ -436,6 +464,7 @@ std::unique_ptr<BdemBondProvider> BdemBondProvider::load(ByteReader& r, const Pa
     if (p->live_[k]) p->live_keys_.push_back(key_of(particles.id[b.first[k]], particles.id[b.second[k]]));
   std::sort(p->live_keys_.begin(), p->live_keys_.end());
   p->identity_reference_ = all_identity(particles.reference_attitude);
+  p->has_bonds_ = m > 0;
   p->over_.assign(m, 0);
   p->bond_force_.assign(m, Vec3::Zero());
   p->bond_moment_.assign(m, Vec3::Zero());

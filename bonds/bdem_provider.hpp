@@ -76,7 +76,11 @@ class BdemBondProvider final : public ForceProvider {
   std::string name() const override { return "bdem"; }
   /// Bonds give moments; a scene without bonds never gets any (bonds are
   /// only ever added at set-up).
-  bool gives_moments() const override { return !bonds_.empty(); }
+  bool gives_moments() const override { return has_bonds_; }
+  /// The bonds with both ends in the part (engine/partition.hpp), live
+  /// unless map.failed_bonds names them; the failed ones the part books
+  /// (ParticleStore::books) are its broken count.
+  std::unique_ptr<ForceProvider> make_part(const ParticleStore& part, const PartMap& map) const override;
   void renumber(std::span<const std::uint32_t> new_slot) override;
   void evaluate(const ParticleStore& particles) override;
   PairResults pair_results() const override;
@@ -147,6 +151,7 @@ class BdemBondProvider final : public ForceProvider {
   /// array filled at each evaluation and energy report.
   mutable std::vector<Quat> relative_;
   bool identity_reference_ = true;
+  bool has_bonds_ = false;  ///< the whole system has bonds (a part keeps it)
   std::uint64_t broken_ = 0;
   std::size_t over_count_ = 0;
   /// Failures of the current fracture phase (key order) and where their keys

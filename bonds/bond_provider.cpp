@@ -44,6 +44,39 @@ BondProvider::BondProvider(const ParticleStore& particles, BondList bonds) : bon
   bond_force_.resize(bonds_.size());
   bond_moment_.resize(bonds_.size());
   identity_reference_ = all_identity(particles.reference_attitude);
+  has_bonds_ = !bonds_.empty();
+}
+
+std::unique_ptr<ForceProvider> BondProvider::make_part(const ParticleStore& part, const PartMap& map) const {
+  std::vector<std::uint32_t> kept;
+  auto p = std::make_unique<BondProvider>(part, part_bonds(bonds_, map.part_slot, kept));
+  p->identity_reference_ = identity_reference_;
+  p->has_bonds_ = has_bonds_;
+  return p;
+}
+
+BondList part_bonds(const BondList& bonds, std::span<const std::uint32_t> part_slot, std::vector<std::uint32_t>& kept) {
+  kept.clear();
+  for (std::size_t b = 0; b < bonds.size(); ++b)
+    if (part_slot[bonds.first[b]] != PartMap::kNotInPart && part_slot[bonds.second[b]] != PartMap::kNotInPart)
+      kept.push_back(static_cast<std::uint32_t>(b));
+  BondList out;
+  const auto pick = [&](const auto& from, auto& to) {
+    to.resize(kept.size());
+    for (std::size_t k = 0; k < kept.size(); ++k) to[k] = from[kept[k]];
+  };
+  pick(bonds.first, out.first);
+  pick(bonds.second, out.second);
+  pick(bonds.rest_length, out.rest_length);
+  pick(bonds.rest_direction, out.rest_direction);
+  pick(bonds.type, out.type);
+  out.stiffness_types = bonds.stiffness_types;
+  if (!out.stiffness_types.empty()) out.rebuild_type_index();
+  const std::vector<std::uint32_t> order = renumber_and_sort_bonds(out, part_slot);
+  std::vector<std::uint32_t> sorted(kept.size());
+  for (std::size_t k = 0; k < order.size(); ++k) sorted[k] = kept[order[k]];
+  kept.swap(sorted);
+  return out;
 }
 
 void BondProvider::renumber(std::span<const std::uint32_t> new_slot) {

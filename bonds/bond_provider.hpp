@@ -35,7 +35,9 @@ class BondProvider final : public ForceProvider {
   std::string name() const override { return "bonds"; }
   /// Bonds give moments; a scene without bonds never gets any (bonds are
   /// only ever added at set-up).
-  bool gives_moments() const override { return !bonds_.empty(); }
+  bool gives_moments() const override { return has_bonds_; }
+  /// The bonds with both ends in the part (engine/partition.hpp).
+  std::unique_ptr<ForceProvider> make_part(const ParticleStore& part, const PartMap& map) const override;
   void renumber(std::span<const std::uint32_t> new_slot) override;
   void evaluate(const ParticleStore& particles) override;
   PairResults pair_results() const override;
@@ -63,6 +65,7 @@ class BondProvider final : public ForceProvider {
   std::vector<Vec3> bond_force_;   ///< per bond: force on the first end
   std::vector<Vec3> bond_moment_;  ///< per bond: moment on the first end
   bool identity_reference_ = false;  ///< every reference attitude is the identity
+  bool has_bonds_ = false;           ///< the whole system has bonds (a part keeps it)
 };
 
 /// Renames the bond ends by the permutation (new slot of old slot s is
@@ -70,5 +73,11 @@ class BondProvider final : public ForceProvider {
 /// sorts the bonds by (first, second). Returns the order applied: the bond
 /// now at k was bond order[k] before (for arrays kept beside the list).
 std::vector<std::uint32_t> renumber_and_sort_bonds(BondList& bonds, std::span<const std::uint32_t> new_slot);
+
+/// The bonds of `bonds` whose two ends are in a part (part_slot[s]: slot in
+/// the part of particle s, or PartMap::kNotInPart), renamed to the part's
+/// slots and sorted as renumber_and_sort_bonds() does; `kept` receives the
+/// index in `bonds` of each.
+BondList part_bonds(const BondList& bonds, std::span<const std::uint32_t> part_slot, std::vector<std::uint32_t>& kept);
 
 }  // namespace dem

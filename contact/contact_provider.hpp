@@ -324,6 +324,13 @@ class ContactProvider final : public ContactProviderBase {
       : ContactProviderBase(skin), law_(std::move(law)), name_(std::move(name)) {}
 
   std::string name() const override { return name_; }
+  /// The same law and skin with an empty list (the part restores it,
+  /// ForceField::restore_neighbour_list). Laws with per-pair state (a
+  /// friction history) cannot be split yet: nullptr.
+  std::unique_ptr<ForceProvider> make_part(const ParticleStore&, const PartMap&) const override {
+    if constexpr (kStateful) return nullptr;
+    else return std::make_unique<ContactProvider<Law>>(law_, skin(), name_);
+  }
   /// Laws with moments (Hertz-Mindlin) give them whether or not any pair is
   /// listed now.
   bool gives_moments() const override { return kKinetic; }

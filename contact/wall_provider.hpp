@@ -44,6 +44,10 @@ class WallProvider final : public ForceProvider {
   static std::unique_ptr<WallProvider> load(ByteReader& r);
 
   const std::vector<Wall>& walls() const { return walls_; }
+  /// The same walls (they have no per-particle state).
+  std::unique_ptr<ForceProvider> make_part(const ParticleStore&, const PartMap&) const override {
+    return std::make_unique<WallProvider>(*this);
+  }
   WallLaw law() const { return law_; }
 
   /// iBDEM's friction filter (MODEL.md 11.1) at penalty walls: per-material

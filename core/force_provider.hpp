@@ -41,6 +41,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -147,6 +148,18 @@ inline void erase_keys(std::vector<std::uint64_t>& keys, std::vector<std::uint64
   keys.swap(kept);
   removed.clear();
 }
+
+/// How the records of a provider built for a whole system map onto a part of
+/// it (an MPI rank's owned and ghost particles, engine/partition.hpp).
+struct PartMap {
+  static constexpr std::uint32_t kNotInPart = 0xffffffffu;
+  /// Per slot of the particles the provider's records name: the particle's
+  /// slot in the part, or kNotInPart.
+  std::span<const std::uint32_t> part_slot;
+  /// Scene indices (BondFailure::bond) of the bonds that have failed so far,
+  /// ascending: the part's bonds start with these failed.
+  std::span<const std::uint32_t> failed_bonds;
+};
 
 /// Bytes held by one array of a provider (its capacity), for memory tables.
 struct ArrayBytes {
@@ -302,6 +315,21 @@ class ForceProvider {
   /// The provider's arrays and the bytes each holds (for memory tables;
   /// may leave out small ones).
   virtual std::vector<ArrayBytes> memory_use() const { return {}; }
+
+  // --- domain decomposition (engine/partition.hpp) ------------------------------
+
+  /// The provider of a part of the system (`part`: the particles of an MPI
+  /// rank, ghosts flagged): its records whose particles are all in the part
+  /// (ends renamed by map.part_slot, in the order the whole system's
+  /// provider would have them at the part's particle order), with the
+  /// settings and static data of this provider, bonds failed as
+  /// map.failed_bonds says and no per-record history. nullptr: this
+  /// provider cannot be split (a decomposed run refuses the scene, naming
+  /// it). Records of this provider must name the particles of the whole
+  /// system in the slots map.part_slot is indexed by.
+  virtual std::unique_ptr<ForceProvider> make_part(const ParticleStore& /*part*/, const PartMap& /*map*/) const {
+    return nullptr;
+  }
 
   // --- checkpoints ------------------------------------------------------------
 

@@ -88,6 +88,12 @@ class ParticleStore {
   /// Not one of the fields above: ghosts are never written to a checkpoint
   /// or output; permute_particles() carries it along.
   std::vector<std::uint8_t> ghost;
+  /// Per slot, with ghost: the particle's place in the order of the whole
+  /// system (its slot there, or its Morton code since the last re-ordering;
+  /// ties by id), so that MPI ranks can put their particles together in the
+  /// undivided run's order. Empty without a decomposition; carried along
+  /// like ghost.
+  std::vector<std::uint64_t> order_key;
 
   /// True if this process owns the particle in slot i (its energy, momentum
   /// and one-body terms are booked here).

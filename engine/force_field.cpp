@@ -399,10 +399,26 @@ Vec3 ForceField::gravity() const {
   return Vec3::Zero();
 }
 
+ForceField ForceField::make_part(const ParticleStore& part, const PartMap& map) const {
+  ForceField f;
+  for (const auto& p : providers_) {
+    std::unique_ptr<ForceProvider> q = p->make_part(part, map);
+    if (!q)
+      throw std::invalid_argument("the force provider '" + p->name() +
+                                  "' cannot be split over MPI ranks yet (it keeps a per-contact history); run this "
+                                  "scene on one rank");
+    f.add(std::move(q));
+  }
+  f.reorder_on_rebuild_ = reorder_on_rebuild_;
+  return f;
+}
+
 void ForceField::restore_neighbour_list(const ParticleStore& s, std::span<const Vec3> build_positions,
                                         std::size_t rebuild_count) {
   ContactProviderBase* c = first_contact();
   if (c == nullptr) throw std::logic_error("restore_neighbour_list: no contact provider");
+  // The bonded pairs are left out of the restored list as of a rebuild.
+  if (!exclusions_synced_) sync_exclusions();
   c->restore(s, build_positions, rebuild_count);
 }
 

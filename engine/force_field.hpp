@@ -173,6 +173,13 @@ class ForceField {
   bool reorder_on_rebuild() const { return reorder_on_rebuild_; }
   void set_reorder_on_rebuild(bool on) { reorder_on_rebuild_ = on; }
 
+  /// The force field of a part of the system (engine/partition.hpp): every
+  /// provider's ForceProvider::make_part() for `part`, in order, with this
+  /// field's re-ordering setting; the contact list is empty until
+  /// restore_neighbour_list(). Throws std::invalid_argument naming a
+  /// provider that cannot be split.
+  ForceField make_part(const ParticleStore& part, const PartMap& map) const;
+
   /// Rebuilds the contact provider's list from the positions of its last
   /// build in an earlier run (a checkpoint), so that the continued run
   /// rebuilds at the same steps. Throws std::invalid_argument if the sizes

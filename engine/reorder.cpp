@@ -52,11 +52,11 @@ MortonFrame morton_frame(std::span<const Vec3> positions) {
 }
 
 std::vector<std::uint32_t> morton_order(std::span<const Vec3> positions, std::span<const std::uint32_t> ids,
-                                        const MortonFrame* frame) {
+                                        const MortonFrame* frame, std::vector<std::uint64_t>* codes) {
   const std::size_t n = positions.size();
   std::vector<std::uint32_t> order(n);
   std::iota(order.begin(), order.end(), 0u);
-  if (n < 2 && frame == nullptr) return order;
+  if (n < 2 && frame == nullptr && codes == nullptr) return order;
   const MortonFrame own = frame == nullptr ? morton_frame(positions) : MortonFrame{};
   const MortonFrame& f = frame == nullptr ? own : *frame;
   const Vec3 lo = f.lo;
@@ -75,6 +75,7 @@ std::vector<std::uint32_t> morton_order(std::span<const Vec3> positions, std::sp
     if (code[a] != code[b]) return code[a] < code[b];
     return ids.empty() ? a < b : ids[a] < ids[b];
   });
+  if (codes != nullptr) codes->swap(code);
   return order;
 }
 
@@ -90,6 +91,10 @@ void permute_particles(ParticleStore& s, std::span<const std::uint32_t> order) {
   if (!s.ghost.empty()) {
     std::vector<std::uint8_t> scratch;
     permute(s.ghost, order, scratch);
+  }
+  if (!s.order_key.empty()) {
+    std::vector<std::uint64_t> scratch;
+    permute(s.order_key, order, scratch);
   }
 }
 

@@ -30,8 +30,10 @@ MortonFrame morton_frame(std::span<const Vec3> positions);
 /// box), so that with the global frame and ids the order of any subset of
 /// the particles (an MPI rank's owned and ghost particles) is the global
 /// order restricted to it. Positions must be finite.
+/// With `codes`, each position's Morton code (by its current slot) is
+/// stored there.
 std::vector<std::uint32_t> morton_order(std::span<const Vec3> positions, std::span<const std::uint32_t> ids = {},
-                                        const MortonFrame* frame = nullptr);
+                                        const MortonFrame* frame = nullptr, std::vector<std::uint64_t>* codes = nullptr);
 
 /// Moves particle order[k] to slot k in every array of the store (its
 /// field list, ParticleStore::for_each_field).

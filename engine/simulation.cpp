@@ -216,12 +216,16 @@ void Simulation::reorder() {
   // Ties by id, and with a decomposition the frame of all ranks: each rank's
   // order is then the order of the whole system restricted to its particles.
   std::vector<std::uint32_t> order;
+  std::vector<std::uint64_t> codes;
+  std::vector<std::uint64_t>* keep = particles_.order_key.empty() ? nullptr : &codes;
   if (hooks_.morton_frame) {
     const MortonFrame frame = hooks_.morton_frame(particles_);
-    order = morton_order(particles_.position, particles_.id, &frame);
+    order = morton_order(particles_.position, particles_.id, &frame, keep);
   } else {
-    order = morton_order(particles_.position, particles_.id);
+    order = morton_order(particles_.position, particles_.id, nullptr, keep);
   }
+  // The new place of each particle in the whole system's order.
+  if (keep != nullptr) particles_.order_key.swap(codes);
   bool sorted = true;
   for (std::size_t k = 0; k < order.size() && sorted; ++k) sorted = order[k] == k;
   if (sorted) return;
@@ -314,6 +318,8 @@ void Simulation::step() {
     ledger_.boundary += kick * global_value(kinematic_power());
     hold_kinematic(true);
   }
+  // Ghosts' velocities as their owners left them (friction filter included).
+  if (hooks_.after_kick && ledger_on_) hooks_.after_kick(particles_);
   if (ledger_on_) save_velocities();
   for (std::size_t i = 0; i < clumps_.size(); ++i) half_[i] = lgvi_advance(clumps_[i].body, h_);
   // Without any moment (frictionless spheres) the angular velocities are
@@ -330,9 +336,9 @@ void Simulation::step() {
     advance_configuration(particles_, map_, h_, sink.reference != nullptr ? &sink : nullptr, moments);
     if (sink.reference != nullptr) forces_.drift_sink_filled(particles_.position.data());
   }
+  if (hooks_.after_drift) hooks_.after_drift(particles_);
   if (ledger_on_) ledger_.contact -= 0.5 * kick * global_value(kick_power());
   place_members();
-  if (hooks_.after_drift) hooks_.after_drift(particles_);
   rebuild_phase();
   // Without the ledger's velocity snapshot or kinematic particles in
   // between, the second half kick runs inside the gather, range by range.
@@ -350,6 +356,7 @@ void Simulation::step() {
     StageClock clock(stage_times_, "integrator: second kick");
     complete_step(particles_, map_, h_);
   }
+  if (hooks_.after_kick && (ledger_on_ || filter_on_)) hooks_.after_kick(particles_);
   if (ledger_on_ && !whole_kick) ledger_.contact -= 0.5 * kick * global_value(kick_power());
   if (kinematic) {
     hold_kinematic(false);
@@ -384,6 +391,7 @@ void Simulation::collect_events() {
 std::vector<BondFailure> Simulation::take_failures() {
   std::vector<BondFailure> out;
   out.swap(failures_);
+  if (hooks_.gather_failures) hooks_.gather_failures(out);
   return out;
 }
 
@@ -410,6 +418,7 @@ EnergyReport Simulation::energy_report() const {
     r.add("E_kin_rot", rotational_kinetic_energy(b));
     r.add_momenta(b.mass * b.velocity, angular_momentum(b));
   }
+  if (hooks_.reduce_report) hooks_.reduce_report(r);
   return r;
 }
 

@@ -154,6 +154,16 @@ class Simulation {
     /// Called after the drift of each step, before the rebuild test and the
     /// force evaluation: ghost copies take their owners' new state.
     std::function<void(ParticleStore&)> after_drift;
+    /// Called after the second half kick when the ledger or the friction
+    /// filter reads velocities of both ends of a record: ghost copies take
+    /// their owners' velocities.
+    std::function<void(ParticleStore&)> after_kick;
+    /// This rank's energy report -> the whole system's (exact columns
+    /// merged, counts summed, fragments of the whole bond graph).
+    std::function<void(EnergyReport&)> reduce_report;
+    /// This rank's failure records (those it books) -> every rank's, in
+    /// (step, bond) order.
+    std::function<void(std::vector<BondFailure>&)> gather_failures;
   };
   /// Installs the hooks; call before the first step (the constructor's
   /// first evaluation and fracture test runs without them: a decomposed run

@@ -26,6 +26,9 @@ class GravityProvider final : public ForceProvider {
   bool provides_hessian() const override { return true; }
   /// Section: vec3 g.
   void save(ByteWriter& w) const override { w.vec3(g_); }
+  std::unique_ptr<ForceProvider> make_part(const ParticleStore&, const PartMap&) const override {
+    return std::make_unique<GravityProvider>(g_);
+  }
   /// Throws StateError if g is not finite.
   static std::unique_ptr<GravityProvider> load(ByteReader& r);
 

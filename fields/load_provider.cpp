@@ -1,6 +1,8 @@
 #include "fields/load_provider.hpp"
 
+#include <algorithm>
 #include <stdexcept>
+#include <utility>
 #include <string>
 
 #include "core/parallel.hpp"
@@ -27,6 +29,22 @@ LoadProvider::LoadProvider(const ParticleStore& s, std::vector<std::uint32_t> id
     if (!force_[k].allFinite()) throw std::invalid_argument("the load on particle id " + std::to_string(id) + " is not finite");
     per_slot_[slot_of_id[id]] = force_[k];
   }
+}
+
+std::unique_ptr<ForceProvider> LoadProvider::make_part(const ParticleStore& part, const PartMap&) const {
+  std::unique_ptr<LoadProvider> p(new LoadProvider());
+  p->ids_ = ids_;
+  p->force_ = force_;
+  p->per_slot_.assign(part.size(), Vec3::Zero());
+  if (ids_.empty()) return p;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> slot_by_id(part.size());
+  for (std::size_t i = 0; i < part.size(); ++i) slot_by_id[i] = {part.id[i], static_cast<std::uint32_t>(i)};
+  std::sort(slot_by_id.begin(), slot_by_id.end());
+  for (std::size_t k = 0; k < ids_.size(); ++k) {
+    const auto it = std::lower_bound(slot_by_id.begin(), slot_by_id.end(), std::make_pair(ids_[k], 0u));
+    if (it != slot_by_id.end() && it->first == ids_[k]) p->per_slot_[it->second] = force_[k];
+  }
+  return p;
 }
 
 void LoadProvider::renumber(std::span<const std::uint32_t> new_slot) {

@@ -34,8 +34,11 @@ class LoadProvider final : public ForceProvider {
   void save(ByteWriter& w) const override;
   /// Throws StateError for what the constructor refuses.
   static std::unique_ptr<LoadProvider> load(ByteReader& r, const ParticleStore& particles);
+  /// The loads on the part's particles (all loads kept for save()).
+  std::unique_ptr<ForceProvider> make_part(const ParticleStore& part, const PartMap& map) const override;
 
  private:
+  LoadProvider() = default;
   std::vector<std::uint32_t> ids_;
   std::vector<Vec3> force_;      ///< per load
   std::vector<Vec3> per_slot_;   ///< per particle slot (zero where no load)

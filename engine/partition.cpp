@@ -1,0 +1,232 @@
+#include "engine/partition.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "bonds/bdem_provider.hpp"
+#include "contact/contact_provider.hpp"
+
+namespace dem {
+
+namespace {
+
+/// The first contact provider's neighbour search, or nullptr.
+const NeighbourSearch* search_of(const ForceField& f) {
+  for (const auto& p : f.providers())
+    if (const auto* c = dynamic_cast<const ContactProviderBase*>(p.get())) return &c->neighbours();
+  return nullptr;
+}
+
+/// Copies particles `members` of `from` (every field of its list) into a new store.
+ParticleStore select_particles(const ParticleStore& from, std::span<const std::uint32_t> members) {
+  ParticleStore to;
+  to.for_each_field([&](const char* name, auto& dst) {
+    from.for_each_field([&](const char* other, const auto& src) {
+      if constexpr (std::is_same_v<std::decay_t<decltype(dst)>, std::decay_t<decltype(src)>>) {
+        if (std::string_view(name) != other) return;
+        dst.resize(members.size());
+        for (std::size_t k = 0; k < members.size(); ++k) dst[k] = src[members[k]];
+      }
+    });
+  });
+  if (!from.order_key.empty()) {
+    to.order_key.resize(members.size());
+    for (std::size_t k = 0; k < members.size(); ++k) to.order_key[k] = from.order_key[members[k]];
+  }
+  return to;
+}
+
+/// Slot of each id in `s` as sorted (id, slot) pairs.
+std::vector<std::pair<std::uint32_t, std::uint32_t>> slots_by_id(const ParticleStore& s) {
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> v(s.size());
+  for (std::size_t i = 0; i < s.size(); ++i) v[i] = {s.id[i], static_cast<std::uint32_t>(i)};
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+std::uint32_t find_slot(const std::vector<std::pair<std::uint32_t, std::uint32_t>>& by_id, std::uint32_t id) {
+  const auto it = std::lower_bound(by_id.begin(), by_id.end(), std::make_pair(id, 0u));
+  return it != by_id.end() && it->first == id ? it->second : PartMap::kNotInPart;
+}
+
+void bisect(std::vector<std::uint32_t>& idx, std::size_t b, std::size_t e, std::uint32_t first_rank,
+            std::size_t ranks, std::span<const Vec3> x, std::span<const std::uint32_t> ids,
+            std::vector<std::uint32_t>& owner) {
+  if (ranks <= 1 || e - b <= 1) {
+    for (std::size_t k = b; k < e; ++k) owner[idx[k]] = first_rank;
+    return;
+  }
+  Vec3 lo = x[idx[b]], hi = x[idx[b]];
+  for (std::size_t k = b; k < e; ++k) {
+    lo = lo.cwiseMin(x[idx[k]]);
+    hi = hi.cwiseMax(x[idx[k]]);
+  }
+  int axis = 0;
+  (hi - lo).maxCoeff(&axis);
+  const std::size_t left_ranks = ranks / 2;
+  const std::size_t left = b + (e - b) * left_ranks / ranks;
+  std::nth_element(idx.begin() + static_cast<std::ptrdiff_t>(b), idx.begin() + static_cast<std::ptrdiff_t>(left),
+                   idx.begin() + static_cast<std::ptrdiff_t>(e), [&](std::uint32_t p, std::uint32_t q) {
+                     if (x[p][axis] != x[q][axis]) return x[p][axis] < x[q][axis];
+                     return ids[p] < ids[q];
+                   });
+  bisect(idx, b, left, first_rank, left_ranks, x, ids, owner);
+  bisect(idx, left, e, first_rank + static_cast<std::uint32_t>(left_ranks), ranks - left_ranks, x, ids, owner);
+}
+
+}  // namespace
+
+GlobalState capture_global_state(const Simulation& whole) {
+  GlobalState g;
+  g.particles = whole.particles();
+  g.particles.ghost.clear();
+  if (g.particles.order_key.size() != g.particles.size()) {
+    g.particles.order_key.resize(g.particles.size());
+    std::iota(g.particles.order_key.begin(), g.particles.order_key.end(), std::uint64_t{0});
+  }
+  if (const NeighbourSearch* s = search_of(whole.forces())) {
+    g.build_positions = s->build_positions();
+    g.rebuild_count = s->rebuild_count();
+  }
+  for (const auto& p : whole.forces().providers())
+    if (const auto* b = dynamic_cast<const BdemBondProvider*>(p.get()))
+      for (std::size_t k = 0; k < b->live().size(); ++k)
+        if (!b->live()[k]) g.failed_bonds.push_back(b->scene_index()[k]);
+  std::sort(g.failed_bonds.begin(), g.failed_bonds.end());
+  g.steps = whole.step_count();
+  g.time_origin = whole.time_origin();
+  g.step_origin = whole.step_origin();
+  g.ledger = whole.ledger();
+  return g;
+}
+
+std::vector<std::uint32_t> global_order(const ParticleStore& s) {
+  std::vector<std::uint32_t> order(s.size());
+  std::iota(order.begin(), order.end(), 0u);
+  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    if (s.order_key[a] != s.order_key[b]) return s.order_key[a] < s.order_key[b];
+    return s.id[a] < s.id[b];
+  });
+  return order;
+}
+
+std::vector<std::uint32_t> bisect_owners(std::span<const Vec3> positions, std::span<const std::uint32_t> ids,
+                                         std::size_t ranks) {
+  if (ranks == 0) throw std::invalid_argument("bisect_owners: no ranks");
+  std::vector<std::uint32_t> owner(positions.size(), 0);
+  std::vector<std::uint32_t> idx(positions.size());
+  std::iota(idx.begin(), idx.end(), 0u);
+  bisect(idx, 0, idx.size(), 0, ranks, positions, ids, owner);
+  return owner;
+}
+
+std::size_t PartLayout::owned_count() const {
+  return static_cast<std::size_t>(std::count(ghost.begin(), ghost.end(), std::uint8_t{0}));
+}
+
+std::vector<PartLayout> part_layouts(const ParticleStore& s, std::span<const std::uint32_t> owner, std::size_t ranks,
+                                     double halo, std::span<const std::uint64_t> bond_keys) {
+  const std::size_t n = s.size();
+  std::vector<Vec3> lo(ranks, Vec3::Constant(std::numeric_limits<double>::infinity()));
+  std::vector<Vec3> hi(ranks, Vec3::Constant(-std::numeric_limits<double>::infinity()));
+  for (std::size_t i = 0; i < n; ++i) {
+    lo[owner[i]] = lo[owner[i]].cwiseMin(s.position[i]);
+    hi[owner[i]] = hi[owner[i]].cwiseMax(s.position[i]);
+  }
+  std::vector<std::vector<std::uint8_t>> in(ranks, std::vector<std::uint8_t>(n, 0));  // 1 owned, 2 ghost
+  for (std::size_t i = 0; i < n; ++i) {
+    in[owner[i]][i] = 1;
+    for (std::size_t r = 0; r < ranks; ++r) {
+      if (r == owner[i] || !(lo[r].x() <= hi[r].x())) continue;
+      const Vec3 d = (lo[r] - s.position[i]).cwiseMax(s.position[i] - hi[r]).cwiseMax(0.0);
+      if (d.norm() < halo) in[r][i] = 2;
+    }
+  }
+  if (!bond_keys.empty()) {
+    const auto by_id = slots_by_id(s);
+    for (const std::uint64_t key : bond_keys) {
+      const std::uint32_t a = find_slot(by_id, static_cast<std::uint32_t>(key >> 32));
+      const std::uint32_t b = find_slot(by_id, static_cast<std::uint32_t>(key & 0xffffffffu));
+      if (a == PartMap::kNotInPart || b == PartMap::kNotInPart) continue;
+      if (owner[a] == owner[b]) continue;
+      if (in[owner[a]][b] == 0) in[owner[a]][b] = 2;
+      if (in[owner[b]][a] == 0) in[owner[b]][a] = 2;
+    }
+  }
+  std::vector<PartLayout> out(ranks);
+  for (std::size_t r = 0; r < ranks; ++r)
+    for (std::size_t i = 0; i < n; ++i)
+      if (in[r][i] != 0) {
+        out[r].members.push_back(static_cast<std::uint32_t>(i));
+        out[r].ghost.push_back(in[r][i] == 2 ? 1 : 0);
+      }
+  return out;
+}
+
+PartFactory::PartFactory(Simulation whole) : whole_(std::move(whole)) {
+  if (!whole_.clumps().empty()) throw std::invalid_argument("clumps cannot be split over MPI ranks yet; run this scene on one rank");
+  if (whole_.map() == IntegratorMap::implicit)
+    throw std::invalid_argument("the implicit integrator cannot run over MPI ranks yet; run it on one rank (threads)");
+  const ParticleStore& s = whole_.particles();
+  const BondList& bonds = whole_.forces().bonds();
+  for (std::size_t b = 0; b < bonds.size(); ++b) {
+    const std::uint32_t i = s.id[bonds.first[b]], j = s.id[bonds.second[b]];
+    bond_ids_.emplace_back(std::min(i, j), std::max(i, j));
+    bond_keys_.push_back(pair_key(i, j));
+  }
+  // Fails now, naming the provider, if a provider cannot be split.
+  std::vector<std::uint32_t> all(s.size());
+  std::iota(all.begin(), all.end(), 0u);
+  (void)whole_.forces().make_part(s, PartMap{all, {}});
+}
+
+double PartFactory::interaction_range(const GlobalState& state) const {
+  const ParticleStore& s = state.particles;
+  double r_max = 0.0;
+  for (const double r : s.radius) r_max = std::max(r_max, r);
+  const NeighbourSearch* search = search_of(whole_.forces());
+  double range = 2.0 * r_max + (search != nullptr ? search->skin() : 0.0);
+  if (!bond_ids_.empty()) {
+    const auto by_id = slots_by_id(s);
+    for (const auto& [i, j] : bond_ids_) {
+      const std::uint32_t a = find_slot(by_id, i), b = find_slot(by_id, j);
+      if (a != PartMap::kNotInPart && b != PartMap::kNotInPart)
+        range = std::max(range, (s.position[a] - s.position[b]).norm());
+    }
+  }
+  return range;
+}
+
+Simulation PartFactory::make(const GlobalState& state, const PartLayout& layout) const {
+  ParticleStore part = select_particles(state.particles, layout.members);
+  part.ghost = layout.ghost;
+  // Each slot of the template's particles -> its slot in the part.
+  const auto by_id = slots_by_id(part);
+  const ParticleStore& t = whole_.particles();
+  std::vector<std::uint32_t> part_slot(t.size());
+  for (std::size_t s = 0; s < t.size(); ++s) part_slot[s] = find_slot(by_id, t.id[s]);
+  ForceField forces = whole_.forces().make_part(part, PartMap{part_slot, state.failed_bonds});
+  if (!state.build_positions.empty()) {
+    std::vector<Vec3> built(layout.members.size());
+    for (std::size_t k = 0; k < built.size(); ++k) built[k] = state.build_positions[layout.members[k]];
+    forces.restore_neighbour_list(part, built, state.rebuild_count);
+  }
+  std::vector<ParticleGroup> groups = whole_.groups();
+  for (ParticleGroup& g : groups)
+    std::erase_if(g.ids, [&](std::uint32_t id) { return find_slot(by_id, id) == PartMap::kNotInPart; });
+  Simulation sim(std::move(part), std::move(forces), whole_.map(), whole_.time_step(), state.steps);
+  sim.set_time_origin(state.time_origin, state.step_origin);
+  sim.set_ledger(state.ledger);
+  if (!groups.empty()) sim.set_groups(std::move(groups));
+  sim.set_implicit_settings(whole_.implicit_settings());
+  if (!sim.take_failures().empty())
+    throw std::logic_error("a part of the system found bonds over strength that the whole had not failed");
+  return sim;
+}
+
+}  // namespace dem

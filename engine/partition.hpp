@@ -1,0 +1,108 @@
+#pragma once
+/// \file partition.hpp
+/// Domain decomposition, the part without a transport: which particles an
+/// MPI rank owns, which it holds as ghosts, and the Simulation of its part
+/// of the system. mpi/domain.hpp moves the data between ranks.
+///
+/// Design note: why every layout gives the same bits (issue 14).
+///
+///  - A part holds its owned particles and ghost copies of every particle
+///    within `halo` of them or bonded to one of them, in the order of the
+///    whole system restricted to them (ParticleStore::order_key). Its
+///    providers hold every record whose particles are all in the part
+///    (ForceProvider::make_part), in that order too: each particle's records
+///    are then the same as in the undivided run, in the same order, so F and
+///    tau of every owned particle are the same bits (LAMMPS's "newton off":
+///    a record between two ranks is evaluated on both).
+///  - Re-ordering uses the whole system's Morton frame and ties by id, so a
+///    part re-ordered at a rebuild is still in the restricted order.
+///  - Every global sum is exact (core/exact_sum.hpp) over what the rank
+///    books: owned particles, records whose lower-id end it owns.
+///  - Rebuilds happen at the same steps on every rank (a logical or).
+///
+/// Ghost shell: with `margin` M, a part made when every particle was at
+/// x(t0) stays valid while no particle has moved more than M since t0, for
+/// halo = max(2 r_max + skin, longest bond) + 2 M: any pair that a rebuild
+/// can list for an owned particle is then in the part. mpi/domain.hpp
+/// makes new parts before that (and stops with an error if one step moved
+/// a particle further than the margin).
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "core/particle_store.hpp"
+#include "engine/simulation.hpp"
+
+namespace dem {
+
+/// The whole system's dynamic state, from which any part can be made.
+struct GlobalState {
+  /// Every particle, in the order of the undivided run (order_key filled,
+  /// no ghosts).
+  ParticleStore particles;
+  /// Per particle: the contact list's build position (empty without a
+  /// contact provider), and the number of builds so far.
+  std::vector<Vec3> build_positions;
+  std::uint64_t rebuild_count = 0;
+  /// Scene indices of the failed bonds, ascending.
+  std::vector<std::uint32_t> failed_bonds;
+  std::uint64_t steps = 0;
+  double time_origin = 0.0;
+  std::uint64_t step_origin = 0;
+  Simulation::Ledger ledger;
+};
+
+/// The state of an undivided simulation (order_key = slot).
+GlobalState capture_global_state(const Simulation& whole);
+
+/// Puts particles (owned ones of several ranks, with order_key) into the
+/// whole system's order: ascending (order_key, id).
+std::vector<std::uint32_t> global_order(const ParticleStore& particles);
+
+/// The owner rank of each particle: recursive coordinate bisection on
+/// particle counts (each cut across the longest side of its particles' box,
+/// ranks split in halves, particles in the same proportion; ties by id), so
+/// that every rank owns floor or ceil of N/ranks particles.
+std::vector<std::uint32_t> bisect_owners(std::span<const Vec3> positions, std::span<const std::uint32_t> ids,
+                                         std::size_t ranks);
+
+/// One rank's particles: indices into GlobalState::particles, ascending,
+/// and per member whether it is a ghost.
+struct PartLayout {
+  std::vector<std::uint32_t> members;
+  std::vector<std::uint8_t> ghost;
+  std::size_t owned_count() const;
+};
+
+/// The layout of each rank: its owned particles, and as ghosts every other
+/// particle whose centre is within `halo` of their bounding box or that is
+/// bonded to one of them (bond_keys: pair_key of the ids of every bond).
+std::vector<PartLayout> part_layouts(const ParticleStore& particles, std::span<const std::uint32_t> owner,
+                                     std::size_t ranks, double halo, std::span<const std::uint64_t> bond_keys);
+
+/// Makes the Simulations of parts from a whole one kept as the template
+/// (its providers' settings and static records, its particles' ids).
+class PartFactory {
+ public:
+  /// Throws std::invalid_argument for what cannot be split: clumps, the
+  /// implicit integrator, a provider without ForceProvider::make_part.
+  explicit PartFactory(Simulation whole);
+
+  /// The part of `layout` at `state`, with its first forces (and no hooks).
+  Simulation make(const GlobalState& state, const PartLayout& layout) const;
+
+  const Simulation& whole() const { return whole_; }
+  /// pair_key of the ids of every bond of the whole system.
+  const std::vector<std::uint64_t>& bond_keys() const { return bond_keys_; }
+  /// 2 r_max + skin, or the longest bond at `state` if longer (length).
+  double interaction_range(const GlobalState& state) const;
+
+ private:
+  Simulation whole_;
+  std::vector<std::uint64_t> bond_keys_;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> bond_ids_;  ///< (id_i, id_j) of every bond
+};
+
+}  // namespace dem
