@@ -20,6 +20,9 @@
 #include "core/simd.hpp"
 #include "scene/scene_builder.hpp"
 #include "core/format.hpp"
+#ifdef DEM_WITH_MPI
+#include "mpi/domain.hpp"
+#endif
 
 namespace {
 
@@ -118,6 +121,24 @@ void print_summary(const BuiltScene& b, const SceneSpec& spec, std::ostream& out
       << "\n";
 }
 
+/// Runs `sim` to the end: on this process's threads, or, started by mpirun
+/// on more than one rank, split into one part per rank (mpi/domain.hpp).
+int run(Simulation sim, RunPlan& plan) {
+#ifdef DEM_WITH_MPI
+  int ranks = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  if (ranks > 1) {
+    Domain domain(MPI_COMM_WORLD, std::move(sim));
+    plan.domain = &domain;
+    std::cout << "MPI: " << ranks << " ranks, " << domain.particle_count()
+              << " particles split by recursive coordinate bisection (rank 0 holds " << domain.ghost_count()
+              << " ghosts)\n";
+    return run_to_end(domain.part(), plan, std::cout);
+  }
+#endif
+  return run_to_end(sim, plan, std::cout);
+}
+
 int run_scene(const Options& o) {
   const SceneSpec spec = read_scene_file(o.scene);
   const std::string text = read_text_file(o.scene);
@@ -141,7 +162,7 @@ int run_scene(const Options& o) {
             << simd_target() << ") into "
             << std::filesystem::absolute(plan.output_dir).string() << "\n";
   if (clumps > 0) std::cout << clumps << " clumps, integrated by the LGVI\n";
-  return run_to_end(sim, plan, std::cout);
+  return run(std::move(sim), plan);
 }
 
 /// The time at a step of a checkpoint's clock, and the step at which a
@@ -206,18 +227,40 @@ int restart(const Options& o) {
   plan.overwrite = o.overwrite;
   // Continue the run's own files, or start a folder that continues its
   // series (--output-dir NEW); another run's folder is refused.
-  plan_restart_output(c, o.checkpoint, plan, std::cout);
+  // (With MPI ranks only rank 0 looks at the folder; the others take the
+  // checkpoint's energy reference and bookkeeping as they are.)
+  int rank = 0;
+#ifdef DEM_WITH_MPI
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+#endif
+  if (rank == 0) {
+    plan_restart_output(c, o.checkpoint, plan, std::cout);
+  } else {
+    plan.run_id = c.run_id;
+    plan.initial_energy = c.initial_energy;
+    plan.energy_scale = c.energy_scale;
+    plan.max_energy_drift = c.max_energy_drift;
+    plan.warn_energy_drift = c.warn_energy_drift;
+    plan.frame_times = c.frame_times;
+    plan.energy_rows = c.energy_rows;
+  }
   Simulation sim = simulation_from(c);
   std::cout << "restart from " << o.checkpoint << " at step " << c.step_count << " (t = " << format_g(sim.time())
             << "), " << sim.particles().size() << " particles, " << sim.forces().bonds().size()
             << " bonds; running to step " << plan.end_step << " on " << active_threads() << " threads into "
             << std::filesystem::absolute(plan.output_dir).string() << "\n";
-  return run_to_end(sim, plan, std::cout);
+  return run(std::move(sim), plan);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+#ifdef DEM_WITH_MPI
+  // Under mpirun every rank runs this program; rank 0 alone prints and
+  // writes files.
+  MpiSession mpi(argc, argv);
+  if (mpi.rank() != 0) std::cout.rdbuf(nullptr);
+#endif
   CLI::App app{"dem: discrete element simulations of bonded granular solids (scene files: "
                "docs/scene-format.md)"};
   app.require_subcommand(1);

@@ -445,12 +445,17 @@ int run_to_end(Simulation& sim, const RunPlan& given, std::ostream& log, RunSumm
   if (!(plan.max_energy_drift > 0.0) || !(plan.warn_energy_drift > 0.0))
     throw std::invalid_argument("the energy drift limits must be > 0, got " + format_g(plan.max_energy_drift) +
                                 " and " + format_g(plan.warn_energy_drift));
+  // With MPI ranks every rank keeps the schedule (files), rank 0 writes.
+  DecomposedRun* const domain = plan.domain;
   const bool files = !plan.output_dir.empty();
+  const bool writes = files && (domain == nullptr || domain->rank() == 0);
   const bool checkpoints = files;
+  // The whole system's set-up (what can break, groups): the same on every rank.
+  const Simulation& whole = domain != nullptr ? domain->reference() : sim;
   const fs::path out = plan.output_dir;
   std::optional<VtkSeriesWriter> vtk;
   std::optional<EnergyTable> table;
-  if (files) {
+  if (writes) {
     vtk.emplace(out);  // creates the folder, or throws naming it
     plan.run_id = prepare_folder(out, plan, log);
     if (plan.resume) vtk->resume(plan.frame_times);
@@ -463,12 +468,12 @@ int run_to_end(Simulation& sim, const RunPlan& given, std::ostream& log, RunSumm
   if (!files) o.vtk_every = o.energy_every = o.checkpoint_every = 0;
   const std::uint64_t first_step = sim.step_count();
   // bond_failures.csv where bonds can fail, groups.csv where there are groups.
-  const bool can_break = !sim.forces().bond_live().empty();
+  const bool can_break = !whole.forces().bond_live().empty();
   const bool implicit = sim.map() == IntegratorMap::implicit;
   std::optional<RowFile> failures, groups, solver;
-  if (files && can_break) failures.emplace(out / kBondFailuresFile, bond_failures_header());
-  if (files && !sim.groups().empty()) groups.emplace(out / kGroupsFile, groups_header());
-  if (files && implicit) solver.emplace(out / kSolverFile, solver_header());
+  if (writes && can_break) failures.emplace(out / kBondFailuresFile, bond_failures_header());
+  if (writes && !whole.groups().empty()) groups.emplace(out / kGroupsFile, groups_header());
+  if (writes && implicit) solver.emplace(out / kSolverFile, solver_header());
   if (plan.resume) {
     if (failures) failures->resume(first_step);
     if (groups) groups->resume(first_step);
@@ -481,13 +486,22 @@ int run_to_end(Simulation& sim, const RunPlan& given, std::ostream& log, RunSumm
       for (const BondFailure& x : f) failures->add(bond_failure_row(x));
   };
   const auto write_tables = [&](const EnergyReport* r) {
-    if (groups && r != nullptr)
-      for (const GroupReport& g : sim.group_reports()) groups->add(group_row(sim.time(), sim.step_count(), g));
+    // (group_reports() sums over every rank's members: all ranks call it.)
+    if (r != nullptr && !whole.groups().empty()) {
+      const std::vector<GroupReport> reports = sim.group_reports();
+      if (groups)
+        for (const GroupReport& g : reports) groups->add(group_row(sim.time(), sim.step_count(), g));
+    }
     if (failures) output([&] { failures->write(); });
     if (groups) output([&] { groups->write(); });
     if (solver) output([&] { solver->write(); });
   };
   const auto write_frame = [&] {
+    // The whole system: this simulation, or with MPI ranks its parts
+    // gathered on rank 0 (every rank takes part).
+    const Simulation* view = domain != nullptr ? domain->whole_view() : &sim;
+    if (!writes || view == nullptr) return;
+    const Simulation& sim = *view;
     FrameExtras extras;
     std::vector<std::uint32_t> broken, fragment;
     if (can_break) {
@@ -502,13 +516,16 @@ int run_to_end(Simulation& sim, const RunPlan& given, std::ostream& log, RunSumm
   std::vector<double> frame_times = plan.frame_times;  // on the schedule only
   std::uint64_t energy_rows = plan.energy_rows;
   const fs::path checkpoint_path = out / kCheckpointFile;
-  const std::size_t n = sim.particles().size();
+  const std::size_t n = domain != nullptr ? domain->particle_count() : sim.particles().size();
 
   const auto on = [](std::uint64_t k, std::uint64_t every) { return every > 0 && k % every == 0; };
   const auto save_checkpoint = [&]() {
     const auto t0 = std::chrono::steady_clock::now();
-    if (checkpoints)
-      output([&] { write_checkpoint(checkpoint_path, checkpoint_of(sim, plan, frame_times, energy_rows)); });
+    if (checkpoints) {
+      const Simulation* view = domain != nullptr ? domain->whole_view() : &sim;
+      if (writes && view != nullptr)
+        output([&] { write_checkpoint(checkpoint_path, checkpoint_of(*view, plan, frame_times, energy_rows)); });
+    }
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return secs;
   };
@@ -521,7 +538,7 @@ int run_to_end(Simulation& sim, const RunPlan& given, std::ostream& log, RunSumm
     plan.initial_energy = first.balance();
     plan.energy_scale = std::abs(first.balance()) + std::abs(first.gravity);
   }
-  const bool ledger = can_break || sim.forces().dissipative() || sim.forces().applies_filter() || !sim.groups().empty();
+  const bool ledger = can_break || whole.forces().dissipative() || whole.forces().applies_filter() || !whole.groups().empty();
   const std::string energy_name = ledger ? "E_balance" : "E_total";
   const double e0 = plan.initial_energy, scale = plan.energy_scale;
   double max_dev = 0.0;
@@ -542,7 +559,7 @@ int run_to_end(Simulation& sim, const RunPlan& given, std::ostream& log, RunSumm
   try {
     take_failures();
     if (!plan.resume && files) {
-      output([&] { table->write(first); });
+      if (writes) output([&] { table->write(first); });
       ++energy_rows;
       write_tables(&first);
       if (o.vtk_every > 0) {
@@ -552,6 +569,7 @@ int run_to_end(Simulation& sim, const RunPlan& given, std::ostream& log, RunSumm
     }
     while (k < plan.end_step) {
       sim.step();
+      if (domain != nullptr) domain->after_step();
       k = sim.step_count();
       take_failures();
       if (implicit) {
@@ -564,7 +582,7 @@ int run_to_end(Simulation& sim, const RunPlan& given, std::ostream& log, RunSumm
       const bool last = k == plan.end_step;
       if (files && (on(k, o.energy_every) || last)) {
         const EnergyReport r = sim.energy_report();
-        output([&] { table->write(r); });
+        if (writes) output([&] { table->write(r); });
         if (on(k, o.energy_every)) ++energy_rows;
         write_tables(&r);
         const double e = r.balance();
@@ -603,9 +621,9 @@ int run_to_end(Simulation& sim, const RunPlan& given, std::ostream& log, RunSumm
         write_tables(nullptr);
         save_checkpoint();
       }
-      if (g_signal != 0) {
+      if (domain != nullptr ? domain->any(g_signal != 0) : g_signal != 0) {
         end_progress_line();
-        if (files) write_tables(nullptr);
+        if (writes) write_tables(nullptr);
         if (vtk) output([&] { vtk->flush(); });
         if (!checkpoints) {
           log << "interrupted by " << (g_signal == SIGINT ? "SIGINT" : "SIGTERM") << " after step " << k
@@ -639,25 +657,28 @@ int run_to_end(Simulation& sim, const RunPlan& given, std::ostream& log, RunSumm
     }
     end_progress_line();
     if (vtk) output([&] { vtk->flush(); });
-    if (files) write_tables(nullptr);
+    if (writes) write_tables(nullptr);
     if (checkpoints) save_checkpoint();
   } catch (const OutputFailure& e) {
     end_progress_line();
     log << "error: writing the output failed near step " << k << " (t = " << format_g(sim.time())
         << "): " << e.what() << "\n  The run stopped there; files written before are kept in " << out.string()
         << "\n";
+    if (domain != nullptr) domain->abort(kExitRunFailed);
     return kExitRunFailed;
   } catch (const std::exception& e) {
     end_progress_line();
     try {
       if (vtk) vtk->flush();
-      if (files) write_tables(nullptr);
+      if (writes) write_tables(nullptr);
     } catch (const std::exception& w) {
       log << "error: writing the output failed too: " << w.what() << "\n";
     }
     log << "error: the run failed at step " << k << " (t = " << format_g(sim.time()) << "): " << e.what()
         << "\n  The time step is probably too large: " << plan.time_step_hint << ".\n";
     if (files) log << "  Files written so far are kept in " << out.string() << "\n";
+    // Other ranks may wait in a collective call: stop them all.
+    if (domain != nullptr) domain->abort(kExitRunFailed);
     return kExitRunFailed;
   }
   const double secs = elapsed();
@@ -669,6 +690,9 @@ int run_to_end(Simulation& sim, const RunPlan& given, std::ostream& log, RunSumm
     summary->e0 = e0;
   }
   if (!files) return kExitOk;  // a benchmark reports for itself
+  // Whole-system reports (collective with MPI ranks), then rank 0 writes.
+  const EnergyReport closing = sim.energy_report();
+  if (!writes) return kExitOk;
   const double peak = static_cast<double>(peak_resident_bytes());
   log << "done: " << (k - first_step) << " steps in " << format_g(secs, 4) << " s, " << format_g(steps / secs, 4)
       << " steps/s, " << format_g(static_cast<double>(n) * steps / secs, 4) << " particle-steps/s\n"
@@ -678,7 +702,7 @@ int run_to_end(Simulation& sim, const RunPlan& given, std::ostream& log, RunSumm
       << "  largest |" << energy_name << " - E_0|/(|E_0| + |U_gravity(0)|) in this run: " << format_g(max_dev, 4)
       << " (E_0 = " << format_g(e0, 10) << ")\n";
   if (implicit) {
-    const EnergyReport r = sim.energy_report();
+    const EnergyReport& r = closing;
     log << "  implicit: D_num = E_0 - " << energy_name << " = " << format_g(e0 - r.balance(), 6)
         << " (the scheme's numerical dissipation, MODEL.md 12.6; not checked); per step "
         << format_g(static_cast<double>(newton_total) / std::max<double>(steps, 1), 4) << " Newton iterations, "
@@ -686,8 +710,8 @@ int run_to_end(Simulation& sim, const RunPlan& given, std::ostream& log, RunSumm
         << format_g(static_cast<double>(halvings_total) / std::max<double>(steps, 1), 4) << " line-search halvings\n";
   }
   if (can_break) {
-    const EnergyReport r = sim.energy_report();
-    log << "  broken bonds: " << r.broken_bonds << " of " << sim.forces().bonds().size() << ", fragments: "
+    const EnergyReport& r = closing;
+    log << "  broken bonds: " << r.broken_bonds << " of " << whole.forces().bonds().size() << ", fragments: "
         << r.fragments << ", live bonds turned past 2pi/3: " << sim.forces().overturned_bonds()
         << " (expected 0)\n";
   }

@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/partition.hpp"
 #include "engine/simulation.hpp"
 #include "io/checkpoint.hpp"
 #include "scene/scene_spec.hpp"
@@ -77,6 +78,11 @@ struct RunPlan {
   /// E_0 and the energy scale of the run (a restart: from its checkpoint);
   /// energy_scale = 0: measured at the start of this call.
   double initial_energy = 0.0, energy_scale = 0.0;
+  /// A run decomposed over MPI ranks (mpi/domain.hpp), or nullptr: the
+  /// Simulation passed to run_to_end() is then this rank's part. Every rank
+  /// runs the same loop; rank 0 alone touches the output folder, its VTK
+  /// frames and checkpoints made from the whole system gathered there.
+  DecomposedRun* domain = nullptr;
 };
 
 /// An output folder that a run may not use: it holds another run's files,

@@ -1,6 +1,7 @@
 #include "engine/partition.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 #include <numeric>
 #include <stdexcept>
@@ -227,6 +228,77 @@ Simulation PartFactory::make(const GlobalState& state, const PartLayout& layout)
   if (!sim.take_failures().empty())
     throw std::logic_error("a part of the system found bonds over strength that the whole had not failed");
   return sim;
+}
+
+namespace {
+
+template <class T>
+void put(std::vector<std::byte>& out, const T& v) {
+  const auto* p = reinterpret_cast<const std::byte*>(&v);
+  out.insert(out.end(), p, p + sizeof(T));
+}
+
+template <class T>
+T take(std::span<const std::byte> in, std::size_t& at) {
+  if (at + sizeof(T) > in.size()) throw std::runtime_error("a packed particle piece is truncated");
+  T v;
+  std::memcpy(static_cast<void*>(&v), in.data() + at, sizeof(T));
+  at += sizeof(T);
+  return v;
+}
+
+}  // namespace
+
+std::vector<std::byte> pack_owned(const Simulation& part) {
+  const ParticleStore& s = part.particles();
+  const NeighbourSearch* search = search_of(part.forces());
+  std::vector<std::uint32_t> owned;
+  for (std::size_t i = 0; i < s.size(); ++i)
+    if (s.owns(i)) owned.push_back(static_cast<std::uint32_t>(i));
+  std::vector<std::byte> out;
+  put(out, static_cast<std::uint64_t>(owned.size()));
+  put(out, static_cast<std::uint8_t>(search != nullptr ? 1 : 0));
+  s.for_each_field([&](const char*, const auto& v) {
+    for (const std::uint32_t i : owned) put(out, v[i]);
+  });
+  for (const std::uint32_t i : owned) put(out, s.order_key.empty() ? std::uint64_t{i} : s.order_key[i]);
+  if (search != nullptr)
+    for (const std::uint32_t i : owned) put(out, search->build_positions()[i]);
+  return out;
+}
+
+GlobalState unpack_state(std::span<const std::vector<std::byte>> pieces, const Simulation& part,
+                         std::vector<std::uint32_t> failed_bonds) {
+  ParticleStore all;
+  std::vector<Vec3> built;
+  bool with_list = false;
+  for (const std::vector<std::byte>& piece : pieces) {
+    std::size_t at = 0;
+    const auto n = static_cast<std::size_t>(take<std::uint64_t>(piece, at));
+    with_list = take<std::uint8_t>(piece, at) != 0;
+    all.for_each_field([&](const char*, auto& v) {
+      using T = typename std::decay_t<decltype(v)>::value_type;
+      for (std::size_t k = 0; k < n; ++k) v.push_back(take<T>(piece, at));
+    });
+    for (std::size_t k = 0; k < n; ++k) all.order_key.push_back(take<std::uint64_t>(piece, at));
+    if (with_list)
+      for (std::size_t k = 0; k < n; ++k) built.push_back(take<Vec3>(piece, at));
+    if (at != piece.size()) throw std::runtime_error("a packed particle piece has bytes left over");
+  }
+  const std::vector<std::uint32_t> order = global_order(all);
+  GlobalState g;
+  g.particles = select_particles(all, order);
+  if (with_list) {
+    g.build_positions.resize(order.size());
+    for (std::size_t k = 0; k < order.size(); ++k) g.build_positions[k] = built[order[k]];
+    g.rebuild_count = search_of(part.forces())->rebuild_count();
+  }
+  g.failed_bonds = std::move(failed_bonds);
+  g.steps = part.step_count();
+  g.time_origin = part.time_origin();
+  g.step_origin = part.step_origin();
+  g.ledger = part.ledger();
+  return g;
 }
 
 }  // namespace dem

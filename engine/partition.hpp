@@ -28,6 +28,7 @@
 /// a particle further than the margin).
 
 #include <cstddef>
+#include <span>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -81,6 +82,43 @@ struct PartLayout {
 /// bonded to one of them (bond_keys: pair_key of the ids of every bond).
 std::vector<PartLayout> part_layouts(const ParticleStore& particles, std::span<const std::uint32_t> owner,
                                      std::size_t ranks, double halo, std::span<const std::uint64_t> bond_keys);
+
+/// A part's owned particles (every field, order_key, and the contact list's
+/// build position when there is one) as bytes, for an MPI rank to send.
+std::vector<std::byte> pack_owned(const Simulation& part);
+
+/// The whole state from the packed owned particles of every rank (any
+/// order of pieces), put into the whole system's order; the scalars (step,
+/// ledger, clock, list builds) are those of `part`, the failed bonds
+/// `failed_bonds` (ascending). Throws std::runtime_error for a piece that
+/// does not unpack.
+GlobalState unpack_state(std::span<const std::vector<std::byte>> pieces, const Simulation& part,
+                         std::vector<std::uint32_t> failed_bonds);
+
+/// What the run loop (apps/run_loop.hpp) needs of a run decomposed over MPI
+/// ranks (mpi/domain.hpp implements it). Every call is collective: all
+/// ranks make it at the same point.
+class DecomposedRun {
+ public:
+  virtual ~DecomposedRun() = default;
+  virtual int rank() const = 0;
+  virtual int ranks() const = 0;
+  /// After each step: makes new parts when particles have moved too far
+  /// since the last ones (the part Simulation is replaced in place).
+  virtual void after_step() = 0;
+  /// The whole system at the current step, put together on rank 0 (for its
+  /// VTK frames and checkpoints); nullptr on the other ranks.
+  virtual const Simulation* whole_view() = 0;
+  /// The whole system as set up: what it holds (bonds, providers, groups).
+  virtual const Simulation& reference() const = 0;
+  /// Particles of the whole system.
+  virtual std::size_t particle_count() const = 0;
+  /// True on every rank if `mine` is true on any (a signal, a failure).
+  virtual bool any(bool mine) = 0;
+  /// Stops every rank with this exit status (after a failure on one rank
+  /// that the others, waiting in a collective call, would not see).
+  [[noreturn]] virtual void abort(int status) = 0;
+};
 
 /// Makes the Simulations of parts from a whole one kept as the template
 /// (its providers' settings and static records, its particles' ids).

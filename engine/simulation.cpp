@@ -1,5 +1,6 @@
 #include "engine/simulation.hpp"
 
+#include <array>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -50,7 +51,10 @@ void Simulation::start() {
   // Without any moment the gather does not write the moments: zero them
   // once (a checkpoint's are zero already).
   if (!forces_.gives_moments()) std::fill(particles_.moment.begin(), particles_.moment.end(), Vec3::Zero());
-  rebuild_phase();
+  // A part of a decomposed system (ghosts flagged, engine/partition.hpp)
+  // comes with its records restored as the whole run has them; whether a
+  // rebuild is due is decided by all ranks together at the next step.
+  if (particles_.ghost.empty()) rebuild_phase();
   forces_.evaluate(particles_);
   reduce_forces();
   ledger_on_ = forces_.dissipative();
@@ -168,24 +172,38 @@ void Simulation::apply_friction_filter() {
 }
 
 std::vector<GroupReport> Simulation::group_reports() const {
+  // Exact sums over the members this process owns (with MPI ranks, reduced
+  // over all of them): the same bits on any layout.
   std::vector<GroupReport> out;
   for (std::size_t k = 0; k < groups_.size(); ++k) {
-    const ParticleGroup& g = groups_[k];
     const std::vector<std::uint32_t>& slots = group_slots_[k];  // member slots, in id order
     GroupReport r;
-    r.name = g.name;
-    Vec3 c = Vec3::Zero(), c0 = Vec3::Zero();
+    r.name = groups_[k].name;
+    std::array<ExactSum, 7> place;  // count, centroid, reference centroid
     for (const std::uint32_t q : slots) {
-      c += particles_.position[q];
-      c0 += particles_.reference_position[q];
+      if (!particles_.owns(q)) continue;
+      place[0].add(1.0);
+      for (int a = 0; a < 3; ++a) {
+        place[1 + a].add(particles_.position[q][a]);
+        place[4 + a].add(particles_.reference_position[q][a]);
+      }
     }
-    const double count = static_cast<double>(std::max<std::size_t>(g.ids.size(), 1));
-    c /= count;
-    c0 /= count;
+    if (hooks_.reduce) hooks_.reduce(place);
+    const double count = std::max(place[0].value(), 1.0);
+    const Vec3 c = Vec3(place[1].value(), place[2].value(), place[3].value()) / count;
+    const Vec3 c0 = Vec3(place[4].value(), place[5].value(), place[6].value()) / count;
+    std::array<ExactSum, 6> load;  // force, moment about c
     for (const std::uint32_t q : slots) {
-      r.force += particles_.force[q];
-      r.moment += (particles_.position[q] - c).cross(particles_.force[q]) + particles_.moment[q];
+      if (!particles_.owns(q)) continue;
+      const Vec3 m = (particles_.position[q] - c).cross(particles_.force[q]) + particles_.moment[q];
+      for (int a = 0; a < 3; ++a) {
+        load[a].add(particles_.force[q][a]);
+        load[3 + a].add(m[a]);
+      }
     }
+    if (hooks_.reduce) hooks_.reduce(load);
+    r.force = Vec3(load[0].value(), load[1].value(), load[2].value());
+    r.moment = Vec3(load[3].value(), load[4].value(), load[5].value());
     r.centroid = c;
     r.displacement = c - c0;
     out.push_back(std::move(r));

@@ -92,7 +92,7 @@ TEST(Partition, BisectionBalancesCounts) {
 }
 
 TEST(Partition, RingTorusPartsGiveTheWholeForcesAndEnergies) {
-  const Simulation whole = scene_simulation("ring_torus.toml", 700);  // after contact with the wall
+  const Simulation whole = scene_simulation("ring_torus.toml", 960);  // in contact with the wall
   for (std::size_t ranks = 1; ranks <= 4; ++ranks) expect_parts_match(whole, ranks);
 }
 

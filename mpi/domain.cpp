@@ -1,0 +1,411 @@
+#include "mpi/domain.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "contact/contact_provider.hpp"
+#include "core/format.hpp"
+
+namespace dem {
+
+namespace {
+
+constexpr int kTagState = 41;
+constexpr int kTagVelocities = 42;
+
+/// Bytes of every rank, gathered on all of them (to_all) or on rank 0.
+std::vector<std::vector<std::byte>> gather_bytes(MPI_Comm comm, const std::vector<std::byte>& mine, bool to_all) {
+  int size = 1, rank = 0;
+  MPI_Comm_size(comm, &size);
+  MPI_Comm_rank(comm, &rank);
+  const long long n = static_cast<long long>(mine.size());
+  if (n > std::numeric_limits<int>::max()) throw std::runtime_error("MPI: a rank's piece is over 2 GiB");
+  const int count = static_cast<int>(n);
+  std::vector<int> counts(static_cast<std::size_t>(size)), offsets(static_cast<std::size_t>(size));
+  if (to_all)
+    MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm);
+  else
+    MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm);
+  std::vector<std::vector<std::byte>> pieces;
+  if (!to_all && rank != 0) {
+    MPI_Gatherv(mine.data(), count, MPI_BYTE, nullptr, nullptr, nullptr, MPI_BYTE, 0, comm);
+    return pieces;
+  }
+  long long total = 0;
+  for (int r = 0; r < size; ++r) {
+    offsets[static_cast<std::size_t>(r)] = static_cast<int>(total);
+    total += counts[static_cast<std::size_t>(r)];
+  }
+  if (total > std::numeric_limits<int>::max()) throw std::runtime_error("MPI: the gathered state is over 2 GiB");
+  std::vector<std::byte> all(static_cast<std::size_t>(total));
+  if (to_all)
+    MPI_Allgatherv(mine.data(), count, MPI_BYTE, all.data(), counts.data(), offsets.data(), MPI_BYTE, comm);
+  else
+    MPI_Gatherv(mine.data(), count, MPI_BYTE, all.data(), counts.data(), offsets.data(), MPI_BYTE, 0, comm);
+  for (int r = 0; r < size; ++r) {
+    const auto b = all.begin() + offsets[static_cast<std::size_t>(r)];
+    pieces.emplace_back(b, b + counts[static_cast<std::size_t>(r)]);
+  }
+  return pieces;
+}
+
+template <class T>
+void put(std::vector<std::byte>& out, const T& v) {
+  const auto* p = reinterpret_cast<const std::byte*>(&v);
+  out.insert(out.end(), p, p + sizeof(T));
+}
+
+template <class T>
+T take(const std::vector<std::byte>& in, std::size_t& at) {
+  T v;
+  std::memcpy(static_cast<void*>(&v), in.data() + at, sizeof(T));
+  at += sizeof(T);
+  return v;
+}
+
+void put_failure(std::vector<std::byte>& out, const BondFailure& f) {
+  put(out, f.step);
+  put(out, f.time);
+  put(out, f.bond);
+  put(out, f.id_i);
+  put(out, f.id_j);
+  put(out, static_cast<std::uint8_t>(f.tensile ? 1 : 0));
+  for (const double x : {f.sigma, f.tau, f.sigma_ratio, f.tau_ratio, f.axial_force, f.shear_force, f.bending_moment,
+                         f.twist_moment, f.energy, f.bond_energy})
+    put(out, x);
+  put(out, f.midpoint);
+}
+
+BondFailure take_failure(const std::vector<std::byte>& in, std::size_t& at) {
+  BondFailure f;
+  f.step = take<std::uint64_t>(in, at);
+  f.time = take<double>(in, at);
+  f.bond = take<std::uint32_t>(in, at);
+  f.id_i = take<std::uint32_t>(in, at);
+  f.id_j = take<std::uint32_t>(in, at);
+  f.tensile = take<std::uint8_t>(in, at) != 0;
+  for (double* x : {&f.sigma, &f.tau, &f.sigma_ratio, &f.tau_ratio, &f.axial_force, &f.shear_force, &f.bending_moment,
+                    &f.twist_moment, &f.energy, &f.bond_energy})
+    *x = take<double>(in, at);
+  f.midpoint = take<Vec3>(in, at);
+  return f;
+}
+
+const ContactProviderBase* first_contact(const ForceField& f) {
+  for (const auto& p : f.providers())
+    if (const auto* c = dynamic_cast<const ContactProviderBase*>(p.get())) return c;
+  return nullptr;
+}
+
+}  // namespace
+
+MpiSession::MpiSession(int& argc, char**& argv) {
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+  MPI_Comm_size(MPI_COMM_WORLD, &size_);
+}
+
+MpiSession::~MpiSession() { MPI_Finalize(); }
+
+Domain::Domain(MPI_Comm comm, Simulation whole) : comm_(comm), factory_(std::move(whole)) {
+  MPI_Comm_rank(comm_, &rank_);
+  MPI_Comm_size(comm_, &size_);
+  const GlobalState state = capture_global_state(factory_.whole());
+  count_ = state.particles.size();
+  // DEM_REPARTITION_EVERY=N: new parts every N steps as well (for tests of
+  // the migration; the results are the same bits either way).
+  if (const char* every = std::getenv("DEM_REPARTITION_EVERY")) repartition_every_ = std::strtoull(every, nullptr, 10);
+  make_parts(state);
+}
+
+std::size_t Domain::ghost_count() const {
+  const ParticleStore& s = part_->particles();
+  return static_cast<std::size_t>(std::count(s.ghost.begin(), s.ghost.end(), std::uint8_t{1}));
+}
+
+void Domain::make_parts(const GlobalState& state) {
+  const double range = factory_.interaction_range(state);
+  margin_ = 0.5 * range;
+  const double halo = (range + 2.0 * margin_) * (1.0 + 1e-9);
+  const std::vector<std::uint32_t> owner =
+      bisect_owners(state.particles.position, state.particles.id, static_cast<std::size_t>(size_));
+  const std::vector<PartLayout> layouts =
+      part_layouts(state.particles, owner, static_cast<std::size_t>(size_), halo, factory_.bond_keys());
+  const std::size_t ranks = static_cast<std::size_t>(size_);
+  send_ids_.assign(ranks, {});
+  recv_ids_.assign(ranks, {});
+  for (std::size_t q = 0; q < ranks; ++q) {
+    const PartLayout& l = layouts[q];
+    for (std::size_t k = 0; k < l.members.size(); ++k) {
+      const std::uint32_t g = l.members[k];
+      if (!l.ghost[k]) continue;
+      if (q != static_cast<std::size_t>(rank_) && owner[g] == static_cast<std::uint32_t>(rank_))
+        send_ids_[q].push_back(state.particles.id[g]);
+      if (q == static_cast<std::size_t>(rank_)) recv_ids_[owner[g]].push_back(state.particles.id[g]);
+    }
+  }
+  failed_ = state.failed_bonds;
+  if (part_)
+    *part_ = factory_.make(state, layouts[static_cast<std::size_t>(rank_)]);
+  else
+    part_.emplace(factory_.make(state, layouts[static_cast<std::size_t>(rank_)]));
+  moved_ = 0.0;
+  ++partitions_;
+  install_hooks();
+  index_slots();
+}
+
+void Domain::index_slots() {
+  const ParticleStore& s = part_->particles();
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> by_id(s.size());
+  for (std::size_t i = 0; i < s.size(); ++i) by_id[i] = {s.id[i], static_cast<std::uint32_t>(i)};
+  std::sort(by_id.begin(), by_id.end());
+  const auto slot = [&](std::uint32_t id) {
+    const auto it = std::lower_bound(by_id.begin(), by_id.end(), std::make_pair(id, 0u));
+    if (it == by_id.end() || it->first != id) throw std::logic_error("Domain: a ghost or sent particle is not in the part");
+    return it->second;
+  };
+  const std::size_t ranks = static_cast<std::size_t>(size_);
+  send_slots_.assign(ranks, {});
+  recv_slots_.assign(ranks, {});
+  for (std::size_t q = 0; q < ranks; ++q) {
+    for (const std::uint32_t id : send_ids_[q]) send_slots_[q].push_back(slot(id));
+    for (const std::uint32_t id : recv_ids_[q]) recv_slots_[q].push_back(slot(id));
+  }
+  slots_at_reorder_ = part_->reorder_count();
+}
+
+void Domain::exchange(ParticleStore& s, What what) {
+  if (part_->reorder_count() != slots_at_reorder_) index_slots();
+  const std::size_t ranks = static_cast<std::size_t>(size_);
+  const std::size_t per = what == What::state ? 13 : 6;
+  const int tag = what == What::state ? kTagState : kTagVelocities;
+  send_buf_.resize(ranks);
+  recv_buf_.resize(ranks);
+  std::vector<MPI_Request> requests;
+  for (std::size_t q = 0; q < ranks; ++q) {
+    if (!recv_slots_[q].empty()) {
+      recv_buf_[q].resize(per * recv_slots_[q].size());
+      requests.emplace_back();
+      MPI_Irecv(recv_buf_[q].data(), static_cast<int>(recv_buf_[q].size()), MPI_DOUBLE, static_cast<int>(q), tag,
+                comm_, &requests.back());
+    }
+  }
+  for (std::size_t q = 0; q < ranks; ++q) {
+    if (send_slots_[q].empty()) continue;
+    std::vector<double>& b = send_buf_[q];
+    b.clear();
+    for (const std::uint32_t i : send_slots_[q]) {
+      if (what == What::state) {
+        b.insert(b.end(), s.position[i].data(), s.position[i].data() + 3);
+        b.insert(b.end(), s.attitude[i].coeffs().data(), s.attitude[i].coeffs().data() + 4);
+      }
+      b.insert(b.end(), s.velocity[i].data(), s.velocity[i].data() + 3);
+      b.insert(b.end(), s.angular_velocity[i].data(), s.angular_velocity[i].data() + 3);
+    }
+    requests.emplace_back();
+    MPI_Isend(b.data(), static_cast<int>(b.size()), MPI_DOUBLE, static_cast<int>(q), tag, comm_, &requests.back());
+  }
+  MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+  for (std::size_t q = 0; q < ranks; ++q) {
+    const double* p = recv_buf_[q].data();
+    for (const std::uint32_t i : recv_slots_[q]) {
+      if (what == What::state) {
+        s.position[i] = Vec3(p[0], p[1], p[2]);
+        std::copy(p + 3, p + 7, s.attitude[i].coeffs().data());
+        p += 7;
+      }
+      s.velocity[i] = Vec3(p[0], p[1], p[2]);
+      s.angular_velocity[i] = Vec3(p[3], p[4], p[5]);
+      p += 6;
+    }
+  }
+}
+
+void Domain::reduce_sums(std::span<ExactSum> sums) {
+  const std::size_t n = sums.size();
+  std::vector<std::int64_t> limbs(n * ExactSum::kLimbs);
+  std::vector<double> special(n);
+  std::vector<int> has(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    sums[k].normalize();
+    std::copy(sums[k].limbs().begin(), sums[k].limbs().end(), limbs.begin() + static_cast<std::ptrdiff_t>(k * ExactSum::kLimbs));
+    special[k] = sums[k].special();
+    has[k] = sums[k].has_special() ? 1 : 0;
+  }
+  MPI_Allreduce(MPI_IN_PLACE, limbs.data(), static_cast<int>(limbs.size()), MPI_INT64_T, MPI_SUM, comm_);
+  MPI_Allreduce(MPI_IN_PLACE, special.data(), static_cast<int>(n), MPI_DOUBLE, MPI_SUM, comm_);
+  MPI_Allreduce(MPI_IN_PLACE, has.data(), static_cast<int>(n), MPI_INT, MPI_MAX, comm_);
+  for (std::size_t k = 0; k < n; ++k) {
+    std::copy(limbs.begin() + static_cast<std::ptrdiff_t>(k * ExactSum::kLimbs),
+              limbs.begin() + static_cast<std::ptrdiff_t>((k + 1) * ExactSum::kLimbs), sums[k].limbs().begin());
+    sums[k].set_special(special[k], has[k] != 0);
+  }
+}
+
+std::uint64_t Domain::fragments() const {
+  const Simulation& w = factory_.whole();
+  if (w.forces().bond_live().empty()) return count_;
+  // Components of the live-bond graph of the whole system, by id (ids are
+  // 0 .. N-1); a bond's scene index is the rank of its pair key.
+  std::vector<std::uint64_t> keys = factory_.bond_keys();
+  std::sort(keys.begin(), keys.end());
+  std::vector<std::uint32_t> parent(count_);
+  std::iota(parent.begin(), parent.end(), 0u);
+  const auto find = [&](std::uint32_t a) {
+    while (parent[a] != a) a = parent[a] = parent[parent[a]];
+    return a;
+  };
+  std::uint64_t components = count_;
+  for (std::size_t k = 0; k < keys.size(); ++k) {
+    if (std::binary_search(failed_.begin(), failed_.end(), static_cast<std::uint32_t>(k))) continue;
+    const std::uint32_t a = find(static_cast<std::uint32_t>(keys[k] >> 32));
+    const std::uint32_t b = find(static_cast<std::uint32_t>(keys[k] & 0xffffffffu));
+    if (a != b) {
+      parent[std::max(a, b)] = std::min(a, b);
+      --components;
+    }
+  }
+  return components;
+}
+
+void Domain::install_hooks() {
+  Simulation::DomainHooks h;
+  h.reduce = [this](std::span<ExactSum> s) { reduce_sums(s); };
+  h.rebuild_due = [this](bool) {
+    // The undivided run's test (contact/neighbour_search.cpp) on the whole
+    // system's displacements: min, max and the exact spread are the same
+    // bits whatever the split.
+    const ContactProviderBase* c = first_contact(part_->forces());
+    if (c == nullptr) return false;
+    const NeighbourSearch& search = c->neighbours();
+    const ParticleStore& s = part_->particles();
+    const std::vector<Vec3>& built = search.build_positions();
+    int stale = search.rebuild_count() == 0 || built.size() != s.size() ? 1 : 0;
+    const double none = -std::numeric_limits<double>::infinity();
+    double box[7] = {none, none, none, none, none, none, 0.0};  // -low, high, worst |d|^2
+    for (std::size_t i = 0; i < s.size() && !stale; ++i) {
+      const Vec3 d = s.position[i] - built[i];
+      for (int a = 0; a < 3; ++a) {
+        box[a] = std::max(box[a], -d[a]);
+        box[3 + a] = std::max(box[3 + a], d[a]);
+      }
+      box[6] = std::max(box[6], d.squaredNorm());
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &stale, 1, MPI_INT, MPI_MAX, comm_);
+    if (stale) return true;
+    MPI_Allreduce(MPI_IN_PLACE, box, 7, MPI_DOUBLE, MPI_MAX, comm_);
+    const Vec3 low(-box[0], -box[1], -box[2]), high(box[3], box[4], box[5]);
+    // (The same expressions, and roundings, as NeighbourSearch::rebuild_due.)
+    const double half_skin = 0.5 * search.skin();
+    const double half_skin2 = 0.25 * search.skin() * search.skin();
+    const double bound = std::min(box[6], (0.5 * (high - low)).squaredNorm());
+    if (bound <= half_skin2) return bound > half_skin * half_skin;
+    const Vec3 centre = 0.5 * (low + high);
+    double spread = 0.0;
+    for (std::size_t i = 0; i < s.size(); ++i)
+      spread = std::max(spread, (s.position[i] - built[i] - centre).squaredNorm());
+    MPI_Allreduce(MPI_IN_PLACE, &spread, 1, MPI_DOUBLE, MPI_MAX, comm_);
+    return std::min(bound, spread) > half_skin * half_skin;
+  };
+  h.morton_frame = [this](const ParticleStore& s) {
+    MortonFrame f = morton_frame(s.position);
+    double box[6] = {-f.lo.x(), -f.lo.y(), -f.lo.z(), f.hi.x(), f.hi.y(), f.hi.z()};
+    if (s.size() == 0) std::fill(box, box + 6, -std::numeric_limits<double>::infinity());
+    MPI_Allreduce(MPI_IN_PLACE, box, 6, MPI_DOUBLE, MPI_MAX, comm_);
+    f.lo = Vec3(-box[0], -box[1], -box[2]);
+    f.hi = Vec3(box[3], box[4], box[5]);
+    return f;
+  };
+  h.after_drift = [this](ParticleStore& s) {
+    // A bound on how far an owned particle has moved since the parts were
+    // made: the sum over steps of h max |v| (the drift of maps 23/25/27).
+    double v2 = 0.0;
+    for (std::size_t i = 0; i < s.size(); ++i)
+      if (s.owns(i)) v2 = std::max(v2, s.velocity[i].squaredNorm());
+    moved_ += part_->time_step() * std::sqrt(v2);
+    exchange(s, What::state);
+  };
+  h.after_kick = [this](ParticleStore& s) { exchange(s, What::velocities); };
+  h.reduce_report = [this](EnergyReport& r) {
+    int columns[2] = {static_cast<int>(r.exact.size()), -static_cast<int>(r.exact.size())};
+    MPI_Allreduce(MPI_IN_PLACE, columns, 2, MPI_INT, MPI_MAX, comm_);
+    if (columns[0] != -columns[1]) throw std::logic_error("Domain: the ranks' energy reports have different columns");
+    std::vector<ExactSum> sums;
+    for (const auto& [name, sum] : r.exact) sums.push_back(sum);
+    reduce_sums(sums);
+    for (std::size_t k = 0; k < sums.size(); ++k) {
+      r.exact[k].second = sums[k];
+      r.set_column(r.exact[k].first, sums[k].value());
+    }
+    std::uint64_t broken = r.broken_bonds;
+    MPI_Allreduce(MPI_IN_PLACE, &broken, 1, MPI_UINT64_T, MPI_SUM, comm_);
+    r.broken_bonds = broken;
+    r.fragments = fragments();
+  };
+  h.gather_failures = [this](std::vector<BondFailure>& f) {
+    std::vector<std::byte> mine;
+    for (const BondFailure& x : f) put_failure(mine, x);
+    const std::vector<std::vector<std::byte>> pieces = gather_bytes(comm_, mine, true);
+    f.clear();
+    for (const auto& p : pieces)
+      for (std::size_t at = 0; at < p.size();) f.push_back(take_failure(p, at));
+    std::sort(f.begin(), f.end(), [](const BondFailure& a, const BondFailure& b) {
+      return a.step != b.step ? a.step < b.step : a.bond < b.bond;
+    });
+    for (const BondFailure& x : f) failed_.push_back(x.bond);
+    std::sort(failed_.begin(), failed_.end());
+    failed_.erase(std::unique(failed_.begin(), failed_.end()), failed_.end());
+  };
+  part_->set_domain_hooks(std::move(h));
+}
+
+GlobalState Domain::gather_state(bool to_all) {
+  const std::vector<std::vector<std::byte>> pieces = gather_bytes(comm_, pack_owned(*part_), to_all);
+  if (pieces.empty()) return {};
+  return unpack_state(pieces, *part_, failed_);
+}
+
+void Domain::after_step() {
+  double moved = moved_;
+  MPI_Allreduce(MPI_IN_PLACE, &moved, 1, MPI_DOUBLE, MPI_MAX, comm_);
+  if (moved > margin_)
+    throw std::runtime_error("a particle moved " + format_g(moved) + " in the steps since the MPI parts were made, past "
+                             "their ghost margin " + format_g(margin_) + "; the time step is too large for the speeds");
+  const bool forced = repartition_every_ > 0 && part_->step_count() % repartition_every_ == 0;
+  if (moved > 0.5 * margin_ || forced) make_parts(gather_state(true));
+}
+
+const Simulation* Domain::whole_view() {
+  GlobalState state = gather_state(false);
+  if (rank_ != 0) return nullptr;
+  PartLayout all;
+  all.members.resize(state.particles.size());
+  std::iota(all.members.begin(), all.members.end(), 0u);
+  all.ghost.assign(all.members.size(), 0);
+  view_ = std::make_unique<Simulation>(factory_.make(state, all));
+  return view_.get();
+}
+
+void Domain::abort(int status) {
+  std::fflush(nullptr);
+  MPI_Abort(comm_, status);
+  std::abort();
+}
+
+bool Domain::any(bool mine) {
+  int v = mine ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_INT, MPI_MAX, comm_);
+  return v != 0;
+}
+
+}  // namespace dem

@@ -1,0 +1,115 @@
+#pragma once
+/// \file domain.hpp
+/// The MPI transport of the domain decomposition (engine/partition.hpp):
+/// one part of the system per rank, its ghosts kept up to date, the global
+/// decisions and exact sums, new parts when particles have moved. Built with
+/// -DDEM_WITH_MPI=ON (Open MPI).
+///
+/// Design note: what crosses the network, per step.
+///
+///     after the drift   each rank sends its owned particles that are ghosts
+///                       elsewhere (x, R, v, Omega: 13 doubles) to those
+///                       ranks, point to point (MPI_Isend/Irecv)
+///     rebuild test      one logical-or allreduce (all ranks rebuild and
+///                       re-order at the same steps)
+///     after the kick    velocities again, only when the ledger or the
+///                       friction filter reads both ends of a contact
+///     ledger            exact sums (core/exact_sum.hpp) allreduced as
+///                       integers, only in scenes that keep a ledger
+///     failures          every rank's booked failures allgathered (usually
+///                       none: a few bytes)
+///     end of step       one max allreduce of the distance moved since the
+///                       parts were made; past half the margin, new parts
+///
+/// New parts (re-partition): every rank's owned particles are allgathered,
+/// put in the whole system's order, cut again by recursive coordinate
+/// bisection (so the counts are balanced again) and each rank makes its part.
+/// This first version moves the whole state to every rank then (O(N) bytes
+/// per rank, a few times per run): fine on one machine, the next step for
+/// clusters is to send each particle only to its new owners (docs/scaling.md).
+/// Likewise every rank sets the whole scene up once at the start.
+///
+/// Energy rows, failures and the clock are the same on every rank; files
+/// are written by rank 0 (apps/run_loop.hpp), VTK frames and checkpoints
+/// from the whole system gathered on rank 0 (whole_view()).
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include <mpi.h>
+
+#include "engine/partition.hpp"
+
+namespace dem {
+
+/// MPI_Init_thread / MPI_Finalize for the life of the program's main().
+class MpiSession {
+ public:
+  MpiSession(int& argc, char**& argv);
+  ~MpiSession();
+  MpiSession(const MpiSession&) = delete;
+  MpiSession& operator=(const MpiSession&) = delete;
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+
+ private:
+  int rank_ = 0, size_ = 1;
+};
+
+class Domain final : public DecomposedRun {
+ public:
+  /// Collective: every rank passes the same whole Simulation (set up from
+  /// the same scene or checkpoint). Throws std::invalid_argument (on every
+  /// rank) for a scene that cannot be split (PartFactory).
+  Domain(MPI_Comm comm, Simulation whole);
+
+  /// This rank's part of the system (replaced in place at re-partitions).
+  Simulation& part() { return *part_; }
+
+  int rank() const override { return rank_; }
+  int ranks() const override { return size_; }
+  void after_step() override;
+  const Simulation* whole_view() override;
+  const Simulation& reference() const override { return factory_.whole(); }
+  std::size_t particle_count() const override { return count_; }
+  bool any(bool mine) override;
+  [[noreturn]] void abort(int status) override;
+  /// Times the parts have been made (1 at the start).
+  std::size_t partitions() const { return partitions_; }
+  /// Ghosts held by this rank now.
+  std::size_t ghost_count() const;
+
+ private:
+  void make_parts(const GlobalState& state);
+  void install_hooks();
+  void index_slots();
+  enum class What { state, velocities };
+  void exchange(ParticleStore& s, What what);
+  GlobalState gather_state(bool to_all);
+  void reduce_sums(std::span<ExactSum> sums);
+  std::uint64_t fragments() const;
+
+  MPI_Comm comm_;
+  int rank_ = 0, size_ = 1;
+  PartFactory factory_;
+  std::optional<Simulation> part_;
+  std::unique_ptr<Simulation> view_;
+  std::size_t count_ = 0;
+  std::vector<std::uint32_t> failed_;  ///< scene indices of every failed bond, ascending
+  double margin_ = 0.0;                ///< M: a part stays valid while nothing moved more than M
+  double moved_ = 0.0;                 ///< bound on this rank's owned particles' motion since the parts were made
+  std::size_t partitions_ = 0;
+  std::uint64_t repartition_every_ = 0;  ///< DEM_REPARTITION_EVERY (0: only when particles moved)
+  /// Per other rank: ids of the particles to send (mine, ghosts there) and
+  /// to receive (ghosts here, owned there), in the whole system's order;
+  /// and their slots in the part (re-found after a re-ordering).
+  std::vector<std::vector<std::uint32_t>> send_ids_, recv_ids_;
+  std::vector<std::vector<std::uint32_t>> send_slots_, recv_slots_;
+  std::size_t slots_at_reorder_ = 0;
+  std::vector<std::vector<double>> send_buf_, recv_buf_;
+};
+
+}  // namespace dem

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# The promise of issue 14: a scene run over 1-4 MPI ranks, each at 1 and 2
+# threads, writes byte-identical energy.csv, bond_failures.csv and VTK frames
+# (the state of every particle and bond, by id) to the run without MPI.
+#
+# Usage: tests/tools/test_mpi_layouts.sh BUILD_DIR SCENE STEPS [RANKS...]
+#   BUILD_DIR  a build with -DDEM_WITH_MPI=ON (its apps/dem)
+#   SCENE      a scene file; STEPS: steps to run (--steps)
+#   RANKS      rank counts to try (default 2 3 4)
+# Environment: REPARTITION (default 0): with N > 0 the decomposed runs also
+# make new parts every N steps (DEM_REPARTITION_EVERY), so that particles
+# migrate between ranks many times.
+# The reference is `dem run` on 1 process at 2 threads. Prints one line per
+# layout and "N passed, M failed"; exits 1 on any difference or failure.
+set -uo pipefail
+if [ $# -lt 3 ]; then
+  echo "usage: $0 BUILD_DIR SCENE STEPS [RANKS...]" >&2
+  exit 2
+fi
+build=$1 scene=$2 steps=$3
+shift 3
+ranks=("$@")
+[ ${#ranks[@]} -gt 0 ] || ranks=(2 3 4)
+dem="$build/apps/dem"
+[ -x "$dem" ] || { echo "FAIL: no $dem" >&2; exit 2; }
+command -v mpirun >/dev/null || { echo "FAIL: no mpirun (openmpi-bin)" >&2; exit 2; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/mpi_layouts.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+mpi=(mpirun --oversubscribe --allow-run-as-root --bind-to none)
+export OMPI_MCA_rmaps_base_oversubscribe=1
+
+if ! "$dem" run "$scene" --steps "$steps" --threads 2 --quiet --output-dir "$tmp/ref" >"$tmp/ref.log" 2>&1; then
+  echo "FAIL: the run without MPI failed:"; sed 's/^/    /' "$tmp/ref.log"; exit 1
+fi
+compare() {  # compare DIR: the files of a run against the reference
+  local d=$1 bad=0 f
+  for f in "$tmp/ref"/energy.csv "$tmp/ref"/bond_failures.csv "$tmp/ref"/*.vtp; do
+    [ -e "$f" ] || continue
+    if ! cmp -s "$f" "$d/$(basename "$f")"; then
+      echo "    differs: $(basename "$f")"
+      bad=1
+    fi
+  done
+  return $bad
+}
+passed=0 failed=0
+for r in "${ranks[@]}"; do
+  for t in 1 2; do
+    label="$(basename "$scene") --steps $steps: $r ranks x $t threads"
+    out="$tmp/r${r}t${t}"
+    if ! DEM_REPARTITION_EVERY=${REPARTITION:-0} "${mpi[@]}" -np "$r" "$dem" run "$scene" --steps "$steps" \
+         --threads "$t" --quiet --output-dir "$out" >"$out.log" 2>&1; then
+      echo "FAIL: $label: the run failed:"; tail -20 "$out.log" | sed 's/^/    /'
+      failed=$((failed + 1)); continue
+    fi
+    if compare "$out"; then
+      echo "ok: $label ($(ls "$out"/*.vtp 2>/dev/null | wc -l) frames, $(($(wc -l <"$out/energy.csv") - 1)) energy rows)"
+      passed=$((passed + 1))
+    else
+      echo "FAIL: $label: files differ from the run without MPI"
+      failed=$((failed + 1))
+    fi
+  done
+done
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
