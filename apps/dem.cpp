@@ -342,5 +342,9 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
   }
+#ifdef DEM_WITH_MPI
+  // The other ranks may be waiting for this one in a collective call.
+  if (mpi.size() > 1) MPI_Abort(MPI_COMM_WORLD, kExitBadInput);
+#endif
   return kExitBadInput;
 }

@@ -1,5 +1,8 @@
 #include "engine/clump.hpp"
 
+#include <algorithm>
+#include <utility>
+
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -50,11 +53,25 @@ Clump make_clump(ParticleStore& s, const std::vector<std::uint32_t>& slots, cons
 std::vector<std::uint32_t> slots_of_ids(const ParticleStore& s, const std::vector<std::uint32_t>& ids,
                                         const std::string& what) {
   const std::size_t n = s.size();
+  std::vector<std::uint32_t> slots;
+  slots.reserve(ids.size());
+  if (!s.ghost.empty()) {
+    // A part of a decomposed system (engine/partition.hpp): ids are any
+    // subset of the whole system's.
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> by_id(n);
+    for (std::size_t i = 0; i < n; ++i) by_id[i] = {s.id[i], static_cast<std::uint32_t>(i)};
+    std::sort(by_id.begin(), by_id.end());
+    for (const std::uint32_t id : ids) {
+      const auto it = std::lower_bound(by_id.begin(), by_id.end(), std::make_pair(id, 0u));
+      if (it == by_id.end() || it->first != id)
+        throw std::invalid_argument(what + " " + std::to_string(id) + " is not a particle");
+      slots.push_back(it->second);
+    }
+    return slots;
+  }
   std::vector<std::uint32_t> slot_of_id(n, 0xffffffffu);
   for (std::size_t i = 0; i < n; ++i)
     if (s.id[i] < n) slot_of_id[s.id[i]] = static_cast<std::uint32_t>(i);
-  std::vector<std::uint32_t> slots;
-  slots.reserve(ids.size());
   for (const std::uint32_t id : ids) {
     if (id >= n || slot_of_id[id] == 0xffffffffu)
       throw std::invalid_argument(what + " " + std::to_string(id) + " is not a particle");

@@ -217,9 +217,7 @@ Simulation PartFactory::make(const GlobalState& state, const PartLayout& layout)
     for (std::size_t k = 0; k < built.size(); ++k) built[k] = state.build_positions[layout.members[k]];
     forces.restore_neighbour_list(part, built, state.rebuild_count);
   }
-  std::vector<ParticleGroup> groups = whole_.groups();
-  for (ParticleGroup& g : groups)
-    std::erase_if(g.ids, [&](std::uint32_t id) { return find_slot(by_id, id) == PartMap::kNotInPart; });
+  std::vector<ParticleGroup> groups = whole_.groups();  // (a part indexes the members it holds)
   Simulation sim(std::move(part), std::move(forces), whole_.map(), whole_.time_step(), state.steps);
   sim.set_time_origin(state.time_origin, state.step_origin);
   sim.set_ledger(state.ledger);

@@ -74,17 +74,37 @@ void Simulation::index_groups() {
   kinematic_slot_.clear();
   kinematic_velocity_.clear();
   kinematic_.clear();
+  // Whether the scene has kinematic groups, not whether this store holds
+  // members of one (an MPI rank's part may hold none): every rank then
+  // takes the same steps (and the same collective sums).
+  has_kinematic_ = false;
+  for (const ParticleGroup& g : groups_)
+    if (g.motion != ParticleGroup::Motion::free && !g.ids.empty()) has_kinematic_ = true;
   group_slots_.clear();
-  for (const ParticleGroup& g : groups_) group_slots_.push_back(slots_of_ids(particles_, g.ids, "group '" + g.name + "': id"));
+  for (const ParticleGroup& g : groups_) {
+    if (particles_.ghost.empty()) {
+      group_slots_.push_back(slots_of_ids(particles_, g.ids, "group '" + g.name + "': id"));
+      continue;
+    }
+    // A part of a decomposed system holds some of the members (or none).
+    std::vector<std::uint32_t> present;
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> by_id(particles_.size());
+    for (std::size_t i = 0; i < particles_.size(); ++i) by_id[i] = {particles_.id[i], static_cast<std::uint32_t>(i)};
+    std::sort(by_id.begin(), by_id.end());
+    for (const std::uint32_t id : g.ids) {
+      const auto it = std::lower_bound(by_id.begin(), by_id.end(), std::make_pair(id, 0u));
+      if (it != by_id.end() && it->first == id) present.push_back(it->second);
+    }
+    group_slots_.push_back(std::move(present));
+  }
   for (std::size_t k = 0; k < groups_.size(); ++k) {
     const ParticleGroup& g = groups_[k];
     if (g.motion == ParticleGroup::Motion::free) continue;
     if (kinematic_.empty()) kinematic_.assign(particles_.size(), 0);
     const Vec3 v = g.motion == ParticleGroup::Motion::velocity ? g.velocity : Vec3::Zero();
-    for (std::size_t m = 0; m < g.ids.size(); ++m) {
-      const std::uint32_t q = group_slots_[k][m];
+    for (const std::uint32_t q : group_slots_[k]) {
       if (kinematic_[q])
-        throw std::invalid_argument("particle " + std::to_string(g.ids[m]) + " is in two fixed or velocity groups");
+        throw std::invalid_argument("particle " + std::to_string(particles_.id[q]) + " is in two fixed or velocity groups");
       kinematic_[q] = 1;
       kinematic_slot_.push_back(q);
       kinematic_velocity_.push_back(v);
@@ -307,7 +327,7 @@ void Simulation::place_members() {
 }
 
 void Simulation::step_implicit() {
-  const bool kinematic = !kinematic_slot_.empty();
+  const bool kinematic = has_kinematic_;
   if (kinematic) hold_kinematic(false);
   rebuild_phase();
   implicit_stats_ = implicit_.step(particles_, forces_, h_, kinematic_);
@@ -331,7 +351,7 @@ void Simulation::step() {
   // (map 27) changes the kinetic energy by (kick/2) F.(v^- + v^+).
   const bool whole_kick = map_ == IntegratorMap::rrp27;
   const double kick = whole_kick ? h_ : 0.5 * h_;
-  const bool kinematic = !kinematic_slot_.empty();
+  const bool kinematic = has_kinematic_;
   if (kinematic) {
     ledger_.boundary += kick * global_value(kinematic_power());
     hold_kinematic(true);

@@ -218,6 +218,7 @@ class Simulation {
   std::vector<std::uint32_t> kinematic_slot_;   ///< slots of kinematic particles
   std::vector<Vec3> kinematic_velocity_;        ///< their prescribed velocity
   std::vector<char> kinematic_;                 ///< per slot (empty without kinematic groups)
+  bool has_kinematic_ = false;                  ///< the scene has kinematic groups (on every rank)
   std::vector<std::vector<std::uint32_t>> group_slots_;  ///< per group: its members' slots (re-made at re-ordering)
   ImplicitStepper implicit_;
   ImplicitStepStats implicit_stats_;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The promise of issue 14: a scene run over 1-4 MPI ranks, each at 1 and 2
 # threads, writes byte-identical energy.csv, bond_failures.csv and VTK frames
-# (the state of every particle and bond, by id) to the run without MPI.
+# and groups.csv (the state of every particle and bond, by id, and the
+# reactions of groups) to the run without MPI.
 #
 # Usage: tests/tools/test_mpi_layouts.sh BUILD_DIR SCENE STEPS [RANKS...]
 #   BUILD_DIR  a build with -DDEM_WITH_MPI=ON (its apps/dem)
@@ -34,7 +35,7 @@ if ! "$dem" run "$scene" --steps "$steps" --threads 2 --quiet --output-dir "$tmp
 fi
 compare() {  # compare DIR: the files of a run against the reference
   local d=$1 bad=0 f
-  for f in "$tmp/ref"/energy.csv "$tmp/ref"/bond_failures.csv "$tmp/ref"/*.vtp; do
+  for f in "$tmp/ref"/energy.csv "$tmp/ref"/bond_failures.csv "$tmp/ref"/groups.csv "$tmp/ref"/*.vtp; do
     [ -e "$f" ] || continue
     if ! cmp -s "$f" "$d/$(basename "$f")"; then
       echo "    differs: $(basename "$f")"
