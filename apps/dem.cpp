@@ -244,6 +244,13 @@ int restart(const Options& o) {
     plan.frame_times = c.frame_times;
     plan.energy_rows = c.energy_rows;
   }
+#ifdef DEM_WITH_MPI
+  // Whether the folder's files are continued decides what the first step
+  // writes, and so which collective calls follow: rank 0's answer for all.
+  int resume = plan.resume ? 1 : 0;
+  MPI_Bcast(&resume, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  plan.resume = resume != 0;
+#endif
   Simulation sim = simulation_from(c);
   std::cout << "restart from " << o.checkpoint << " at step " << c.step_count << " (t = " << format_g(sim.time())
             << "), " << sim.particles().size() << " particles, " << sim.forces().bonds().size()
