@@ -32,6 +32,7 @@
 #include <concepts>
 #include <cmath>
 #include <cstdint>
+#include <array>
 #include <memory>
 #include <numeric>
 #include <span>
@@ -212,6 +213,14 @@ class ContactProviderBase : public ForceProvider {
     apply_pending_state();
   }
 
+  /// After restore() of a part made with history (make_part): the pairs
+  /// take their states and result slots.
+  void apply_part_history() {
+    if (!part_history_) return;
+    part_history_ = false;
+    apply_part_state();
+  }
+
   const NeighbourSearch& neighbours() const { return search_; }
   NeighbourSearch& neighbours() { return search_; }
   std::vector<ArrayBytes> memory_use() const override {
@@ -245,6 +254,8 @@ class ContactProviderBase : public ForceProvider {
   virtual std::size_t state_bytes() const { return 0; }
   /// Moves the per-pair state read by load() onto the restored list.
   virtual void apply_pending_state() {}
+  /// The same for a part's history (pending pairs in ascending key order).
+  virtual void apply_part_state() {}
   /// Called after every (re)build: sizes the slots, carries the state over.
   virtual void after_rebuild(const ParticleStore& s) = 0;
   /// Keys of the new list from the particle ids, and the permutation that
@@ -281,6 +292,8 @@ class ContactProviderBase : public ForceProvider {
   bool stale_ = false;
   /// A restore read from a checkpoint, not yet built (finish_restore()).
   bool pending_ = false;
+  /// A part made with history that restore() has not applied yet.
+  bool part_history_ = false;
   std::vector<Vec3> pending_positions_;
   std::uint64_t pending_rebuilds_ = 0;
 };
@@ -327,9 +340,58 @@ class ContactProvider final : public ContactProviderBase {
   /// The same law and skin with an empty list (the part restores it,
   /// ForceField::restore_neighbour_list). Laws with per-pair state (a
   /// friction history) cannot be split yet: nullptr.
-  std::unique_ptr<ForceProvider> make_part(const ParticleStore&, const PartMap&) const override {
-    if constexpr (kStateful) return nullptr;
-    else return std::make_unique<ContactProvider<Law>>(law_, skin(), name_);
+  std::unique_ptr<ForceProvider> make_part(const ParticleStore& part, const PartMap& map) const override {
+    auto p = std::make_unique<ContactProvider<Law>>(law_, skin(), name_);
+    if constexpr (kStateful) {
+      if (map.history.empty()) return p;
+      // The pairs of every rank's history whose two particles are in the
+      // part, by key: exactly the pairs of the part's restored list.
+      std::vector<std::uint32_t> ids(part.id.begin(), part.id.end());
+      std::sort(ids.begin(), ids.end());
+      const auto in_part = [&](std::uint32_t id) { return std::binary_search(ids.begin(), ids.end(), id); };
+      struct Entry {
+        std::uint64_t key;
+        typename Law::State state;
+        std::array<Vec3, 4> slots;
+      };
+      std::vector<Entry> entries;
+      ByteReader r(map.history);
+      while (r.remaining() > 0) {
+        Entry e;
+        e.key = r.u64("contact pair key");
+        e.state = Law::load_state(r);
+        if constexpr (kKinetic)
+          for (Vec3& v : e.slots) v = r.vec3("contact pair results");
+        if (in_part(static_cast<std::uint32_t>(e.key >> 32)) && in_part(static_cast<std::uint32_t>(e.key & 0xffffffffu)))
+          entries.push_back(e);
+      }
+      std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.key < b.key; });
+      for (const Entry& e : entries) {
+        p->pending_keys_.push_back(e.key);
+        p->pending_state_.push_back(e.state);
+        if constexpr (kKinetic) p->pending_slots_.insert(p->pending_slots_.end(), e.slots.begin(), e.slots.end());
+      }
+      p->part_history_ = true;
+    }
+    return p;
+  }
+  /// Each listed pair this process books: key, state and (kinetic laws) the
+  /// four result slots of the last evaluation.
+  void pack_history(const ParticleStore& s, ByteWriter& w) const override {
+    if constexpr (kStateful) {
+      const NeighbourList& l = search_.list();
+      for (std::size_t k = 0; k < l.pair_count(); ++k) {
+        if (!s.books(l.owner[k], l.partner[k])) continue;
+        w.u64(keys_[k]);
+        Law::save_state(w, state_[k]);
+        if constexpr (kKinetic) {
+          w.vec3(pair_force_[k]);
+          w.vec3(nc_force_[k]);
+          w.vec3(moment_i_[k]);
+          w.vec3(moment_j_[k]);
+        }
+      }
+    }
   }
   /// Laws with moments (Hertz-Mindlin) give them whether or not any pair is
   /// listed now.
@@ -607,6 +669,29 @@ class ContactProvider final : public ContactProviderBase {
       }
     }
     mark_excluded();
+  }
+
+  void apply_part_state() override {
+    if constexpr (kStateful) {
+      // The pending pairs are in key order; the list's own order is what
+      // apply_pending_state() takes.
+      std::vector<std::uint64_t> keys(keys_.size());
+      std::vector<typename Law::State> state(keys_.size());
+      std::vector<Vec3> slots;
+      for (std::size_t k = 0; k < keys_.size(); ++k) {
+        const auto it = std::lower_bound(pending_keys_.begin(), pending_keys_.end(), keys_[k]);
+        if (it == pending_keys_.end() || *it != keys_[k])
+          throw std::logic_error("a contact pair of an MPI rank's part has no history");
+        const std::size_t q = static_cast<std::size_t>(it - pending_keys_.begin());
+        keys[k] = keys_[k];
+        state[k] = pending_state_[q];
+        if constexpr (kKinetic) slots.insert(slots.end(), pending_slots_.begin() + 4 * q, pending_slots_.begin() + 4 * q + 4);
+      }
+      pending_keys_.swap(keys);
+      pending_state_.swap(state);
+      if constexpr (kKinetic) pending_slots_.swap(slots);
+      apply_pending_state();
+    }
   }
 
   void apply_pending_state() override {

@@ -1,5 +1,8 @@
 #include "contact/friction_wall_provider.hpp"
 
+#include <algorithm>
+#include <utility>
+
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -84,6 +87,44 @@ ExactSum FrictionWallProvider::nonconservative_power(const ParticleStore& s, std
   return exact_sum(s.size(), [&](std::size_t i) {
     return s.owns(i) ? nc_force_[i].dot(u[i]) + moment_[i].dot(w[i]) : 0.0;
   });
+}
+
+void FrictionWallProvider::pack_history(const ParticleStore& s, ByteWriter& w) const {
+  const std::size_t walls = walls_.size();
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (!s.owns(i)) continue;
+    w.u32(s.id[i]);
+    for (std::size_t k = 0; k < walls; ++k) HertzMindlinLaw::save_state(w, state_[i * walls + k]);
+    w.vec3(force_[i]);
+    w.vec3(nc_force_[i]);
+    w.vec3(moment_[i]);
+  }
+}
+
+std::unique_ptr<ForceProvider> FrictionWallProvider::make_part(const ParticleStore& part, const PartMap& map) const {
+  auto p = std::make_unique<FrictionWallProvider>(walls_, law_, part.size());
+  if (map.history.empty()) return p;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> by_id(part.size());
+  for (std::size_t i = 0; i < part.size(); ++i) by_id[i] = {part.id[i], static_cast<std::uint32_t>(i)};
+  std::sort(by_id.begin(), by_id.end());
+  const std::size_t walls = walls_.size();
+  ByteReader r(map.history);
+  std::vector<HertzMindlinLaw::State> st(walls);
+  while (r.remaining() > 0) {
+    const std::uint32_t id = r.u32("wall history particle id");
+    for (HertzMindlinLaw::State& x : st) x = HertzMindlinLaw::load_state(r);
+    const Vec3 f = r.vec3("wall force"), nc = r.vec3("wall force"), m = r.vec3("wall moment");
+    const auto it = std::lower_bound(by_id.begin(), by_id.end(), std::make_pair(id, 0u));
+    if (it == by_id.end() || it->first != id) continue;
+    const std::uint32_t i = it->second;
+    for (std::size_t k = 0; k < walls; ++k) p->state_[i * walls + k] = st[k];
+    p->force_[i] = f;
+    p->nc_force_[i] = nc;
+    p->moment_[i] = m;
+  }
+  // The slots stand for the first evaluation (which would advance the history).
+  p->skip_evaluate_ = true;
+  return p;
 }
 
 void FrictionWallProvider::save(ByteWriter& w) const {

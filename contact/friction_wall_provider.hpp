@@ -42,6 +42,11 @@ class FrictionWallProvider final : public ForceProvider {
   /// per particle the force, non-conservative force and moment slots.
   void save(ByteWriter& w) const override;
   static std::unique_ptr<FrictionWallProvider> load(ByteReader& r, const ParticleStore& s);
+  /// The same walls and law; each particle of the part takes its history
+  /// and result slots from map.history (engine/partition.hpp).
+  std::unique_ptr<ForceProvider> make_part(const ParticleStore& part, const PartMap& map) const override;
+  /// Per particle this process owns: id, its history with each wall, its slots.
+  void pack_history(const ParticleStore& s, ByteWriter& w) const override;
 
   const std::vector<Wall>& walls() const { return walls_; }
   const std::vector<HertzMindlinLaw::State>& state() const { return state_; }

@@ -159,6 +159,9 @@ struct PartMap {
   /// Scene indices (BondFailure::bond) of the bonds that have failed so far,
   /// ascending: the part's bonds start with these failed.
   std::span<const std::uint32_t> failed_bonds;
+  /// This provider's ForceProvider::pack_history() of every rank, one after
+  /// another (empty: start without history).
+  std::span<const std::byte> history;
 };
 
 /// Bytes held by one array of a provider (its capacity), for memory tables.
@@ -323,13 +326,19 @@ class ForceProvider {
   /// (ends renamed by map.part_slot, in the order the whole system's
   /// provider would have them at the part's particle order), with the
   /// settings and static data of this provider, bonds failed as
-  /// map.failed_bonds says and no per-record history. nullptr: this
+  /// map.failed_bonds says and per-record history from map.history. nullptr: this
   /// provider cannot be split (a decomposed run refuses the scene, naming
   /// it). Records of this provider must name the particles of the whole
   /// system in the slots map.part_slot is indexed by.
   virtual std::unique_ptr<ForceProvider> make_part(const ParticleStore& /*part*/, const PartMap& /*map*/) const {
     return nullptr;
   }
+  /// Writes the history of the records this process books (pair records:
+  /// ParticleStore::books; per-particle records: owns), with the last
+  /// evaluation's result slots where an evaluation advances the history, so
+  /// that make_part() (PartMap::history) continues it bit for bit on any
+  /// rank. Providers without history write nothing.
+  virtual void pack_history(const ParticleStore& /*particles*/, ByteWriter& /*out*/) const {}
 
   // --- checkpoints ------------------------------------------------------------
 

@@ -399,14 +399,17 @@ Vec3 ForceField::gravity() const {
   return Vec3::Zero();
 }
 
-ForceField ForceField::make_part(const ParticleStore& part, const PartMap& map) const {
+ForceField ForceField::make_part(const ParticleStore& part, const PartMap& map,
+                                 std::span<const std::vector<std::byte>> histories) const {
   ForceField f;
-  for (const auto& p : providers_) {
-    std::unique_ptr<ForceProvider> q = p->make_part(part, map);
+  for (std::size_t k = 0; k < providers_.size(); ++k) {
+    const auto& p = providers_[k];
+    PartMap own = map;
+    if (k < histories.size()) own.history = histories[k];
+    std::unique_ptr<ForceProvider> q = p->make_part(part, own);
     if (!q)
       throw std::invalid_argument("the force provider '" + p->name() +
-                                  "' cannot be split over MPI ranks yet (it keeps a per-contact history); run this "
-                                  "scene on one rank");
+                                  "' cannot be split over MPI ranks yet; run this scene on one rank");
     f.add(std::move(q));
   }
   f.reorder_on_rebuild_ = reorder_on_rebuild_;
@@ -420,6 +423,7 @@ void ForceField::restore_neighbour_list(const ParticleStore& s, std::span<const 
   // The bonded pairs are left out of the restored list as of a rebuild.
   if (!exclusions_synced_) sync_exclusions();
   c->restore(s, build_positions, rebuild_count);
+  c->apply_part_history();
 }
 
 EnergyReport kinetic_energies_and_momenta(const ParticleStore& s, std::span<const char> skip) {

@@ -178,7 +178,9 @@ class ForceField {
   /// field's re-ordering setting; the contact list is empty until
   /// restore_neighbour_list(). Throws std::invalid_argument naming a
   /// provider that cannot be split.
-  ForceField make_part(const ParticleStore& part, const PartMap& map) const;
+  /// histories: per provider, its PartMap::history.
+  ForceField make_part(const ParticleStore& part, const PartMap& map,
+                       std::span<const std::vector<std::byte>> histories = {}) const;
 
   /// Rebuilds the contact provider's list from the positions of its last
   /// build in an earlier run (a checkpoint), so that the continued run

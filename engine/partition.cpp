@@ -99,6 +99,11 @@ GlobalState capture_global_state(const Simulation& whole) {
       for (std::size_t k = 0; k < b->live().size(); ++k)
         if (!b->live()[k]) g.failed_bonds.push_back(b->scene_index()[k]);
   std::sort(g.failed_bonds.begin(), g.failed_bonds.end());
+  for (const auto& p : whole.forces().providers()) {
+    g.histories.emplace_back();
+    ByteWriter w(g.histories.back());
+    p->pack_history(whole.particles(), w);
+  }
   g.steps = whole.step_count();
   g.time_origin = whole.time_origin();
   g.step_origin = whole.step_origin();
@@ -183,7 +188,7 @@ PartFactory::PartFactory(Simulation whole) : whole_(std::move(whole)) {
   // Fails now, naming the provider, if a provider cannot be split.
   std::vector<std::uint32_t> all(s.size());
   std::iota(all.begin(), all.end(), 0u);
-  (void)whole_.forces().make_part(s, PartMap{all, {}});
+  (void)whole_.forces().make_part(s, PartMap{all, {}, {}});
 }
 
 double PartFactory::interaction_range(const GlobalState& state) const {
@@ -211,7 +216,7 @@ Simulation PartFactory::make(const GlobalState& state, const PartLayout& layout)
   const ParticleStore& t = whole_.particles();
   std::vector<std::uint32_t> part_slot(t.size());
   for (std::size_t s = 0; s < t.size(); ++s) part_slot[s] = find_slot(by_id, t.id[s]);
-  ForceField forces = whole_.forces().make_part(part, PartMap{part_slot, state.failed_bonds});
+  ForceField forces = whole_.forces().make_part(part, PartMap{part_slot, state.failed_bonds, {}}, state.histories);
   if (!state.build_positions.empty()) {
     std::vector<Vec3> built(layout.members.size());
     for (std::size_t k = 0; k < built.size(); ++k) built[k] = state.build_positions[layout.members[k]];
@@ -262,6 +267,15 @@ std::vector<std::byte> pack_owned(const Simulation& part) {
   for (const std::uint32_t i : owned) put(out, s.order_key.empty() ? std::uint64_t{i} : s.order_key[i]);
   if (search != nullptr)
     for (const std::uint32_t i : owned) put(out, search->build_positions()[i]);
+  // Each provider's history of what this rank books.
+  put(out, static_cast<std::uint64_t>(part.forces().providers().size()));
+  for (const auto& p : part.forces().providers()) {
+    std::vector<std::byte> h;
+    ByteWriter w(h);
+    p->pack_history(s, w);
+    put(out, static_cast<std::uint64_t>(h.size()));
+    out.insert(out.end(), h.begin(), h.end());
+  }
   return out;
 }
 
@@ -270,6 +284,7 @@ GlobalState unpack_state(std::span<const std::vector<std::byte>> pieces, const S
   ParticleStore all;
   std::vector<Vec3> built;
   bool with_list = false;
+  std::vector<std::vector<std::byte>> histories(part.forces().providers().size());
   for (const std::vector<std::byte>& piece : pieces) {
     std::size_t at = 0;
     const auto n = static_cast<std::size_t>(take<std::uint64_t>(piece, at));
@@ -281,6 +296,14 @@ GlobalState unpack_state(std::span<const std::vector<std::byte>> pieces, const S
     for (std::size_t k = 0; k < n; ++k) all.order_key.push_back(take<std::uint64_t>(piece, at));
     if (with_list)
       for (std::size_t k = 0; k < n; ++k) built.push_back(take<Vec3>(piece, at));
+    const auto providers = static_cast<std::size_t>(take<std::uint64_t>(piece, at));
+    if (providers != histories.size()) throw std::runtime_error("a packed particle piece has another provider count");
+    for (std::vector<std::byte>& h : histories) {
+      const auto bytes = static_cast<std::size_t>(take<std::uint64_t>(piece, at));
+      if (at + bytes > piece.size()) throw std::runtime_error("a packed particle piece is truncated");
+      h.insert(h.end(), piece.begin() + static_cast<std::ptrdiff_t>(at), piece.begin() + static_cast<std::ptrdiff_t>(at + bytes));
+      at += bytes;
+    }
     if (at != piece.size()) throw std::runtime_error("a packed particle piece has bytes left over");
   }
   const std::vector<std::uint32_t> order = global_order(all);
@@ -292,6 +315,7 @@ GlobalState unpack_state(std::span<const std::vector<std::byte>> pieces, const S
     g.rebuild_count = search_of(part.forces())->rebuild_count();
   }
   g.failed_bonds = std::move(failed_bonds);
+  g.histories = std::move(histories);
   g.steps = part.step_count();
   g.time_origin = part.time_origin();
   g.step_origin = part.step_origin();

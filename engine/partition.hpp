@@ -49,6 +49,9 @@ struct GlobalState {
   std::uint64_t rebuild_count = 0;
   /// Scene indices of the failed bonds, ascending.
   std::vector<std::uint32_t> failed_bonds;
+  /// Per force provider: ForceProvider::pack_history() of every rank, one
+  /// after another (contact and wall friction histories).
+  std::vector<std::vector<std::byte>> histories;
   std::uint64_t steps = 0;
   double time_origin = 0.0;
   std::uint64_t step_origin = 0;

@@ -31,6 +31,8 @@ mpi=(mpirun --oversubscribe --allow-run-as-root --bind-to none)
 export OMPI_MCA_rmaps_base_oversubscribe=1
 # Containers often lack the kernel's cross-memory attach: copy through shared memory.
 export OMPI_MCA_btl_vader_single_copy_mechanism=none
+# More ranks than cores (oversubscribed): ranks waiting in MPI give the core up.
+export OMPI_MCA_mpi_yield_when_idle=1
 
 if ! "$dem" run "$scene" --steps "$steps" --threads 2 --quiet --output-dir "$tmp/ref" >"$tmp/ref.log" 2>&1; then
   echo "FAIL: the run without MPI failed:"; sed 's/^/    /' "$tmp/ref.log"; exit 1

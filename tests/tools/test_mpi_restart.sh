@@ -19,7 +19,7 @@ dem="$build/apps/dem"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/mpi_restart.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 mpi=(mpirun --oversubscribe --allow-run-as-root --bind-to none)
-export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_btl_vader_single_copy_mechanism=none
+export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_mpi_yield_when_idle=1
 fail() { echo "FAIL: $*"; exit 1; }
 
 "$dem" run "$scene" --steps "$total" --threads 2 --quiet --output-dir "$tmp/ref" >"$tmp/ref.log" 2>&1 ||
