@@ -7,6 +7,7 @@
 #   engine/                    core/, bonds/, contact/, fields/, engine/
 #   scene/                     the above and scene/
 #   io/                        the above and io/ (never apps/)
+#   mpi/                       core/ .. engine/ and mpi/ (the MPI transport)
 #
 # Usage: tests/tools/test_layers.sh SOURCE_DIR. Prints each include that
 # breaks the rule and a closing "N passed, M failed" line; exits 1 on any.
@@ -39,5 +40,6 @@ check fields core fields
 check engine core bonds contact fields engine
 check scene core bonds contact fields engine scene
 check io core bonds contact fields engine scene io
+check mpi core bonds contact fields engine mpi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
