@@ -236,13 +236,7 @@ int restart(const Options& o) {
   if (rank == 0) {
     plan_restart_output(c, o.checkpoint, plan, std::cout);
   } else {
-    plan.run_id = c.run_id;
-    plan.initial_energy = c.initial_energy;
-    plan.energy_scale = c.energy_scale;
-    plan.max_energy_drift = c.max_energy_drift;
-    plan.warn_energy_drift = c.warn_energy_drift;
-    plan.frame_times = c.frame_times;
-    plan.energy_rows = c.energy_rows;
+    take_run_bookkeeping(c, plan);
   }
 #ifdef DEM_WITH_MPI
   // Whether the folder's files are continued decides what the first step

@@ -345,13 +345,7 @@ void plan_restart_output(const CheckpointState& c, const fs::path& checkpoint_pa
       checkpoint_path.parent_path().empty() ? fs::path(".") : checkpoint_path.parent_path();
   std::error_code ec;
   const bool in_place = fs::equivalent(out, checkpoint_folder, ec);
-  plan.run_id = c.run_id;
-  plan.initial_energy = c.initial_energy;
-  plan.energy_scale = c.energy_scale;
-  plan.max_energy_drift = c.max_energy_drift;
-  plan.warn_energy_drift = c.warn_energy_drift;
-  plan.frame_times = c.frame_times;
-  plan.energy_rows = c.energy_rows;
+  take_run_bookkeeping(c, plan);
   plan.resume = true;
   const std::optional<std::uint64_t> owner = read_run_id(out);
   if (c.run_id == 0) {  // a version-2 checkpoint: nothing to check against
@@ -419,6 +413,16 @@ void plan_restart_output(const CheckpointState& c, const fs::path& checkpoint_pa
   write_run_id(out, c.run_id);  // last: the folder is the run's once complete
   log << "continuing the series of " << checkpoint_folder.string() << " in " << out.string() << ": "
       << c.energy_rows << " energy rows and " << c.frame_times.size() << " frames up to the checkpoint\n";
+}
+
+void take_run_bookkeeping(const CheckpointState& c, RunPlan& plan) {
+  plan.run_id = c.run_id;
+  plan.initial_energy = c.initial_energy;
+  plan.energy_scale = c.energy_scale;
+  plan.max_energy_drift = c.max_energy_drift;
+  plan.warn_energy_drift = c.warn_energy_drift;
+  plan.frame_times = c.frame_times;
+  plan.energy_rows = c.energy_rows;
 }
 
 CheckpointState checkpoint_of(const Simulation& sim, const RunPlan& plan,

@@ -139,6 +139,11 @@ bool is_engine_output_name(const std::string& name);
 void plan_restart_output(const CheckpointState& c, const std::filesystem::path& checkpoint_path,
                          RunPlan& plan, std::ostream& log);
 
+/// The run's identity, energy reference, drift limits and output bookkeeping
+/// of checkpoint `c` into `plan` (what plan_restart_output() starts from;
+/// with MPI, what ranks other than 0 take as they are).
+void take_run_bookkeeping(const CheckpointState& c, RunPlan& plan);
+
 /// The state of a running simulation with the run's output bookkeeping, as a
 /// checkpoint keeps it.
 CheckpointState checkpoint_of(const Simulation& sim, const RunPlan& plan,
