@@ -76,17 +76,30 @@ void output(F&& write) {
   }
 }
 
-/// The index of a frame file particles_N.vtp or bonds_N.vtp; nullopt for
-/// any other name.
+/// The index of a frame file: particles_N.vtp or bonds_N.vtp, their
+/// parallel frames particles_N.pvtp and bonds_N.pvtp, and those frames'
+/// pieces particles_N_K.vtp and bonds_N_K.vtp; nullopt for any other name.
 std::optional<std::size_t> frame_index(const std::string& name) {
+  const auto is_number = [](const std::string& d) {
+    return !d.empty() && d.size() <= 18 && std::all_of(d.begin(), d.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
   for (const std::string stem : {"particles_", "bonds_"}) {
-    if (name.size() <= stem.size() + 4 || name.compare(0, stem.size(), stem) != 0 ||
-        name.compare(name.size() - 4, 4, ".vtp") != 0)
+    if (name.compare(0, stem.size(), stem) != 0) continue;
+    std::string rest = name.substr(stem.size());
+    if (rest.size() > 5 && rest.compare(rest.size() - 5, 5, ".pvtp") == 0) {
+      rest.erase(rest.size() - 5);  // a parallel frame
+    } else if (rest.size() > 4 && rest.compare(rest.size() - 4, 4, ".vtp") == 0) {
+      rest.erase(rest.size() - 4);
+      const std::size_t piece = rest.find('_');  // a piece of one: NNNNNN_K
+      if (piece != std::string::npos) {
+        if (!is_number(rest.substr(piece + 1))) return std::nullopt;
+        rest.erase(piece);
+      }
+    } else {
       continue;
-    const std::string digits = name.substr(stem.size(), name.size() - stem.size() - 4);
-    if (digits.size() > 18 || !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
-      return std::nullopt;
-    return static_cast<std::size_t>(std::stoull(digits));
+    }
+    if (!is_number(rest)) return std::nullopt;
+    return static_cast<std::size_t>(std::stoull(rest));
   }
   return std::nullopt;
 }
@@ -459,14 +472,23 @@ int run_to_end(Simulation& sim, const RunPlan& given, std::ostream& log, RunSumm
   const fs::path out = plan.output_dir;
   std::optional<VtkSeriesWriter> vtk;
   std::optional<EnergyTable> table;
+  // With MPI ranks every rank writes its piece of each VTK frame.
+  const VtkPieces pieces = domain != nullptr ? VtkPieces{domain->rank(), domain->ranks()} : VtkPieces{};
   if (writes) {
-    vtk.emplace(out);  // creates the folder, or throws naming it
+    vtk.emplace(out, VtkSeriesWriter::kDefaultCompressionLevel, pieces);  // creates the folder, or throws naming it
     plan.run_id = prepare_folder(out, plan, log);
     if (plan.resume) vtk->resume(plan.frame_times);
     if (plan.resume)
       table.emplace(out / "energy.csv", plan.energy_rows);
     else
       table.emplace(out / "energy.csv");
+  }
+  if (domain != nullptr && files) {
+    (void)domain->any(false);  // the other ranks write into the folder once rank 0 has prepared it
+    if (!writes) {
+      vtk.emplace(out, VtkSeriesWriter::kDefaultCompressionLevel, pieces);
+      if (plan.resume) vtk->resume(plan.frame_times);
+    }
   }
   OutputSpec o = plan.output;
   if (!files) o.vtk_every = o.energy_every = o.checkpoint_every = 0;
@@ -501,21 +523,31 @@ int run_to_end(Simulation& sim, const RunPlan& given, std::ostream& log, RunSumm
     if (solver) output([&] { solver->write(); });
   };
   const auto write_frame = [&] {
-    // The whole system: this simulation, or with MPI ranks its parts
-    // gathered on rank 0 (every rank takes part).
-    const Simulation* view = domain != nullptr ? domain->whole_view() : &sim;
-    if (!writes || view == nullptr) return;
-    const Simulation& sim = *view;
+    // With MPI ranks each rank's piece: the particles it owns, the bonds it
+    // books (VtkSeriesWriter's parallel series).
+    const ParticleStore& s = sim.particles();
+    const BondList& bonds = sim.forces().bonds();
+    const std::span<const std::uint8_t> live = sim.forces().bond_live();
     FrameExtras extras;
     std::vector<std::uint32_t> broken, fragment;
+    std::vector<std::uint8_t> shown, shown_bonds;
     if (can_break) {
-      extras.bond_live = sim.forces().bond_live();
-      broken = sim.forces().broken_per_particle(sim.particles());
-      fragment = sim.forces().fragment_labels(sim.particles());
+      extras.bond_live = live;
+      broken = sim.forces().broken_per_particle(s);
+      fragment = domain != nullptr ? domain->fragment_labels(s) : sim.forces().fragment_labels(s);
       extras.broken = broken;
       extras.fragment = fragment;
     }
-    vtk->write_frame(sim.time(), sim.particles(), sim.forces().bonds(), extras);
+    if (domain != nullptr) {
+      shown.resize(s.size());
+      for (std::size_t i = 0; i < s.size(); ++i) shown[i] = s.owns(i) ? 1 : 0;
+      shown_bonds.resize(bonds.size());
+      for (std::size_t b = 0; b < bonds.size(); ++b)
+        shown_bonds[b] = (live.empty() || live[b] != 0) && s.books(bonds.first[b], bonds.second[b]) ? 1 : 0;
+      extras.shown = shown;
+      extras.bond_live = shown_bonds;
+    }
+    vtk->write_frame(sim.time(), s, bonds, extras);
   };
   std::vector<double> frame_times = plan.frame_times;  // on the schedule only
   std::uint64_t energy_rows = plan.energy_rows;
@@ -661,6 +693,7 @@ int run_to_end(Simulation& sim, const RunPlan& given, std::ostream& log, RunSumm
     }
     end_progress_line();
     if (vtk) output([&] { vtk->flush(); });
+    if (domain != nullptr) (void)domain->any(false);  // every rank's pieces are on disk
     if (writes) write_tables(nullptr);
     if (checkpoints) save_checkpoint();
   } catch (const OutputFailure& e) {

@@ -80,6 +80,14 @@ void bisect(std::vector<std::uint32_t>& idx, std::size_t b, std::size_t e, std::
   bisect(idx, left, e, first_rank + static_cast<std::uint32_t>(left_ranks), ranks - left_ranks, x, ids, owner);
 }
 
+/// Clumps in the order of their first members' ids.
+std::vector<Clump> sorted_clumps(std::vector<Clump> clumps) {
+  std::stable_sort(clumps.begin(), clumps.end(), [](const Clump& a, const Clump& b) {
+    return a.members.front() < b.members.front();
+  });
+  return clumps;
+}
+
 }  // namespace
 
 GlobalState capture_global_state(const Simulation& whole) {
@@ -104,6 +112,7 @@ GlobalState capture_global_state(const Simulation& whole) {
     ByteWriter w(g.histories.back());
     p->pack_history(whole.particles(), w);
   }
+  g.clumps = sorted_clumps(whole.clumps());
   g.steps = whole.step_count();
   g.time_origin = whole.time_origin();
   g.step_origin = whole.step_origin();
@@ -129,6 +138,21 @@ std::vector<std::uint32_t> bisect_owners(std::span<const Vec3> positions, std::s
   std::iota(idx.begin(), idx.end(), 0u);
   bisect(idx, 0, idx.size(), 0, ranks, positions, ids, owner);
   return owner;
+}
+
+void keep_clumps_whole(std::vector<std::uint32_t>& owner, const ParticleStore& particles,
+                       const std::vector<Clump>& clumps) {
+  if (clumps.empty()) return;
+  const auto by_id = slots_by_id(particles);
+  const auto slot = [&](std::uint32_t id) {
+    const std::uint32_t s = find_slot(by_id, id);
+    if (s == PartMap::kNotInPart) throw std::invalid_argument("clump member " + std::to_string(id) + " is not a particle");
+    return s;
+  };
+  for (const Clump& c : clumps) {
+    const std::uint32_t rank = owner[slot(c.members.front())];
+    for (const std::uint32_t id : c.members) owner[slot(id)] = rank;
+  }
 }
 
 std::size_t PartLayout::owned_count() const {
@@ -175,7 +199,6 @@ std::vector<PartLayout> part_layouts(const ParticleStore& s, std::span<const std
 }
 
 PartFactory::PartFactory(Simulation whole) : whole_(std::move(whole)) {
-  if (!whole_.clumps().empty()) throw std::invalid_argument("clumps cannot be split over MPI ranks yet; run this scene on one rank");
   if (whole_.map() == IntegratorMap::implicit)
     throw std::invalid_argument("the implicit integrator cannot run over MPI ranks yet; run it on one rank (threads)");
   const ParticleStore& s = whole_.particles();
@@ -223,7 +246,12 @@ Simulation PartFactory::make(const GlobalState& state, const PartLayout& layout)
     forces.restore_neighbour_list(part, built, state.rebuild_count);
   }
   std::vector<ParticleGroup> groups = whole_.groups();  // (a part indexes the members it holds)
-  Simulation sim(std::move(part), std::move(forces), whole_.map(), whole_.time_step(), state.steps);
+  std::vector<Clump> clumps;
+  for (const Clump& c : state.clumps) {
+    const std::uint32_t first = find_slot(by_id, c.members.front());
+    if (first != PartMap::kNotInPart && part.owns(first)) clumps.push_back(c);
+  }
+  Simulation sim(std::move(part), std::move(forces), std::move(clumps), whole_.map(), whole_.time_step(), state.steps);
   sim.set_time_origin(state.time_origin, state.step_origin);
   sim.set_ledger(state.ledger);
   if (!groups.empty()) sim.set_groups(std::move(groups));
@@ -276,6 +304,12 @@ std::vector<std::byte> pack_owned(const Simulation& part) {
     put(out, static_cast<std::uint64_t>(h.size()));
     out.insert(out.end(), h.begin(), h.end());
   }
+  // The clumps it owns (with all their members).
+  std::vector<std::byte> c;
+  ByteWriter w(c);
+  save_clumps(w, part.clumps());
+  put(out, static_cast<std::uint64_t>(c.size()));
+  out.insert(out.end(), c.begin(), c.end());
   return out;
 }
 
@@ -285,6 +319,7 @@ GlobalState unpack_state(std::span<const std::vector<std::byte>> pieces, const S
   std::vector<Vec3> built;
   bool with_list = false;
   std::vector<std::vector<std::byte>> histories(part.forces().providers().size());
+  std::vector<std::span<const std::byte>> clump_bytes;
   for (const std::vector<std::byte>& piece : pieces) {
     std::size_t at = 0;
     const auto n = static_cast<std::size_t>(take<std::uint64_t>(piece, at));
@@ -304,6 +339,10 @@ GlobalState unpack_state(std::span<const std::vector<std::byte>> pieces, const S
       h.insert(h.end(), piece.begin() + static_cast<std::ptrdiff_t>(at), piece.begin() + static_cast<std::ptrdiff_t>(at + bytes));
       at += bytes;
     }
+    const auto bytes = static_cast<std::size_t>(take<std::uint64_t>(piece, at));
+    if (at + bytes > piece.size()) throw std::runtime_error("a packed particle piece is truncated");
+    clump_bytes.emplace_back(piece.data() + at, bytes);
+    at += bytes;
     if (at != piece.size()) throw std::runtime_error("a packed particle piece has bytes left over");
   }
   const std::vector<std::uint32_t> order = global_order(all);
@@ -316,6 +355,11 @@ GlobalState unpack_state(std::span<const std::vector<std::byte>> pieces, const S
   }
   g.failed_bonds = std::move(failed_bonds);
   g.histories = std::move(histories);
+  for (const std::span<const std::byte> bytes : clump_bytes) {
+    ByteReader r(bytes);
+    for (Clump& c : load_clumps(r, std::numeric_limits<std::uint32_t>::max())) g.clumps.push_back(std::move(c));
+  }
+  g.clumps = sorted_clumps(std::move(g.clumps));
   g.steps = part.step_count();
   g.time_origin = part.time_origin();
   g.step_origin = part.step_origin();

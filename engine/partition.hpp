@@ -19,6 +19,10 @@
 ///  - Every global sum is exact (core/exact_sum.hpp) over what the rank
 ///    books: owned particles, records whose lower-id end it owns.
 ///  - Rebuilds happen at the same steps on every rank (a logical or).
+///  - A clump (engine/clump.hpp) is owned whole: all its members by the
+///    owner of its first member (keep_clumps_whole), which alone advances
+///    it, from its members' complete forces, in the undivided run's order;
+///    other ranks hold its members as ghosts, placed by the owner.
 ///
 /// Ghost shell: with `margin` M, a part made when every particle was at
 /// x(t0) stays valid while no particle has moved more than M since t0, for
@@ -52,6 +56,8 @@ struct GlobalState {
   /// Per force provider: ForceProvider::pack_history() of every rank, one
   /// after another (contact and wall friction histories).
   std::vector<std::vector<std::byte>> histories;
+  /// Every clump (body state and members), by its first member's id.
+  std::vector<Clump> clumps;
   std::uint64_t steps = 0;
   double time_origin = 0.0;
   std::uint64_t step_origin = 0;
@@ -72,6 +78,13 @@ std::vector<std::uint32_t> global_order(const ParticleStore& particles);
 std::vector<std::uint32_t> bisect_owners(std::span<const Vec3> positions, std::span<const std::uint32_t> ids,
                                          std::size_t ranks);
 
+/// Gives every member of each clump the owner of its first member, so that
+/// clumps are never split (`owner` per particle of `particles`, as from
+/// bisect_owners). Throws std::invalid_argument for a member id that is not
+/// a particle.
+void keep_clumps_whole(std::vector<std::uint32_t>& owner, const ParticleStore& particles,
+                       const std::vector<Clump>& clumps);
+
 /// One rank's particles: indices into GlobalState::particles, ascending,
 /// and per member whether it is a ghost.
 struct PartLayout {
@@ -87,7 +100,8 @@ std::vector<PartLayout> part_layouts(const ParticleStore& particles, std::span<c
                                      std::size_t ranks, double halo, std::span<const std::uint64_t> bond_keys);
 
 /// A part's owned particles (every field, order_key, and the contact list's
-/// build position when there is one) as bytes, for an MPI rank to send.
+/// build position when there is one), its providers' histories and its
+/// clumps as bytes, for an MPI rank to send.
 std::vector<std::byte> pack_owned(const Simulation& part);
 
 /// The whole state from the packed owned particles of every rank (any
@@ -116,6 +130,9 @@ class DecomposedRun {
   virtual const Simulation& reference() const = 0;
   /// Particles of the whole system.
   virtual std::size_t particle_count() const = 0;
+  /// Per slot of this rank's part: the smallest particle id of its fragment
+  /// of the whole system's live-bond graph (VTK point data "fragment").
+  virtual std::vector<std::uint32_t> fragment_labels(const ParticleStore& part) const = 0;
   /// True on every rank if `mine` is true on any (a signal, a failure).
   virtual bool any(bool mine) = 0;
   /// Stops every rank with this exit status (after a failure on one rank
@@ -127,11 +144,13 @@ class DecomposedRun {
 /// (its providers' settings and static records, its particles' ids).
 class PartFactory {
  public:
-  /// Throws std::invalid_argument for what cannot be split: clumps, the
-  /// implicit integrator, a provider without ForceProvider::make_part.
+  /// Throws std::invalid_argument for what cannot be split: the implicit
+  /// integrator, a provider without ForceProvider::make_part.
   explicit PartFactory(Simulation whole);
 
-  /// The part of `layout` at `state`, with its first forces (and no hooks).
+  /// The part of `layout` at `state`, with its first forces (and no hooks)
+  /// and the clumps whose first member it owns (keep_clumps_whole: then
+  /// all their members).
   Simulation make(const GlobalState& state, const PartLayout& layout) const;
 
   const Simulation& whole() const { return whole_; }

@@ -233,21 +233,14 @@ std::vector<GroupReport> Simulation::group_reports() const {
 
 void Simulation::index_clumps() {
   if (clumps_.empty()) return;
-  const std::size_t n = particles_.size();
-  std::vector<std::uint32_t> slot_of_id(n, 0xffffffffu);
-  for (std::size_t i = 0; i < n; ++i)
-    if (particles_.id[i] < n) slot_of_id[particles_.id[i]] = static_cast<std::uint32_t>(i);
-  in_clump_.assign(n, 0);
-  member_slot_.clear();
-  for (const Clump& c : clumps_)
-    for (const std::uint32_t id : c.members) {
-      if (id >= n || slot_of_id[id] == 0xffffffffu)
-        throw std::invalid_argument("clump member id " + std::to_string(id) + " is not a particle");
-      const std::uint32_t q = slot_of_id[id];
-      if (in_clump_[q]) throw std::invalid_argument("particle " + std::to_string(id) + " is in two clumps");
-      in_clump_[q] = 1;
-      member_slot_.push_back(q);
-    }
+  std::vector<std::uint32_t> ids;
+  for (const Clump& c : clumps_) ids.insert(ids.end(), c.members.begin(), c.members.end());
+  member_slot_ = slots_of_ids(particles_, ids, "clump member id");  // (also in a part of a decomposed system)
+  in_clump_.assign(particles_.size(), 0);
+  for (std::size_t k = 0; k < ids.size(); ++k) {
+    if (in_clump_[member_slot_[k]]) throw std::invalid_argument("particle " + std::to_string(ids[k]) + " is in two clumps");
+    in_clump_[member_slot_[k]] = 1;
+  }
 }
 
 void Simulation::reorder() {
@@ -377,6 +370,7 @@ void Simulation::step() {
   if (hooks_.after_drift) hooks_.after_drift(particles_);
   if (ledger_on_) ledger_.contact -= 0.5 * kick * global_value(kick_power());
   place_members();
+  if (hooks_.after_place) hooks_.after_place(particles_);
   rebuild_phase();
   // Without the ledger's velocity snapshot or kinematic particles in
   // between, the second half kick runs inside the gather, range by range.

@@ -154,6 +154,10 @@ class Simulation {
     /// Called after the drift of each step, before the rebuild test and the
     /// force evaluation: ghost copies take their owners' new state.
     std::function<void(ParticleStore&)> after_drift;
+    /// Called after the clumps' members are placed on their clumps, before
+    /// the rebuild test (set on every rank where the scene has clumps):
+    /// ghost copies take their owners' placed state.
+    std::function<void(ParticleStore&)> after_place;
     /// Called after the second half kick when the ledger or the friction
     /// filter reads velocities of both ends of a record: ghost copies take
     /// their owners' velocities.

@@ -50,12 +50,17 @@ namespace {
 /// so the snapshot is the same for any thread count).
 constexpr std::size_t kGrain = 8192;
 
-/// `stem_NNNNNN.vtp`, the frame index zero-padded to six digits.
-std::string frame_file_name(const char* stem, std::size_t frame) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%s_%06zu.vtp", stem, frame);
+/// `stem_NNNNNN.EXT` (the frame index zero-padded to six digits) or, for
+/// piece K >= 0 of a parallel frame, `stem_NNNNNN_K.vtp`.
+std::string frame_file_name(const char* stem, std::size_t frame, const char* ext = "vtp", int piece = -1) {
+  char buffer[96];
+  if (piece >= 0)
+    std::snprintf(buffer, sizeof buffer, "%s_%06zu_%d.vtp", stem, frame, piece);
+  else
+    std::snprintf(buffer, sizeof buffer, "%s_%06zu.%s", stem, frame, ext);
   return buffer;
 }
+
 
 /// Renames `tmp` to `path` (same folder, so atomic on POSIX). Throws
 /// std::runtime_error naming both paths on failure.
@@ -82,22 +87,14 @@ void keep_error_message(vtkObject*, unsigned long, void* client_data, void* call
   *static_cast<std::string*>(client_data) = text;
 }
 
-/// Rewrites the collection `stem.pvd` listing stem_NNNNNN.vtp for every time.
-void write_collection(const fs::path& folder, const char* stem, const std::vector<double>& times) {
-  const fs::path path = folder / (std::string(stem) + ".pvd");
+/// Writes `text` to `path` via `path.tmp`. Throws std::runtime_error naming
+/// the file on failure.
+void write_text_file(const fs::path& path, const std::string& text) {
   fs::path tmp = path;
   tmp += ".tmp";
   {
     std::ofstream out(tmp, std::ios::trunc);
-    out << "<?xml version=\"1.0\"?>\n"
-        << "<VTKFile type=\"Collection\" version=\"0.1\">\n  <Collection>\n";
-    for (std::size_t k = 0; k < times.size(); ++k) {
-      char time[32];
-      std::snprintf(time, sizeof time, "%.16e", times[k]);
-      out << "    <DataSet timestep=\"" << time << "\" part=\"0\" file=\""
-          << frame_file_name(stem, k) << "\"/>\n";
-    }
-    out << "  </Collection>\n</VTKFile>\n";
+    out << text;
     out.flush();
     if (!out) {
       std::error_code ec;
@@ -106,6 +103,58 @@ void write_collection(const fs::path& folder, const char* stem, const std::vecto
     }
   }
   commit(tmp, path);
+}
+
+/// The XML type name of a VTK array's values (the types the frames hold).
+const char* xml_type_name(vtkDataArray* a) {
+  switch (a->GetDataType()) {
+    case VTK_DOUBLE: return "Float64";
+    case VTK_FLOAT: return "Float32";
+    case VTK_INT: return "Int32";
+    case VTK_LONG_LONG: return "Int64";
+    default: throw std::logic_error(std::string("VTK output: no XML type for array ") + a->GetName());
+  }
+}
+
+/// Declarations of the arrays of one attribute set: `<PDataArray .../>` lines.
+std::string declare_arrays(vtkFieldData* arrays) {
+  std::string text;
+  for (int k = 0; k < arrays->GetNumberOfArrays(); ++k) {
+    vtkDataArray* a = arrays->GetArray(k);
+    text += std::string("      <PDataArray type=\"") + xml_type_name(a) + "\" Name=\"" + a->GetName() +
+            "\" NumberOfComponents=\"" + std::to_string(a->GetNumberOfComponents()) + "\"/>\n";
+  }
+  return text;
+}
+
+/// Writes stem_NNNNNN.pvtp: the arrays `data` (any piece) holds and the
+/// files of all `count` pieces of frame `frame`.
+void write_summary(const fs::path& folder, const char* stem, std::size_t frame, int count, vtkPolyData* data) {
+  std::string text =
+      "<?xml version=\"1.0\"?>\n"
+      "<VTKFile type=\"PPolyData\" version=\"1.0\" byte_order=\"LittleEndian\" header_type=\"UInt64\">\n"
+      "  <PPolyData GhostLevel=\"0\">\n";
+  text += "    <PPointData>\n" + declare_arrays(data->GetPointData()) + "    </PPointData>\n";
+  text += "    <PCellData>\n" + declare_arrays(data->GetCellData()) + "    </PCellData>\n";
+  text += "    <PPoints>\n      <PDataArray type=\"Float64\" Name=\"Points\" NumberOfComponents=\"3\"/>\n    </PPoints>\n";
+  for (int k = 0; k < count; ++k) text += "    <Piece Source=\"" + frame_file_name(stem, frame, "vtp", k) + "\"/>\n";
+  text += "  </PPolyData>\n</VTKFile>\n";
+  write_text_file(folder / frame_file_name(stem, frame, "pvtp"), text);
+}
+
+/// Rewrites the collection `stem.pvd` listing for every time its frame:
+/// stem_NNNNNN.pvtp where `parallel` says so, else stem_NNNNNN.vtp.
+void write_collection(const fs::path& folder, const char* stem, const std::vector<double>& times,
+                      const std::vector<std::uint8_t>& parallel) {
+  std::string text = "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"0.1\">\n  <Collection>\n";
+  for (std::size_t k = 0; k < times.size(); ++k) {
+    char time[32];
+    std::snprintf(time, sizeof time, "%.16e", times[k]);
+    text += std::string("    <DataSet timestep=\"") + time + "\" part=\"0\" file=\"" + frame_file_name(stem, k, parallel[k] ? "pvtp" : "vtp") +
+            "\"/>\n";
+  }
+  text += "  </Collection>\n</VTKFile>\n";
+  write_text_file(folder / (std::string(stem) + ".pvd"), text);
 }
 
 /// A named, empty VTK array of `components` values per tuple.
@@ -246,7 +295,9 @@ struct VtkSeriesWriter::FrameJob {
   fs::path folder;
   std::size_t index = 0;
   std::vector<double> times;  ///< the series' times up to this frame
+  std::vector<std::uint8_t> parallel;  ///< per frame of the series: a .pvtp (else a .vtp)
   int compression_level = kDefaultCompressionLevel;
+  VtkPieces pieces;
   bool narrow = true;  ///< cell connectivity and offsets as Int32 (else Int64)
 
   // Buffers, kept from one frame to the next.
@@ -264,22 +315,32 @@ struct VtkSeriesWriter::FrameJob {
   vtkSmartPointer<vtkIntArray> n_broken = named_array<vtkIntArray>("n_broken", 1);
   vtkSmartPointer<vtkIntArray> fragment = named_array<vtkIntArray>("fragment", 1);
   std::vector<std::uint32_t> live_bonds;  ///< indices of the bonds shown (with FrameExtras::bond_live)
+  /// With FrameExtras::shown: the slot of each point (the shown particles,
+  /// then the other ends of the shown bonds), and the point of each slot
+  /// (kNoPoint: none). Empty otherwise: point k is slot k.
+  std::vector<std::uint32_t> point_slot, point_of;
+  static constexpr std::uint32_t kNoPoint = 0xffffffffu;
+  std::size_t shown_count = 0;  ///< points that are particles of the particles file (the first ones)
+  bool mapped = false;          ///< point_slot and point_of are in use
   vtkSmartPointer<vtkDataArray> vertex_ids, vertex_offsets;  ///< Int32 or Int64
   vtkSmartPointer<vtkDataArray> bond_ends, bond_offsets;     ///< Int32 or Int64
   std::vector<Quat> relative;  ///< Q_i = R_i R_i0^T, for the bend angles
-  /// The same points for the bonds file: another VTK array over position's
-  /// buffer (no copy), so that the two files can be written at once without
-  /// sharing a VTK object (VTK caches value ranges inside each array).
-  vtkNew<vtkDoubleArray> bond_position;
+  /// The points of the two files: VTK arrays over position's buffer (no
+  /// copy), the particles' the first shown_count points, the bonds' all, so
+  /// that the two files can be written at once without sharing a VTK object
+  /// (VTK caches value ranges inside each array).
+  vtkNew<vtkDoubleArray> particle_position, bond_position;
   vtkNew<vtkPoints> points, bond_points;
   vtkNew<vtkCellArray> vertices, lines;
   vtkNew<vtkPolyData> cloud;    ///< particles_NNNNNN.vtp
   vtkNew<vtkPolyData> network;  ///< bonds_NNNNNN.vtp
 
   FrameJob() {
-    bond_position->SetName("Points");
-    bond_position->SetNumberOfComponents(3);
-    points->SetData(position);
+    for (vtkDoubleArray* a : {particle_position.Get(), bond_position.Get()}) {
+      a->SetName("Points");
+      a->SetNumberOfComponents(3);
+    }
+    points->SetData(particle_position);
     bond_points->SetData(bond_position);
     cloud->SetPoints(points);
     vtkPointData* point_data = cloud->GetPointData();
@@ -306,57 +367,103 @@ struct VtkSeriesWriter::FrameJob {
     check(extras.bond_live.size(), bonds.size(), "the bond live flags");
     check(extras.broken.size(), n, "n_broken");
     check(extras.fragment.size(), n, "fragment");
+    check(extras.shown.size(), n, "the shown flags");
     live_bonds.clear();
     if (!extras.bond_live.empty())
       for (std::size_t k = 0; k < bonds.size(); ++k)
         if (extras.bond_live[k]) live_bonds.push_back(static_cast<std::uint32_t>(k));
+    map_points(particles, bonds, extras);
     const auto extra_array = [&](vtkIntArray* a, std::span<const std::uint32_t> v) {
       vtkPointData* pd = cloud->GetPointData();
       if (v.empty()) {
         pd->RemoveArray(a->GetName());
         return;
       }
-      int* p = resize(a, n);
-      for (std::size_t i = 0; i < n; ++i) p[i] = static_cast<int>(v[i]);
+      int* p = resize(a, shown_count);
+      for (std::size_t k = 0; k < shown_count; ++k) p[k] = static_cast<int>(v[slot(k)]);
       if (!pd->HasArray(a->GetName())) pd->AddArray(a);
     };
     extra_array(n_broken, extras.broken);
     extra_array(fragment, extras.fragment);
-    narrow = n <= int32_max && 2 * bonds.size() <= int32_max;
+    narrow = point_count(n) <= int32_max && 2 * bonds.size() <= int32_max;
     if (narrow)
       take_snapshot<vtkTypeInt32Array>(particles, bonds, !extras.bond_live.empty());
     else
       take_snapshot<vtkTypeInt64Array>(particles, bonds, !extras.bond_live.empty());
   }
 
+  /// The slot of point k.
+  std::size_t slot(std::size_t k) const { return mapped ? point_slot[k] : k; }
+  /// Points of a frame of a store of n particles.
+  std::size_t point_count(std::size_t n) const { return mapped ? point_slot.size() : n; }
+
+  /// Fills point_slot, point_of and shown_count from FrameExtras::shown.
+  void map_points(const ParticleStore& particles, const BondList& bonds, const FrameExtras& extras) {
+    const std::size_t n = particles.size();
+    point_slot.clear();
+    point_of.clear();
+    shown_count = n;
+    mapped = !extras.shown.empty();
+    if (!mapped) return;
+    point_of.assign(n, kNoPoint);
+    for (std::size_t i = 0; i < n; ++i)
+      if (extras.shown[i]) {
+        point_of[i] = static_cast<std::uint32_t>(point_slot.size());
+        point_slot.push_back(static_cast<std::uint32_t>(i));
+      }
+    shown_count = point_slot.size();
+    const std::size_t m = extras.bond_live.empty() ? bonds.size() : live_bonds.size();
+    for (std::size_t k = 0; k < m; ++k) {
+      const std::size_t bond = extras.bond_live.empty() ? k : live_bonds[k];
+      for (const std::uint32_t end : {bonds.first[bond], bonds.second[bond]})
+        if (end < n && point_of[end] == kNoPoint) {
+          point_of[end] = static_cast<std::uint32_t>(point_slot.size());
+          point_slot.push_back(end);
+        }
+    }
+  }
+
   template <class IntArray>
   void take_snapshot(const ParticleStore& particles, const BondList& bonds, bool filtered) {
     using Int = typename IntArray::ValueType;
     const std::size_t n = particles.size();
+    const std::size_t point_total = point_count(n);
+    const std::size_t shown = shown_count;
     const std::size_t m = filtered ? live_bonds.size() : bonds.size();
-    double* px = resize(position.Get(), n);
-    int* pid = resize(id.Get(), n);
-    double* pd = resize(diameter.Get(), n);
-    double* pv = resize(velocity.Get(), n);
-    double* pw = resize(angular_velocity.Get(), n);
-    double* pr = resize(rotation_vector.Get(), n);
-    double* pu = resize(displacement.Get(), n);
-    relative.resize(n);
+    double* px = resize(position.Get(), point_total);
+    int* pid = resize(id.Get(), shown);
+    double* pd = resize(diameter.Get(), shown);
+    double* pv = resize(velocity.Get(), shown);
+    double* pw = resize(angular_velocity.Get(), shown);
+    double* pr = resize(rotation_vector.Get(), shown);
+    double* pu = resize(displacement.Get(), shown);
+    relative.resize(point_total);
     parallel_for_ranges(
-        n,
+        point_total,
         [&](std::size_t b, std::size_t e) {
-          copy_vectors(particles.position, px, b, e);
-          copy_vectors(particles.velocity, pv, b, e);
-          copy_vectors(particles.angular_velocity, pw, b, e);
-          for (std::size_t i = b; i < e; ++i) {
-            pid[i] = static_cast<int>(particles.id[i]);
-            pd[i] = 2.0 * particles.radius[i];
-            relative[i] = particles.attitude[i] * particles.reference_attitude[i].conjugate();
-            const Vec3 rv = quaternion_rotation_vector(relative[i]);
+          if (!mapped) {
+            copy_vectors(particles.position, px, b, e);
+            copy_vectors(particles.velocity, pv, b, e);
+            copy_vectors(particles.angular_velocity, pw, b, e);
+          }
+          for (std::size_t k = b; k < e; ++k) {
+            const std::size_t i = slot(k);
+            relative[k] = particles.attitude[i] * particles.reference_attitude[i].conjugate();
+            if (mapped)
+              for (int c = 0; c < 3; ++c) px[3 * k + c] = particles.position[i][c];
+            if (k >= shown) continue;  // an end of a bond only
+            if (mapped)
+              for (int c = 0; c < 3; ++c) {
+                pv[3 * k + c] = particles.velocity[i][c];
+                pw[3 * k + c] = particles.angular_velocity[i][c];
+              }
+            pid[k] = static_cast<int>(particles.id[i]);
+            pd[k] = 2.0 * particles.radius[i];
+            const Vec3 rv = quaternion_rotation_vector(relative[k]);
             const Vec3 u = particles.position[i] - particles.reference_position[i];
             for (int c = 0; c < 3; ++c) {
-              pr[3 * i + c] = rv[c];
-              pu[3 * i + c] = u[c];
+              pr[3 * k + c] = rv[c];
+              pu[3 * k + c] = u[c];
             }
           }
         },
@@ -376,8 +483,8 @@ struct VtkSeriesWriter::FrameJob {
               throw std::invalid_argument("VTK output: bond " + std::to_string(bond) + " joins particles " +
                                           std::to_string(i) + " and " + std::to_string(j) +
                                           " of a store of " + std::to_string(n));
-            pe[2 * k] = static_cast<Int>(i);
-            pe[2 * k + 1] = static_cast<Int>(j);
+            pe[2 * k] = static_cast<Int>(mapped ? point_of[i] : i);
+            pe[2 * k + 1] = static_cast<Int>(mapped ? point_of[j] : j);
             if (filtered) ps[k] = bonds.rest_length[bond];
           }
           if (!filtered) std::memcpy(ps + b, bonds.rest_length.data() + b, (e - b) * sizeof(double));
@@ -390,7 +497,8 @@ struct VtkSeriesWriter::FrameJob {
   template <class IntArray>
   void derive() {
     using Int = typename IntArray::ValueType;
-    const std::size_t n = static_cast<std::size_t>(position->GetNumberOfTuples());
+    const std::size_t n = static_cast<std::size_t>(id->GetNumberOfTuples());  // particles shown
+    const std::size_t point_total = static_cast<std::size_t>(position->GetNumberOfTuples());
     const std::size_t m = static_cast<std::size_t>(axial_strain->GetNumberOfTuples());
     Int* pc = resize(as_int_array<IntArray>(vertex_ids, "connectivity", 1), n);
     Int* po = resize(as_int_array<IntArray>(vertex_offsets, "offsets", 1), n + 1);
@@ -405,7 +513,9 @@ struct VtkSeriesWriter::FrameJob {
     network->SetLines(lines);
 
     double* px = position->GetPointer(0);
-    bond_position->SetArray(px, static_cast<vtkIdType>(3 * n), /*save=*/1);  // alias, not owner
+    particle_position->SetArray(px, static_cast<vtkIdType>(3 * n), /*save=*/1);  // alias, not owner
+    bond_position->SetArray(px, static_cast<vtkIdType>(3 * point_total), /*save=*/1);
+    particle_position->Modified();
     bond_position->Modified();
     points->Modified();
     bond_points->Modified();
@@ -431,8 +541,9 @@ struct VtkSeriesWriter::FrameJob {
       derive<vtkTypeInt32Array>();
     else
       derive<vtkTypeInt64Array>();
-    const fs::path particles_file = folder / frame_file_name("particles", index);
-    const fs::path bonds_file = folder / frame_file_name("bonds", index);
+    const int piece = pieces.count > 1 ? pieces.piece : -1;
+    const fs::path particles_file = folder / frame_file_name("particles", index, "vtp", piece);
+    const fs::path bonds_file = folder / frame_file_name("bonds", index, "vtp", piece);
     std::exception_ptr particles_error, bonds_error;
     std::thread particles_writer;
     try {
@@ -462,23 +573,38 @@ struct VtkSeriesWriter::FrameJob {
     network->DeleteCells();
     if (particles_error) std::rethrow_exception(particles_error);
     if (bonds_error) std::rethrow_exception(bonds_error);
-    write_collection(folder, "particles", times);
-    write_collection(folder, "bonds", times);
+    if (pieces.piece != 0) return;  // rank 0 names the pieces and lists the frames
+    if (pieces.count > 1) {
+      write_summary(folder, "particles", index, pieces.count, cloud);
+      write_summary(folder, "bonds", index, pieces.count, network);
+    }
+    write_collection(folder, "particles", times, parallel);
+    write_collection(folder, "bonds", times, parallel);
   }
 };
 
-VtkSeriesWriter::VtkSeriesWriter(fs::path folder, int compression_level)
-    : folder_(std::move(folder)), compression_level_(compression_level) {
+VtkSeriesWriter::VtkSeriesWriter(fs::path folder, int compression_level, VtkPieces pieces)
+    : folder_(std::move(folder)), compression_level_(compression_level), pieces_(pieces) {
   const std::string name = "VTK output folder '" + folder_.string() + "'";
   if (compression_level < 1 || compression_level > 9)
     throw std::invalid_argument(name + ": compression level " + std::to_string(compression_level) +
                                 " is not in 1..9");
+  if (pieces.count < 1 || pieces.piece < 0 || pieces.piece >= pieces.count)
+    throw std::invalid_argument(name + ": piece " + std::to_string(pieces.piece) + " of " +
+                                std::to_string(pieces.count) + " is not a piece");
   std::error_code ec;
   fs::create_directories(folder_, ec);
   if (ec) throw std::runtime_error(name + ": cannot create it: " + ec.message());
   if (!fs::is_directory(folder_, ec))
     throw std::runtime_error(name + ": exists and is not a folder");
-  // Probe: create and remove a small file.
+  // VTK's zlib compressor allocates and frees large buffers for every file;
+  // with glibc's defaults each one is a fresh mmap and its page faults cost
+  // more than the stepping of a small scene. Keep such blocks in the heap.
+  mallopt(M_MMAP_THRESHOLD, 64 << 20);
+  mallopt(M_TRIM_THRESHOLD, 256 << 20);
+  // Probe: create and remove a small file (once per series: the other
+  // pieces' writers use the folder piece 0 has probed).
+  if (pieces.piece != 0) return;
   const fs::path probe = folder_ / ".dem_write_probe";
   bool writable = false;
   {
@@ -489,11 +615,6 @@ VtkSeriesWriter::VtkSeriesWriter(fs::path folder, int compression_level)
   }
   const bool removed = fs::remove(probe, ec) && !ec;
   if (!writable || !removed) throw std::runtime_error(name + ": not writable");
-  // VTK's zlib compressor allocates and frees large buffers for every file;
-  // with glibc's defaults each one is a fresh mmap and its page faults cost
-  // more than the stepping of a small scene. Keep such blocks in the heap.
-  mallopt(M_MMAP_THRESHOLD, 64 << 20);
-  mallopt(M_TRIM_THRESHOLD, 256 << 20);
 }
 
 VtkSeriesWriter::~VtkSeriesWriter() {
@@ -517,11 +638,16 @@ void VtkSeriesWriter::resume(std::vector<double> times) {
   if (!times_.empty() || worker_.joinable())
     throw std::logic_error("VtkSeriesWriter::resume: frames were already written");
   times_ = std::move(times);
-  if (!times_.empty()) {
+  // An earlier run on another number of ranks may have written them as
+  // parallel frames or not: each is listed as it is on disk.
+  parallel_.clear();
+  for (std::size_t k = 0; k < times_.size(); ++k)
+    parallel_.push_back(fs::exists(folder_ / frame_file_name("particles", k, "pvtp")) ? 1 : 0);
+  if (!times_.empty() && pieces_.piece == 0) {
     // The collections list exactly the earlier frames from now on (not the
     // frames an earlier attempt wrote after them).
-    write_collection(folder_, "particles", times_);
-    write_collection(folder_, "bonds", times_);
+    write_collection(folder_, "particles", times_, parallel_);
+    write_collection(folder_, "bonds", times_, parallel_);
   }
 }
 
@@ -541,9 +667,13 @@ void VtkSeriesWriter::write_frame(double t, const ParticleStore& particles, cons
   job->folder = folder_;
   job->index = times_.size();
   job->compression_level = compression_level_;
+  job->pieces = pieces_;
   times_.push_back(t);
+  parallel_.resize(times_.size() - 1);
+  parallel_.push_back(pieces_.count > 1 ? 1 : 0);
   try {
     job->times = times_;
+    job->parallel = parallel_;
     worker_ = std::thread([this, job] {
       try {
         job->run();

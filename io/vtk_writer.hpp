@@ -20,6 +20,15 @@
 ///                         to frame, for colouring)
 ///   bonds_NNNNNN.vtp      failed bonds are left out of the bond cells
 ///   particles.pvd, bonds.pvd   collections with the frame times
+///
+/// Parallel series (one writer per MPI rank, VtkPieces): each rank writes
+/// its piece of a frame, particles_NNNNNN_K.vtp and bonds_NNNNNN_K.vtp (K =
+/// the rank), and rank 0 also writes particles_NNNNNN.pvtp and
+/// bonds_NNNNNN.pvtp, which name every piece, and the .pvd collections, which
+/// list the .pvtp files: ParaView opens particles.pvd as one dataset. A
+/// piece's particles file holds the particles FrameExtras::shown marks (the
+/// rank's own, so the pieces hold every particle once); its bonds file the
+/// bonds it shows, over those points plus the other ends of its bonds.
 /// Every value is a double (the id an int) and is stored exactly. Cell
 /// connectivity and offsets are Int32 while the indices fit, Int64 beyond.
 /// Every file is written under a temporary name and renamed when complete, so
@@ -84,6 +93,14 @@ struct FrameExtras {
   std::span<const std::uint8_t> bond_live;  ///< per bond of `bonds`: 0 = failed, left out of the bond cells; empty: all shown
   std::span<const std::uint32_t> broken;    ///< per particle slot: its failed bonds (point data "n_broken"); empty: not written
   std::span<const std::uint32_t> fragment;  ///< per particle slot: fragment label (point data "fragment"); empty: not written
+  std::span<const std::uint8_t> shown;      ///< per particle slot: 1 = in the particles file; empty: all
+};
+
+/// This writer's piece of a parallel series: piece `piece` of `count`
+/// (0 <= piece < count). count = 1: an ordinary series of .vtp files.
+struct VtkPieces {
+  int piece = 0;
+  int count = 1;
 };
 
 class VtkSeriesWriter {
@@ -95,9 +112,9 @@ class VtkSeriesWriter {
 
   /// Creates the folder if needed. Throws std::runtime_error naming the
   /// folder if it cannot be created or is not writable, std::invalid_argument
-  /// if compression_level is not in 1..9.
+  /// if compression_level is not in 1..9 or `pieces` is not a valid piece.
   explicit VtkSeriesWriter(std::filesystem::path folder,
-                           int compression_level = kDefaultCompressionLevel);
+                           int compression_level = kDefaultCompressionLevel, VtkPieces pieces = {});
 
   /// Waits for the frame in flight; a failure is reported on std::cerr.
   ~VtkSeriesWriter();
@@ -110,8 +127,9 @@ class VtkSeriesWriter {
   /// and `bonds`, and starts writing it in the background; the .pvd files
   /// are updated when its files are complete. Throws std::invalid_argument
   /// if a bond names a particle the store does not have.
-  /// `extras` (sizes: bonds, particles, particles, or empty; else
-  /// std::invalid_argument) adds what fracture changes.
+  /// `extras` (sizes: bonds, particles, particles, particles, or empty; else
+  /// std::invalid_argument) adds what fracture changes and which particles
+  /// the particles file holds.
   void write_frame(double t, const ParticleStore& particles, const BondList& bonds,
                    const FrameExtras& extras = {});
 
@@ -122,8 +140,9 @@ class VtkSeriesWriter {
 
   /// Continues a series whose first frames (at these times) an earlier run
   /// wrote into the folder: the next frame gets number times.size(), and the
-  /// .pvd collections list the earlier frames too; they are rewritten at once
-  /// to list exactly those frames. Only before the first write_frame();
+  /// .pvd collections list the earlier frames too (each as the .pvtp or the
+  /// .vtp the folder holds: the earlier run may have used another number of
+  /// ranks); they are rewritten at once to list exactly those frames. Only before the first write_frame();
   /// throws std::logic_error after it, std::runtime_error naming the file if
   /// a collection cannot be written.
   void resume(std::vector<double> times);
@@ -135,6 +154,7 @@ class VtkSeriesWriter {
   std::size_t frame_count() const { return times_.size(); }
   const std::filesystem::path& folder() const { return folder_; }
   int compression_level() const { return compression_level_; }
+  const VtkPieces& pieces() const { return pieces_; }
 
  private:
   struct FrameJob;  ///< a frame's snapshot and its writing (VTK types: in the .cpp)
@@ -144,7 +164,9 @@ class VtkSeriesWriter {
 
   std::filesystem::path folder_;
   int compression_level_;
+  VtkPieces pieces_;
   std::vector<double> times_;       ///< times of the accepted frames
+  std::vector<std::uint8_t> parallel_;  ///< per frame: written as a parallel frame (.pvtp)
   std::unique_ptr<FrameJob> job_;   ///< the frame in flight, or the last one's buffers
   std::thread worker_;              ///< writing job_, if joinable
   std::exception_ptr error_;        ///< set by the worker, read after join()

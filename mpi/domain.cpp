@@ -136,8 +136,9 @@ void Domain::make_parts(const GlobalState& state) {
   const double range = factory_.interaction_range(state);
   margin_ = 0.5 * range;
   const double halo = (range + 2.0 * margin_) * (1.0 + 1e-9);
-  const std::vector<std::uint32_t> owner =
+  std::vector<std::uint32_t> owner =
       bisect_owners(state.particles.position, state.particles.id, static_cast<std::size_t>(size_));
+  keep_clumps_whole(owner, state.particles, state.clumps);
   const std::vector<PartLayout> layouts =
       part_layouts(state.particles, owner, static_cast<std::size_t>(size_), halo, factory_.bond_keys());
   const std::size_t ranks = static_cast<std::size_t>(size_);
@@ -253,8 +254,20 @@ void Domain::reduce_sums(std::span<ExactSum> sums) {
 }
 
 std::uint64_t Domain::fragments() const {
-  const Simulation& w = factory_.whole();
-  if (w.forces().bond_live().empty()) return count_;
+  if (factory_.whole().forces().bond_live().empty()) return count_;
+  std::uint64_t n = 0;
+  (void)components(&n);
+  return n;
+}
+
+std::vector<std::uint32_t> Domain::fragment_labels(const ParticleStore& part) const {
+  const std::vector<std::uint32_t> label = components(nullptr);
+  std::vector<std::uint32_t> out(part.size());
+  for (std::size_t i = 0; i < part.size(); ++i) out[i] = label[part.id[i]];
+  return out;
+}
+
+std::vector<std::uint32_t> Domain::components(std::uint64_t* count) const {
   // Components of the live-bond graph of the whole system, by id (ids are
   // 0 .. N-1); a bond's scene index is the rank of its pair key.
   std::vector<std::uint64_t> keys = factory_.bond_keys();
@@ -275,7 +288,9 @@ std::uint64_t Domain::fragments() const {
       --components;
     }
   }
-  return components;
+  if (count != nullptr) *count = components;
+  for (std::uint32_t a = 0; a < parent.size(); ++a) parent[a] = find(a);  // roots are the smallest ids
+  return parent;
 }
 
 void Domain::install_hooks() {
@@ -326,15 +341,25 @@ void Domain::install_hooks() {
     f.hi = Vec3(box[3], box[4], box[5]);
     return f;
   };
-  h.after_drift = [this](ParticleStore& s) {
-    // A bound on how far an owned particle has moved since the parts were
-    // made: the sum over steps of h max |v| (the drift of maps 23/25/27).
+  // A bound on how far an owned particle has moved since the parts were
+  // made: the sum over steps of h max |v| (the drift of maps 23/25/27; with
+  // clumps the members' velocities once placed).
+  const auto track_motion = [this](const ParticleStore& s) {
     double v2 = 0.0;
     for (std::size_t i = 0; i < s.size(); ++i)
       if (s.owns(i)) v2 = std::max(v2, s.velocity[i].squaredNorm());
     moved_ += part_->time_step() * std::sqrt(v2);
+  };
+  const bool clumps = !factory_.whole().clumps().empty();
+  h.after_drift = [this, track_motion, clumps](ParticleStore& s) {
+    if (!clumps) track_motion(s);
     exchange(s, What::state);
   };
+  if (clumps)
+    h.after_place = [this, track_motion](ParticleStore& s) {
+      track_motion(s);
+      exchange(s, What::state);
+    };
   h.after_kick = [this](ParticleStore& s) { exchange(s, What::velocities); };
   h.reduce_report = [this](EnergyReport& r) {
     int columns[2] = {static_cast<int>(r.exact.size()), -static_cast<int>(r.exact.size())};

@@ -75,6 +75,7 @@ class Domain final : public DecomposedRun {
   const Simulation* whole_view() override;
   const Simulation& reference() const override { return factory_.whole(); }
   std::size_t particle_count() const override { return count_; }
+  std::vector<std::uint32_t> fragment_labels(const ParticleStore& part) const override;
   bool any(bool mine) override;
   [[noreturn]] void abort(int status) override;
   /// Times the parts have been made (1 at the start).
@@ -91,6 +92,9 @@ class Domain final : public DecomposedRun {
   GlobalState gather_state(bool to_all);
   void reduce_sums(std::span<ExactSum> sums);
   std::uint64_t fragments() const;
+  /// Per particle id: the smallest id of its live-bond component (a
+  /// union-find over the whole system's bonds); `components` gets their count.
+  std::vector<std::uint32_t> components(std::uint64_t* components) const;
 
   MPI_Comm comm_;
   int rank_ = 0, size_ = 1;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <numbers>
 #include <tuple>
 
@@ -938,7 +939,17 @@ BuiltScene build_scene(const SceneSpec& spec, const BuildOptions& options) {
       }
     }
   }
-  if (scene.contact.reorder_on_rebuild) sort_for_locality(scene);
+  // Bonds as every re-ordering leaves them (each with first < second, sorted
+  // by their ends), also without one: the parts of a decomposed run
+  // (engine/partition.hpp) hold them so, and a bond taken the other way
+  // round rounds differently.
+  if (scene.contact.reorder_on_rebuild) {
+    sort_for_locality(scene);
+  } else {
+    std::vector<std::uint32_t> same(scene.particles.size());
+    std::iota(same.begin(), same.end(), 0u);
+    renumber_and_sort_bonds(scene.bonds, same);
+  }
   for (std::size_t k = 0; k < out.clumps.size(); ++k) {
     try {
       clump_at_rest(particles, slots_of_ids(particles, out.clumps[k].ids));  // validates the inertia before any run

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # The promise of issue 14: a scene run over 1-4 MPI ranks, each at 1 and 2
-# threads, writes byte-identical energy.csv, bond_failures.csv and VTK frames
-# and groups.csv (the state of every particle and bond, by id, and the
-# reactions of groups) to the run without MPI.
+# threads, writes byte-identical energy.csv, bond_failures.csv and groups.csv
+# to the run without MPI, and parallel VTK frames (one piece per rank) that
+# VTK's reader (vtkXMLPPolyDataReader, as in ParaView) reads back with every
+# particle once and every particle's and bond's state the reference's bits.
+# Once per call it also checks that the comparison fails on a frame with a
+# piece missing and on one with a piece named twice.
 #
 # Usage: tests/tools/test_mpi_layouts.sh BUILD_DIR SCENE STEPS [RANKS...]
 #   BUILD_DIR  a build with -DDEM_WITH_MPI=ON (its apps/dem)
@@ -25,6 +28,7 @@ ranks=("$@")
 dem="$build/apps/dem"
 [ -x "$dem" ] || { echo "FAIL: no $dem" >&2; exit 2; }
 command -v mpirun >/dev/null || { echo "FAIL: no mpirun (openmpi-bin)" >&2; exit 2; }
+. "$(dirname "$0")/vtk_compare.sh"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/mpi_layouts.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 mpi=(mpirun --oversubscribe --allow-run-as-root --bind-to none)
@@ -39,14 +43,29 @@ if ! "$dem" run "$scene" --steps "$steps" --threads 2 --quiet --output-dir "$tmp
 fi
 compare() {  # compare DIR: the files of a run against the reference
   local d=$1 bad=0 f
-  for f in "$tmp/ref"/energy.csv "$tmp/ref"/bond_failures.csv "$tmp/ref"/groups.csv "$tmp/ref"/*.vtp; do
+  for f in "$tmp/ref"/energy.csv "$tmp/ref"/bond_failures.csv "$tmp/ref"/groups.csv; do
     [ -e "$f" ] || continue
     if ! cmp -s "$f" "$d/$(basename "$f")"; then
       echo "    differs: $(basename "$f")"
       bad=1
     fi
   done
+  compare_vtk "$tmp/ref" "$d" "$d.vtk.log" || bad=1
   return $bad
+}
+negatives_done=0
+negatives() {  # the comparison must see a lost piece and a piece listed twice
+  local d=$1 last
+  last=$(ls "$d"/particles_*.pvtp 2>/dev/null | tail -1)
+  [ -n "$last" ] || { echo "FAIL: $d holds no parallel frame"; return 1; }
+  cp -r "$d" "$tmp/lost"
+  rm -f "$tmp/lost/$(basename "${last%.pvtp}")_1.vtp"
+  if compare_vtk "$tmp/ref" "$tmp/lost" >/dev/null; then echo "FAIL: a lost piece went unnoticed"; return 1; fi
+  cp -r "$d" "$tmp/twice"
+  sed -i 's|_1.vtp"/>|_0.vtp"/>|' "$tmp/twice/$(basename "$last")"
+  if compare_vtk "$tmp/ref" "$tmp/twice" >/dev/null; then echo "FAIL: a piece read twice went unnoticed"; return 1; fi
+  rm -rf "$tmp/lost" "$tmp/twice"
+  echo "ok: the comparison fails without piece 1 of $(basename "$last") and with piece 0 read twice"
 }
 passed=0 failed=0
 for r in "${ranks[@]}"; do
@@ -59,8 +78,12 @@ for r in "${ranks[@]}"; do
       failed=$((failed + 1)); continue
     fi
     if compare "$out"; then
-      echo "ok: $label ($(ls "$out"/*.vtp 2>/dev/null | wc -l) frames, $(($(wc -l <"$out/energy.csv") - 1)) energy rows)"
+      echo "ok: $label ($(ls "$out"/particles_*.pvtp 2>/dev/null | wc -l) parallel frames, $(($(wc -l <"$out/energy.csv") - 1)) energy rows)"
       passed=$((passed + 1))
+      if [ $negatives_done -eq 0 ]; then
+        negatives "$out" || failed=$((failed + 1))
+        negatives_done=1
+      fi
     else
       echo "FAIL: $label: files differ from the run without MPI"
       failed=$((failed + 1))
