@@ -124,7 +124,7 @@ class DecomposedRun {
   /// since the last ones (the part Simulation is replaced in place).
   virtual void after_step() = 0;
   /// The whole system at the current step, put together on rank 0 (for its
-  /// VTK frames and checkpoints); nullptr on the other ranks.
+  /// checkpoints); nullptr on the other ranks.
   virtual const Simulation* whole_view() = 0;
   /// The whole system as set up: what it holds (bonds, providers, groups).
   virtual const Simulation& reference() const = 0;
