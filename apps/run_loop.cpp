@@ -19,6 +19,7 @@
 #include "core/peak_memory.hpp"
 #include "io/energy_table.hpp"
 #include "io/event_tables.hpp"
+#include "core/text_file.hpp"
 #include "io/vtk_writer.hpp"
 
 namespace dem {
@@ -152,7 +153,9 @@ std::string describe_files(const std::vector<std::string>& names) {
     }
     text += (text.empty() ? "" : ", ") + n;
   }
-  if (frames > 0) text += (text.empty() ? "" : ", ") + std::to_string(frames) + " frame files (particles_N.vtp, bonds_N.vtp)";
+  if (frames > 0)
+    text += (text.empty() ? "" : ", ") + std::to_string(frames) +
+            " frame files (particles_N.vtp, bonds_N.vtp, or parallel frames and their pieces)";
   return text;
 }
 
@@ -178,25 +181,7 @@ void remove_stale_temporaries(const fs::path& folder, std::ostream& log) {
 
 /// Writes folder/run.id (through a temporary file, renamed).
 void write_run_id(const fs::path& folder, std::uint64_t id) {
-  const fs::path path = folder / kRunIdFile;
-  fs::path tmp = path;
-  tmp += ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << run_id_text(id) << "\n";
-    out.flush();
-    if (!out) {
-      std::error_code ec;
-      fs::remove(tmp, ec);
-      throw std::runtime_error("cannot write '" + tmp.string() + "'");
-    }
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    throw std::runtime_error("cannot rename '" + tmp.string() + "' to '" + path.string() + "': " + ec.message());
-  }
+  write_text_file(folder / kRunIdFile, run_id_text(id) + "\n");
 }
 
 /// Checks (and prepares) the output folder of a run before its first step;
@@ -268,21 +253,7 @@ void copy_energy_rows(const fs::path& from, const fs::path& to, std::uint64_t ro
   if (n < rows)
     throw std::runtime_error("'" + from.string() + "' has " + std::to_string(n) +
                              " rows, the checkpoint was taken after " + std::to_string(rows));
-  fs::path tmp = to;
-  tmp += ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << kept;
-    out.flush();
-    if (!out) {
-      std::error_code ec;
-      fs::remove(tmp, ec);
-      throw std::runtime_error("cannot write '" + tmp.string() + "'");
-    }
-  }
-  std::error_code ec;
-  fs::rename(tmp, to, ec);
-  if (ec) throw std::runtime_error("cannot rename '" + tmp.string() + "': " + ec.message());
+  write_text_file(to, kept);
 }
 
 /// A hard link to `from` at `to` (the engine never changes a complete file
@@ -406,23 +377,20 @@ void plan_restart_output(const CheckpointState& c, const fs::path& checkpoint_pa
   }
   fs::create_directories(out, ec);
   if (ec) throw std::runtime_error("output folder '" + out.string() + "': cannot create it: " + ec.message());
+  // Each frame as written: a .vtp, or a parallel frame and its pieces.
+  std::vector<std::string> frame_files;
   for (std::size_t k = 0; k < c.frame_times.size(); ++k)
     for (const char* stem : {"particles", "bonds"}) {
-      char name[64];
-      std::snprintf(name, sizeof name, "%s_%06zu.vtp", stem, k);
-      if (!fs::exists(checkpoint_folder / name, ec))
-        throw std::runtime_error("cannot continue the series in '" + out.string() + "': frame '" +
-                                 (checkpoint_folder / name).string() + "' of the run is missing");
+      try {
+        for (std::string& f : vtk_frame_files(checkpoint_folder, stem, k)) frame_files.push_back(std::move(f));
+      } catch (const std::runtime_error& e) {
+        throw std::runtime_error("cannot continue the series in '" + out.string() + "': " + e.what());
+      }
     }
   copy_energy_rows(checkpoint_folder / "energy.csv", out / "energy.csv", c.energy_rows);
   for (const char* table : {kBondFailuresFile, kGroupsFile})
     copy_rows_up_to_step(checkpoint_folder / table, out / table, c.step_count);
-  for (std::size_t k = 0; k < c.frame_times.size(); ++k)
-    for (const char* stem : {"particles", "bonds"}) {
-      char name[64];
-      std::snprintf(name, sizeof name, "%s_%06zu.vtp", stem, k);
-      link_or_copy(checkpoint_folder / name, out / name);
-    }
+  for (const std::string& name : frame_files) link_or_copy(checkpoint_folder / name, out / name);
   write_run_id(out, c.run_id);  // last: the folder is the run's once complete
   log << "continuing the series of " << checkpoint_folder.string() << " in " << out.string() << ": "
       << c.energy_rows << " energy rows and " << c.frame_times.size() << " frames up to the checkpoint\n";
@@ -537,6 +505,7 @@ int run_to_end(Simulation& sim, const RunPlan& given, std::ostream& log, RunSumm
       fragment = domain != nullptr ? domain->fragment_labels(s) : sim.forces().fragment_labels(s);
       extras.broken = broken;
       extras.fragment = fragment;
+      extras.fracture = true;
     }
     if (domain != nullptr) {
       shown.resize(s.size());
@@ -558,6 +527,9 @@ int run_to_end(Simulation& sim, const RunPlan& given, std::ostream& log, RunSumm
   const auto save_checkpoint = [&]() {
     const auto t0 = std::chrono::steady_clock::now();
     if (checkpoints) {
+      // Every rank's pieces of the frames the checkpoint lists are on disk
+      // before it is written (the gather below waits for every rank).
+      if (vtk && domain != nullptr) output([&] { vtk->flush(); });
       const Simulation* view = domain != nullptr ? domain->whole_view() : &sim;
       if (writes && view != nullptr)
         output([&] { write_checkpoint(checkpoint_path, checkpoint_of(*view, plan, frame_times, energy_rows)); });
@@ -698,7 +670,11 @@ int run_to_end(Simulation& sim, const RunPlan& given, std::ostream& log, RunSumm
     if (checkpoints) save_checkpoint();
   } catch (const OutputFailure& e) {
     end_progress_line();
-    log << "error: writing the output failed near step " << k << " (t = " << format_g(sim.time())
+    // (With MPI ranks only rank 0 prints to log; another rank's own failure,
+    // a VTK piece it could not write, goes to its standard error.)
+    std::ostream& err = domain != nullptr && domain->rank() != 0 ? std::cerr : log;
+    if (&err != &log) err << "rank " << domain->rank() << ": ";
+    err << "error: writing the output failed near step " << k << " (t = " << format_g(sim.time())
         << "): " << e.what() << "\n  The run stopped there; files written before are kept in " << out.string()
         << "\n";
     if (domain != nullptr) domain->abort(kExitRunFailed);
@@ -711,9 +687,11 @@ int run_to_end(Simulation& sim, const RunPlan& given, std::ostream& log, RunSumm
     } catch (const std::exception& w) {
       log << "error: writing the output failed too: " << w.what() << "\n";
     }
-    log << "error: the run failed at step " << k << " (t = " << format_g(sim.time()) << "): " << e.what()
+    std::ostream& err = domain != nullptr && domain->rank() != 0 ? std::cerr : log;
+    if (&err != &log) err << "rank " << domain->rank() << ": ";
+    err << "error: the run failed at step " << k << " (t = " << format_g(sim.time()) << "): " << e.what()
         << "\n  The time step is probably too large: " << plan.time_step_hint << ".\n";
-    if (files) log << "  Files written so far are kept in " << out.string() << "\n";
+    if (files) err << "  Files written so far are kept in " << out.string() << "\n";
     // Other ranks may wait in a collective call: stop them all.
     if (domain != nullptr) domain->abort(kExitRunFailed);
     return kExitRunFailed;

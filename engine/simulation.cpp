@@ -47,7 +47,10 @@ void Simulation::start() {
   for (const Clump& c : clumps_) validate_inertia(c.body.inertia);
   half_.resize(clumps_.size());
   index_clumps();
-  place_members();
+  // A part of a decomposed system is made from a step's state, members as
+  // they were (the friction filter may have changed their velocities since
+  // they were placed); a set-up or restored system is placed once.
+  if (particles_.ghost.empty()) place_members();
   // Without any moment the gather does not write the moments: zero them
   // once (a checkpoint's are zero already).
   if (!forces_.gives_moments()) std::fill(particles_.moment.begin(), particles_.moment.end(), Vec3::Zero());

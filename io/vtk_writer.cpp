@@ -32,12 +32,14 @@
 #include <iostream>
 #include <limits>
 #include <memory>
+#include <sstream>
 #include <stdexcept>
 #include <system_error>
 #include <utility>
 
 #include "bonds/bond_potential.hpp"
 #include "core/parallel.hpp"
+#include "core/text_file.hpp"
 #include "core/rotation.hpp"
 
 namespace dem {
@@ -87,22 +89,13 @@ void keep_error_message(vtkObject*, unsigned long, void* client_data, void* call
   *static_cast<std::string*>(client_data) = text;
 }
 
-/// Writes `text` to `path` via `path.tmp`. Throws std::runtime_error naming
-/// the file on failure.
-void write_text_file(const fs::path& path, const std::string& text) {
-  fs::path tmp = path;
-  tmp += ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << text;
-    out.flush();
-    if (!out) {
-      std::error_code ec;
-      fs::remove(tmp, ec);
-      throw std::runtime_error("VTK output: cannot write '" + tmp.string() + "'");
-    }
+/// core/text_file.hpp's write_text_file, its error prefixed "VTK output: ".
+void write_vtk_text(const fs::path& path, const std::string& text) {
+  try {
+    write_text_file(path, text);
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error(std::string("VTK output: ") + e.what());
   }
-  commit(tmp, path);
 }
 
 /// The XML type name of a VTK array's values (the types the frames hold).
@@ -139,7 +132,7 @@ void write_summary(const fs::path& folder, const char* stem, std::size_t frame, 
   text += "    <PPoints>\n      <PDataArray type=\"Float64\" Name=\"Points\" NumberOfComponents=\"3\"/>\n    </PPoints>\n";
   for (int k = 0; k < count; ++k) text += "    <Piece Source=\"" + frame_file_name(stem, frame, "vtp", k) + "\"/>\n";
   text += "  </PPolyData>\n</VTKFile>\n";
-  write_text_file(folder / frame_file_name(stem, frame, "pvtp"), text);
+  write_vtk_text(folder / frame_file_name(stem, frame, "pvtp"), text);
 }
 
 /// Rewrites the collection `stem.pvd` listing for every time its frame:
@@ -154,7 +147,7 @@ void write_collection(const fs::path& folder, const char* stem, const std::vecto
             "\"/>\n";
   }
   text += "  </Collection>\n</VTKFile>\n";
-  write_text_file(folder / (std::string(stem) + ".pvd"), text);
+  write_vtk_text(folder / (std::string(stem) + ".pvd"), text);
 }
 
 /// A named, empty VTK array of `components` values per tuple.
@@ -375,7 +368,7 @@ struct VtkSeriesWriter::FrameJob {
     map_points(particles, bonds, extras);
     const auto extra_array = [&](vtkIntArray* a, std::span<const std::uint32_t> v) {
       vtkPointData* pd = cloud->GetPointData();
-      if (v.empty()) {
+      if (v.empty() && !(extras.fracture && n == 0)) {
         pd->RemoveArray(a->GetName());
         return;
       }
@@ -582,6 +575,31 @@ struct VtkSeriesWriter::FrameJob {
     write_collection(folder, "bonds", times, parallel);
   }
 };
+
+std::vector<std::string> vtk_frame_files(const fs::path& folder, const char* stem, std::size_t frame) {
+  const std::string whole = frame_file_name(stem, frame, "vtp"), parallel = frame_file_name(stem, frame, "pvtp");
+  std::error_code ec;
+  if (fs::exists(folder / whole, ec)) return {whole};
+  if (!fs::exists(folder / parallel, ec))
+    throw std::runtime_error("frame '" + (folder / whole).string() + "' (or its parallel form '" + parallel +
+                             "') is missing");
+  std::ifstream in(folder / parallel);
+  std::stringstream text;
+  text << in.rdbuf();
+  if (!in) throw std::runtime_error("cannot read '" + (folder / parallel).string() + "'");
+  std::vector<std::string> files{parallel};
+  const std::string key = "Source=\"", all = text.str();
+  for (std::size_t at = all.find(key); at != std::string::npos; at = all.find(key, at)) {
+    at += key.size();
+    const std::size_t end = all.find('"', at);
+    if (end == std::string::npos) break;
+    files.push_back(all.substr(at, end - at));
+    if (!fs::exists(folder / files.back(), ec))
+      throw std::runtime_error("piece '" + (folder / files.back()).string() + "' of '" + parallel + "' is missing");
+  }
+  if (files.size() == 1) throw std::runtime_error("'" + (folder / parallel).string() + "' names no pieces");
+  return files;
+}
 
 VtkSeriesWriter::VtkSeriesWriter(fs::path folder, int compression_level, VtkPieces pieces)
     : folder_(std::move(folder)), compression_level_(compression_level), pieces_(pieces) {

@@ -90,10 +90,13 @@ namespace dem {
 
 /// What a frame shows of fracture (MODEL.md 10.4); every span may be empty.
 struct FrameExtras {
-  std::span<const std::uint8_t> bond_live;  ///< per bond of `bonds`: 0 = failed, left out of the bond cells; empty: all shown
+  std::span<const std::uint8_t> bond_live;  ///< per bond of `bonds`: 0 = not shown (failed, or another piece's); empty: all shown
   std::span<const std::uint32_t> broken;    ///< per particle slot: its failed bonds (point data "n_broken"); empty: not written
   std::span<const std::uint32_t> fragment;  ///< per particle slot: fragment label (point data "fragment"); empty: not written
   std::span<const std::uint8_t> shown;      ///< per particle slot: 1 = in the particles file; empty: all
+  /// Write n_broken and fragment although both spans are empty (a piece of
+  /// no particles: every piece of a series then has the same arrays).
+  bool fracture = false;
 };
 
 /// This writer's piece of a parallel series: piece `piece` of `count`
@@ -102,6 +105,12 @@ struct VtkPieces {
   int piece = 0;
   int count = 1;
 };
+
+/// The files that make up frame `frame` of the series `stem` ("particles"
+/// or "bonds") in `folder`: stem_NNNNNN.vtp, or stem_NNNNNN.pvtp and then
+/// the pieces it names. Throws std::runtime_error naming the file for a
+/// frame that is not there, a .pvtp that cannot be read or a missing piece.
+std::vector<std::string> vtk_frame_files(const std::filesystem::path& folder, const char* stem, std::size_t frame);
 
 class VtkSeriesWriter {
  public:

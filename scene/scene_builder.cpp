@@ -683,6 +683,10 @@ BuiltScene build_scene(const SceneSpec& spec, const BuildOptions& options) {
 
   // Clumps: members appended after every source, so no bond reaches them.
   for (const ClumpSpec& c : spec.clumps) {
+    if (spec.contact.friction_filter)
+      fail(c.place, "a [[clump]] cannot be combined with [contact] friction_filter = true: the filter changes "
+                    "the velocities of spheres, a clump's members take theirs from the clump, so the work it "
+                    "books would not be taken out");
     ClumpStart start;
     start.velocity = c.velocity;
     start.angular_velocity = c.angular_velocity;

@@ -8,9 +8,11 @@
 #include <vtkCellData.h>
 #include <vtkDataArray.h>
 #include <vtkIdList.h>
+#include <vtkNew.h>
 #include <vtkPointData.h>
 #include <vtkPolyData.h>
 #include <vtkSmartPointer.h>
+#include <vtkXMLPPolyDataReader.h>
 #include <vtkXMLPolyDataReader.h>
 
 #include <algorithm>
@@ -351,6 +353,102 @@ TEST(VtkSeriesWriter, FramesReadBackExactly) {
     EXPECT_TRUE(same_bits(std::strtod(pvd.c_str() + at, nullptr), t1));
   }
   fs::remove_all(dir.parent_path().parent_path());
+}
+
+TEST(VtkSeriesWriter, ParallelPiecesReadBackAsOneDataset) {
+  // Three writers of one series, as three MPI ranks: piece 0 shows the
+  // particles of even slot and the bonds from them, piece 1 the others,
+  // piece 2 holds no particle at all. VTK's parallel reader (ParaView's)
+  // gives every particle once, with its values, and every bond once.
+  const fs::path dir = fresh_folder("vtk_pieces");
+  Scene scene;
+  const std::size_t n = scene.store.size();
+  std::vector<std::uint32_t> broken(n), fragment(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    broken[i] = static_cast<std::uint32_t>(i % 3);
+    fragment[i] = static_cast<std::uint32_t>(10 + i);
+  }
+  std::vector<std::uint8_t> shown[2], bond_shown[2];
+  for (int p = 0; p < 2; ++p) {
+    for (std::size_t i = 0; i < n; ++i) shown[p].push_back(i % 2 == static_cast<std::size_t>(p) ? 1 : 0);
+    for (std::size_t b = 0; b < scene.bonds.size(); ++b) bond_shown[p].push_back(shown[p][scene.bonds.first[b]]);
+  }
+  {
+    VtkSeriesWriter w0(dir, VtkSeriesWriter::kDefaultCompressionLevel, VtkPieces{0, 3});
+    VtkSeriesWriter w1(dir, VtkSeriesWriter::kDefaultCompressionLevel, VtkPieces{1, 3});
+    VtkSeriesWriter w2(dir, VtkSeriesWriter::kDefaultCompressionLevel, VtkPieces{2, 3});
+    for (int p = 0; p < 2; ++p) {
+      FrameExtras e;
+      e.bond_live = bond_shown[p];
+      e.broken = broken;
+      e.fragment = fragment;
+      e.shown = shown[p];
+      e.fracture = true;
+      (p == 0 ? w0 : w1).write_frame(0.25, scene.store, scene.bonds, e);
+    }
+    FrameExtras none;
+    none.fracture = true;
+    w2.write_frame(0.25, ParticleStore{}, BondList{}, none);
+    w0.flush();
+    w1.flush();
+    w2.flush();
+  }
+  EXPECT_EQ(vtk_frame_files(dir, "particles", 0),
+            (std::vector<std::string>{"particles_000000.pvtp", "particles_000000_0.vtp", "particles_000000_1.vtp",
+                                      "particles_000000_2.vtp"}));
+  EXPECT_NE(read_text(dir / "particles.pvd").find("file=\"particles_000000.pvtp\""), std::string::npos);
+  EXPECT_FALSE(fs::exists(dir / "particles_000000.vtp"));
+
+  vtkNew<vtkXMLPPolyDataReader> reader;
+  reader->SetFileName((dir / "particles_000000.pvtp").c_str());
+  reader->Update();
+  vtkPolyData* cloud = reader->GetOutput();
+  ASSERT_EQ(cloud->GetNumberOfPoints(), static_cast<vtkIdType>(n));
+  vtkDataArray* id = cloud->GetPointData()->GetArray("id");
+  vtkDataArray* n_broken = cloud->GetPointData()->GetArray("n_broken");
+  vtkDataArray* label = cloud->GetPointData()->GetArray("fragment");
+  vtkDataArray* velocity = cloud->GetPointData()->GetArray("velocity");
+  ASSERT_TRUE(id && n_broken && label && velocity);
+  std::vector<int> seen(n, 0);
+  for (vtkIdType k = 0; k < cloud->GetNumberOfPoints(); ++k) {
+    const auto i = static_cast<std::size_t>(id->GetComponent(k, 0));
+    ASSERT_LT(i, n);
+    ++seen[i];
+    double x[3];
+    cloud->GetPoint(k, x);
+    for (int c = 0; c < 3; ++c) {
+      EXPECT_TRUE(same_bits(x[c], scene.store.position[i][c])) << "particle " << i;
+      EXPECT_TRUE(same_bits(velocity->GetComponent(k, c), scene.store.velocity[i][c])) << "particle " << i;
+    }
+    EXPECT_EQ(n_broken->GetComponent(k, 0), static_cast<double>(broken[i]));
+    EXPECT_EQ(label->GetComponent(k, 0), static_cast<double>(fragment[i]));
+  }
+  EXPECT_EQ(seen, std::vector<int>(n, 1));
+
+  vtkNew<vtkXMLPPolyDataReader> bonds_reader;
+  bonds_reader->SetFileName((dir / "bonds_000000.pvtp").c_str());
+  bonds_reader->Update();
+  vtkPolyData* network = bonds_reader->GetOutput();
+  ASSERT_EQ(network->GetNumberOfLines(), static_cast<vtkIdType>(scene.bonds.size()));
+  ASSERT_TRUE(network->GetCellData()->GetArray("axial_strain"));
+  // Each line joins the positions of one bond's ends, every bond once.
+  std::vector<int> bond_seen(scene.bonds.size(), 0);
+  vtkNew<vtkIdList> ends;
+  for (vtkIdType c = 0; c < network->GetNumberOfCells(); ++c) {
+    network->GetCellPoints(c, ends);
+    ASSERT_EQ(ends->GetNumberOfIds(), 2);
+    double a[3], b[3];
+    network->GetPoint(ends->GetId(0), a);
+    network->GetPoint(ends->GetId(1), b);
+    for (std::size_t k = 0; k < scene.bonds.size(); ++k) {
+      const Vec3& xi = scene.store.position[scene.bonds.first[k]];
+      const Vec3& xj = scene.store.position[scene.bonds.second[k]];
+      if (same_bits(a[0], xi[0]) && same_bits(a[1], xi[1]) && same_bits(b[0], xj[0]) && same_bits(b[1], xj[1]))
+        ++bond_seen[k];
+    }
+  }
+  EXPECT_EQ(bond_seen, std::vector<int>(scene.bonds.size(), 1));
+  fs::remove_all(dir);
 }
 
 TEST(VtkSeriesWriter, ImpossibleFolderThrowsNamingIt) {

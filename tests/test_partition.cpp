@@ -115,14 +115,29 @@ TEST(Partition, ClumpScenePartsGiveTheWholeForcesAndEnergies) {
 TEST(Partition, ClumpsStayWhole) {
   const Simulation whole = scene_simulation("clumps.toml", 0);
   const GlobalState state = capture_global_state(whole);
+  ASSERT_EQ(state.clumps.size(), 2u);
+  bool bisection_splits = false, ghost_members = false;
   for (std::size_t ranks = 2; ranks <= 4; ++ranks) {
     std::vector<std::uint32_t> owner = bisect_owners(state.particles.position, state.particles.id, ranks);
-    keep_clumps_whole(owner, state.particles, state.clumps);
-    std::map<std::uint32_t, std::uint32_t> owner_of_id;
-    for (std::size_t i = 0; i < owner.size(); ++i) owner_of_id[state.particles.id[i]] = owner[i];
+    std::map<std::uint32_t, std::uint32_t> slot_of_id;
+    for (std::size_t i = 0; i < owner.size(); ++i) slot_of_id[state.particles.id[i]] = static_cast<std::uint32_t>(i);
     for (const Clump& c : state.clumps)
-      for (const std::uint32_t id : c.members) EXPECT_EQ(owner_of_id.at(id), owner_of_id.at(c.members.front()));
+      for (const std::uint32_t id : c.members)
+        bisection_splits = bisection_splits || owner[slot_of_id.at(id)] != owner[slot_of_id.at(c.members.front())];
+    keep_clumps_whole(owner, state.particles, state.clumps);
+    for (const Clump& c : state.clumps)
+      for (const std::uint32_t id : c.members)
+        EXPECT_EQ(owner[slot_of_id.at(id)], owner[slot_of_id.at(c.members.front())]) << ranks << " ranks";
+    // Some rank holds members of a clump it does not own, as ghosts.
+    const std::vector<PartLayout> layouts = part_layouts(state.particles, owner, ranks, 3.0, {});  // about a run's halo
+    for (std::size_t r = 0; r < ranks; ++r)
+      for (std::size_t k = 0; k < layouts[r].members.size(); ++k)
+        for (const Clump& c : state.clumps)
+          for (const std::uint32_t id : c.members)
+            ghost_members = ghost_members || (layouts[r].ghost[k] && state.particles.id[layouts[r].members[k]] == id);
   }
+  EXPECT_TRUE(bisection_splits) << "the bisection alone never splits a clump here: the test shows nothing";
+  EXPECT_TRUE(ghost_members);
 }
 
 }  // namespace
