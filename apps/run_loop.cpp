@@ -106,7 +106,8 @@ std::optional<std::size_t> frame_index(const std::string& name) {
 }
 
 bool is_final_name(const std::string& name) {
-  return name == "energy.csv" || name == kBondFailuresFile || name == kGroupsFile || name == "particles.pvd" ||
+  return name == "energy.csv" || name == kBondFailuresFile || name == kGroupsFile || name == kSolverFile ||
+         name == "particles.pvd" ||
          name == "bonds.pvd" || name == kCheckpointFile ||
          name == kRunIdFile || frame_index(name).has_value();
 }
@@ -388,7 +389,7 @@ void plan_restart_output(const CheckpointState& c, const fs::path& checkpoint_pa
       }
     }
   copy_energy_rows(checkpoint_folder / "energy.csv", out / "energy.csv", c.energy_rows);
-  for (const char* table : {kBondFailuresFile, kGroupsFile})
+  for (const char* table : {kBondFailuresFile, kGroupsFile, kSolverFile})
     copy_rows_up_to_step(checkpoint_folder / table, out / table, c.step_count);
   for (const std::string& name : frame_files) link_or_copy(checkpoint_folder / name, out / name);
   write_run_id(out, c.run_id);  // last: the folder is the run's once complete
@@ -577,7 +578,6 @@ int run_to_end(Simulation& sim, const RunPlan& given, std::ostream& log, RunSumm
     }
     while (k < plan.end_step) {
       sim.step();
-      if (domain != nullptr) domain->after_step();
       k = sim.step_count();
       take_failures();
       if (implicit) {
@@ -587,6 +587,9 @@ int run_to_end(Simulation& sim, const RunPlan& given, std::ostream& log, RunSumm
         halvings_total += st.halvings;
         if (solver) solver->add(solver_row(sim.time(), k, st.newton_iterations, st.cg_iterations, st.halvings, st.residual));
       }
+      // New parts, if due, once this step's failures (the bonds the new
+      // parts leave out) and solver counts are taken from the old ones.
+      if (domain != nullptr) domain->after_step();
       const bool last = k == plan.end_step;
       if (files && (on(k, o.energy_every) || last)) {
         const EnergyReport r = sim.energy_report();

@@ -101,19 +101,31 @@ void BlockHessian::precondition(std::span<const Vec6> r, std::span<Vec6> z) cons
 
 namespace {
 
-double weighted_norm2(std::span<const Vec6> r, std::span<const Vec6> w) {
-  return deterministic_sum(r.size(), 0.0, [&](std::size_t i) { return r[i].cwiseProduct(r[i]).dot(w[i]); });
-}
-
-double dot(std::span<const Vec6> a, std::span<const Vec6> b) {
-  return deterministic_sum(a.size(), 0.0, [&](std::size_t i) { return a[i].dot(b[i]); });
-}
+/// Sums of owned particles' terms, over every rank.
+struct OwnedSums {
+  std::span<const std::uint8_t> ghost;
+  const SolverDomain& domain;
+  template <class Term>
+  double operator()(std::size_t n, Term&& term) const {
+    return domain.total(exact_sum(n, [&](std::size_t i) { return !ghost.empty() && ghost[i] ? 0.0 : term(i); }));
+  }
+  double weighted_norm2(std::span<const Vec6> r, std::span<const Vec6> w) const {
+    return (*this)(r.size(), [&](std::size_t i) { return r[i].cwiseProduct(r[i]).dot(w[i]); });
+  }
+  double dot(std::span<const Vec6> a, std::span<const Vec6> b) const {
+    return (*this)(a.size(), [&](std::size_t i) { return a[i].dot(b[i]); });
+  }
+};
 
 }  // namespace
 
 CgResult solve_pcg(const BlockHessian& h, std::span<const Vec6> b, std::span<Vec6> d, std::span<const Vec6> w,
-                   double tolerance, std::size_t max_iterations) {
+                   double tolerance, std::size_t max_iterations, std::span<const std::uint8_t> ghost,
+                   const SolverDomain& domain) {
   const std::size_t n = h.size();
+  const OwnedSums sums{ghost, domain};
+  const auto weighted_norm2 = [&](std::span<const Vec6> r, std::span<const Vec6> w) { return sums.weighted_norm2(r, w); };
+  const auto dot = [&](std::span<const Vec6> a, std::span<const Vec6> b) { return sums.dot(a, b); };
   std::vector<Vec6> r(b.begin(), b.end()), z(n), p(n), hp(n);
   for (Vec6& x : d.first(n)) x.setZero();
   CgResult out;
@@ -128,6 +140,7 @@ CgResult solve_pcg(const BlockHessian& h, std::span<const Vec6> b, std::span<Vec
   double rz = dot(r, z);
   double r_norm2 = b_norm2;
   while (out.iterations < max_iterations) {
+    if (domain.ghost_values) domain.ghost_values(p);  // ghosts' p: their owners'
     h.multiply(p, hp);
     const double php = dot(p, hp);
     if (!(php > 0.0)) break;  // H is positive definite; round-off only

@@ -13,7 +13,11 @@
 /// incidence order (core/force_provider.hpp), adding the record's 6x6
 /// coupling block times x of the other end: the same pattern as the force
 /// gather, so y is bitwise identical for any thread count. Every dot product
-/// is a deterministic_sum (core/parallel.hpp), so every CG iterate is too.
+/// is an exact sum (core/exact_sum.hpp) over the particles a process owns,
+/// so every CG iterate is the same bits for any thread count and, with a
+/// SolverDomain, any MPI layout (engine/partition.hpp): a rank's part holds
+/// each owned particle's records in the undivided order, and its ghosts'
+/// entries of the vector multiplied are their owners'.
 ///
 /// Particles whose coordinates are prescribed (fixed or moving groups) are
 /// left out: their rows and columns are the identity, their right-hand side
@@ -21,9 +25,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
+#include "core/exact_sum.hpp"
 #include "core/force_provider.hpp"
 #include "core/particle_store.hpp"
 #include "core/types.hpp"
@@ -71,6 +77,25 @@ class BlockHessian {
 /// Gonzalez bonds, Hertz-Mindlin contact, friction walls) or clumps.
 void require_implicit_support(const ForceField& forces, bool has_clumps);
 
+/// What a domain decomposition (mpi/domain.hpp) adds to the implicit
+/// solver on one MPI rank's part of the system; members empty: an undivided
+/// system. Sums and maxima over the owned particles become the whole
+/// system's, the same on every rank.
+struct SolverDomain {
+  std::function<void(std::span<ExactSum>)> reduce;    ///< this rank's exact sums -> the whole system's
+  std::function<double(double)> max;                  ///< this rank's maximum -> every rank's
+  std::function<void(std::span<Vec6>)> ghost_values;  ///< ghosts' entries <- their owners' (per slot)
+  /// This rank's contact-list rebuild test -> every rank's (engine/simulation.hpp).
+  std::function<bool(bool)> rebuild_due;
+
+  /// The whole system's value of a sum over this rank's owned particles.
+  double total(ExactSum s) const {
+    if (reduce) reduce(std::span<ExactSum>(&s, 1));
+    return s.value();
+  }
+  double maximum(double x) const { return max ? max(x) : x; }
+};
+
 /// Outcome of solve_pcg().
 struct CgResult {
   std::size_t iterations = 0;
@@ -82,8 +107,13 @@ struct CgResult {
 /// |H d - b|_W <= tolerance |b|_W, where |r|_W² = sum_i r_iᵀ diag(w_i) r_i
 /// (MODEL.md 12.5 c: W = M^-1, the inverse inertia diagonal), or for at most
 /// max_iterations. d is resized by the caller (one entry per particle).
+/// With `ghost` (per slot, 1 = a ghost copy, as ParticleStore::ghost) and a
+/// domain, sums run over the owned particles of all ranks and the direction
+/// is made whole on the ghosts before each product; d of a ghost is then
+/// its owner's.
 CgResult solve_pcg(const BlockHessian& h, std::span<const Vec6> b, std::span<Vec6> d, std::span<const Vec6> w,
-                   double tolerance, std::size_t max_iterations);
+                   double tolerance, std::size_t max_iterations, std::span<const std::uint8_t> ghost = {},
+                   const SolverDomain& domain = {});
 
 /// Calls f(record, end) for each record of particle i in the incidence's
 /// gather order (end 0: i is the record's first end, 1: its second).

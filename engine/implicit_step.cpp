@@ -46,8 +46,9 @@ double dot4(const Quat& a, const Quat& b) { return a.coeffs().dot(b.coeffs()); }
 
 }  // namespace
 
-double implicit_rotational_energy_excess(const ParticleStore& s, double dt) {
-  return deterministic_sum(s.size(), 0.0, [&](std::size_t i) {
+ExactSum implicit_rotational_energy_excess(const ParticleStore& s, double dt) {
+  return exact_sum(s.size(), [&](std::size_t i) {
+    if (!s.owns(i)) return 0.0;
     const double y = (0.5 * dt * s.angular_velocity[i]).squaredNorm();
     if (!(y < 1.0)) return 0.0;
     const double sw = y / (1.0 + std::sqrt(1.0 - y)) / dt;
@@ -63,12 +64,22 @@ double ImplicitStepper::incremental_potential(const ParticleStore& s, const Forc
 double ImplicitStepper::incremental_potential(const ParticleStore& s, const ForceField& forces, double dt,
                                               double& magnitude) const {
   const double inv_dt2 = 1.0 / (dt * dt);
-  const double inertia = deterministic_sum(s.size(), 0.0, [&](std::size_t i) {
+  const double inertia = domain_.total(exact_sum(s.size(), [&](std::size_t i) {
+    if (!s.owns(i)) return 0.0;
     const Quat dq(s.attitude[i].coeffs() - q_hat_[i].coeffs());
     return 0.5 * s.mass[i] * inv_dt2 * (s.position[i] - x_hat_[i]).squaredNorm() +
            2.0 * s.inertia[i] * inv_dt2 * dq.coeffs().squaredNorm();
-  });
-  const EnergyReport v = forces.potential_energies(s);
+  }));
+  EnergyReport v = forces.potential_energies(s);
+  if (domain_.reduce) {  // every rank's booked records
+    std::vector<ExactSum> sums;
+    for (const auto& [name, sum] : v.exact) sums.push_back(sum);
+    domain_.reduce(sums);
+    for (std::size_t k = 0; k < sums.size(); ++k) {
+      v.exact[k].second = sums[k];
+      v.set_column(v.exact[k].first, sums[k].value());
+    }
+  }
   magnitude = inertia + std::abs(v.bending) + std::abs(v.axial) + std::abs(v.shear) + std::abs(v.contact) +
               std::abs(v.wall) + std::abs(v.gravity);
   for (const auto& [name, x] : v.other) magnitude += std::abs(x);
@@ -104,6 +115,18 @@ void ImplicitStepper::predict(const ParticleStore& s, double dt) {
   }
 }
 
+void ImplicitStepper::compute(ParticleStore& s, ForceField& forces) const {
+  if (!domain_.rebuild_due) {
+    forces.compute(s);
+    return;
+  }
+  bool due = forces.rebuild_due(s);
+  const bool any = domain_.rebuild_due(due);
+  if (any && !due) forces.mark_due();
+  if (any) forces.rebuild(s);
+  forces.evaluate(s);
+}
+
 ImplicitStepStats ImplicitStepper::step(ParticleStore& s, ForceField& forces, double dt, std::span<const char> fixed) {
   const std::size_t n = s.size();
   const double inv_dt2 = 1.0 / (dt * dt);
@@ -123,7 +146,10 @@ ImplicitStepStats ImplicitStepper::step(ParticleStore& s, ForceField& forces, do
   });
 
   ImplicitStepStats stats;
-  forces.compute(s);
+  const auto where = [&](std::size_t slot) {
+    return slot < n ? std::to_string(s.id[slot]) : std::string("(on another MPI rank)");
+  };
+  compute(s, forces);
   double magnitude = 0.0;
   double phi = incremental_potential(s, forces, dt, magnitude);
   for (;;) {
@@ -133,6 +159,7 @@ ImplicitStepStats ImplicitStepper::step(ParticleStore& s, ForceField& forces, do
     std::size_t worst_slot = 0;
     double residual = 0.0;
     for (std::size_t i = 0; i < n; ++i) {  // max is exact and order-free; serial keeps the slot
+      if (!s.owns(i)) continue;
       const double e = std::max(g_[i].head<3>().norm() * dt * dt / (s.mass[i] * s.radius[i]),
                                 g_[i].tail<3>().norm() * dt * dt / s.inertia[i]);
       if (e > residual || !(e == e)) {
@@ -141,6 +168,11 @@ ImplicitStepStats ImplicitStepper::step(ParticleStore& s, ForceField& forces, do
         if (!(e == e)) break;
       }
     }
+    if (domain_.max) {  // every rank's largest (not a number counts as infinite)
+      const double mine = residual == residual ? residual : std::numeric_limits<double>::infinity();
+      residual = domain_.max(mine);
+      if (mine != residual) worst_slot = n;  // largest on another rank
+    }
     stats.residual = residual;
     stats.residuals.push_back(residual);
     if (residual < settings_.newton_tolerance) break;
@@ -148,7 +180,7 @@ ImplicitStepStats ImplicitStepper::step(ParticleStore& s, ForceField& forces, do
       throw ImplicitSolveError("the implicit step did not converge: after " + std::to_string(stats.newton_iterations) +
                                " Newton iterations the residual is " + format_g(residual) + " (tolerance " +
                                format_g(settings_.newton_tolerance) + "), largest at particle id " +
-                               std::to_string(s.id[worst_slot]) + "; try a smaller time step");
+                               where(worst_slot) + "; try a smaller time step");
     ++stats.newton_iterations;
     // Hessian (12.4) with the inertia blocks, and the CG weights M^-1.
     parallel_for_ranges(n, [&](std::size_t begin, std::size_t end) {
@@ -167,12 +199,17 @@ ImplicitStepStats ImplicitStepper::step(ParticleStore& s, ForceField& forces, do
                                  " turned by pi or more in one implicit step: use a smaller time step");
     hessian_.assemble(s, forces, inertia_, fixed, settings_.project_elements);
     const double cg_tolerance = std::min(settings_.cg_tolerance_max, std::sqrt(residual));
-    const CgResult cg = solve_pcg(hessian_, rhs_, delta_, weight_, cg_tolerance, settings_.max_cg_iterations);
+    const CgResult cg = solve_pcg(hessian_, rhs_, delta_, weight_, cg_tolerance, settings_.max_cg_iterations,
+                                  s.ghost, domain_);
     stats.cg_iterations += cg.iterations;
-    double slope = deterministic_sum(n, 0.0, [&](std::size_t i) { return g_[i].dot(delta_[i]); });
+    const auto slope_of = [&] {
+      return domain_.total(exact_sum(n, [&](std::size_t i) { return s.owns(i) ? g_[i].dot(delta_[i]) : 0.0; }));
+    };
+    double slope = slope_of();
     if (!(slope < 0.0)) {  // not a descent direction: preconditioned steepest descent
       hessian_.precondition(rhs_, delta_);
-      slope = deterministic_sum(n, 0.0, [&](std::size_t i) { return g_[i].dot(delta_[i]); });
+      if (domain_.ghost_values) domain_.ghost_values(delta_);
+      slope = slope_of();
     }
     // Backtracking line search on Phi along the retraction (12.5 d, e).
     // Phi is a sum of terms: a change below its round-off (64 eps times the
@@ -192,14 +229,14 @@ ImplicitStepStats ImplicitStepper::step(ParticleStore& s, ForceField& forces, do
           s.attitude[i] = retract(q_iter_[i], alpha * delta_[i].tail<3>());
         }
       });
-      forces.compute(s);
+      compute(s, forces);
       phi_new = incremental_potential(s, forces, dt, magnitude);
       if (below_round_off || phi_new <= phi + 1e-4 * alpha * slope + slack) break;
       if (halvings == settings_.max_halvings)
         throw ImplicitSolveError("the implicit step's line search found no decrease of the incremental potential "
                                  "after " + std::to_string(halvings) + " halvings (Newton iteration " +
                                  std::to_string(stats.newton_iterations) + ", residual " + format_g(residual) +
-                                 ", largest at particle id " + std::to_string(s.id[worst_slot]) +
+                                 ", largest at particle id " + where(worst_slot) +
                                  "); try a smaller time step");
       ++stats.halvings;
       alpha *= 0.5;

@@ -83,6 +83,11 @@ class ImplicitStepper {
   ImplicitStepStats step(ParticleStore& particles, ForceField& forces, double dt, std::span<const char> fixed);
 
   const ImplicitSettings& settings() const { return settings_; }
+  /// Makes the steps of one MPI rank's part of a decomposed system
+  /// (engine/partition.hpp) those of the whole: sums and the residual over
+  /// all ranks, ghosts' Newton directions their owners', contact lists
+  /// rebuilt when the whole system's test says so.
+  void set_domain(SolverDomain domain) { domain_ = std::move(domain); }
 
   // The pieces of a step, public for tests and diagnostics.
 
@@ -102,7 +107,11 @@ class ImplicitStepper {
   double incremental_potential(const ParticleStore& particles, const ForceField& forces, double dt,
                                double& magnitude) const;
 
+  /// update_records() with the rebuild test over all ranks, then evaluate().
+  void compute(ParticleStore& particles, ForceField& forces) const;
+
   ImplicitSettings settings_;
+  SolverDomain domain_;
   std::vector<Vec3> x_hat_, x_start_, x_iter_;
   std::vector<Quat> q_hat_, q_start_, q_iter_;
   std::vector<Vec6> g_, delta_, rhs_, weight_;
@@ -112,7 +121,7 @@ class ImplicitStepper {
 
 /// The part of the scheme's rotational kinetic energy 2 J |w|² (MODEL.md
 /// 12.1) beyond ½ J |Omega|²: sum_i 2 J_i s_i², s_i = (1 - sqrt(1 - y))/Dt,
-/// y = |Omega_i Dt/2|² (energy; deterministic sum).
-double implicit_rotational_energy_excess(const ParticleStore& particles, double dt);
+/// y = |Omega_i Dt/2|² (energy; the exact sum over the owned particles).
+ExactSum implicit_rotational_energy_excess(const ParticleStore& particles, double dt);
 
 }  // namespace dem

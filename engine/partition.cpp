@@ -199,8 +199,6 @@ std::vector<PartLayout> part_layouts(const ParticleStore& s, std::span<const std
 }
 
 PartFactory::PartFactory(Simulation whole) : whole_(std::move(whole)) {
-  if (whole_.map() == IntegratorMap::implicit)
-    throw std::invalid_argument("the implicit integrator cannot run over MPI ranks yet; run it on one rank (threads)");
   const ParticleStore& s = whole_.particles();
   const BondList& bonds = whole_.forces().bonds();
   for (std::size_t b = 0; b < bonds.size(); ++b) {

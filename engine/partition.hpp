@@ -144,8 +144,8 @@ class DecomposedRun {
 /// (its providers' settings and static records, its particles' ids).
 class PartFactory {
  public:
-  /// Throws std::invalid_argument for what cannot be split: the implicit
-  /// integrator, a provider without ForceProvider::make_part.
+  /// Throws std::invalid_argument for what cannot be split: a provider
+  /// without ForceProvider::make_part.
   explicit PartFactory(Simulation whole);
 
   /// The part of `layout` at `state`, with its first forces (and no hooks)

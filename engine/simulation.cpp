@@ -333,7 +333,12 @@ void Simulation::step_implicit() {
   }
   ++steps_;
   time_ = time_origin_ + static_cast<double>(steps_ - step_origin_) * h_;
-  if (filter_on_) apply_friction_filter();
+  if (filter_on_) {
+    apply_friction_filter();
+    // Ghosts' velocities as their owners left them: the next prediction
+    // x + Dt u places ghosts as their owners.
+    if (hooks_.after_kick) hooks_.after_kick(particles_);
+  }
   ledger_.fracture += global_value(forces_.fracture(particles_));
   collect_events();
 }

@@ -116,7 +116,10 @@ class Simulation {
   std::vector<GroupReport> group_reports() const;
 
   /// Settings of the implicit integrator's Newton iteration.
-  void set_implicit_settings(const ImplicitSettings& s) { implicit_ = ImplicitStepper(s); }
+  void set_implicit_settings(const ImplicitSettings& s) {
+    implicit_ = ImplicitStepper(s);
+    implicit_.set_domain(solver_domain());
+  }
   const ImplicitSettings& implicit_settings() const { return implicit_.settings(); }
   /// Newton and CG iterations and line-search halvings of the last implicit
   /// step (zero for the explicit maps).
@@ -168,11 +171,19 @@ class Simulation {
     /// This rank's failure records (those it books) -> every rank's, in
     /// (step, bond) order.
     std::function<void(std::vector<BondFailure>&)> gather_failures;
+    /// This rank's maximum -> every rank's (the implicit step's residual).
+    std::function<double(double)> max;
+    /// Ghosts' entries of a per-slot vector <- their owners' (the implicit
+    /// step's Newton direction and its CG directions).
+    std::function<void(std::span<Vec6>)> ghost_values;
   };
   /// Installs the hooks; call before the first step (the constructor's
   /// first evaluation and fracture test runs without them: a decomposed run
   /// builds each rank's Simulation from a consistent state).
-  void set_domain_hooks(DomainHooks hooks) { hooks_ = std::move(hooks); }
+  void set_domain_hooks(DomainHooks hooks) {
+    hooks_ = std::move(hooks);
+    implicit_.set_domain(solver_domain());
+  }
 
   /// Times the stages of each explicit step into `times` from now on
   /// (nullptr: stop); the caller keeps it alive meanwhile.
@@ -195,6 +206,10 @@ class Simulation {
   void step_implicit();
   StageTimes* stage_times_ = nullptr;
   DomainHooks hooks_;
+  /// The implicit solver's view of the hooks (engine/block_hessian.hpp).
+  SolverDomain solver_domain() const {
+    return SolverDomain{hooks_.reduce, hooks_.max, hooks_.ghost_values, hooks_.rebuild_due};
+  }
   /// The value of an exact sum over the whole system (reducer_ applied).
   double global_value(ExactSum s) const;
 

@@ -20,6 +20,7 @@ namespace {
 
 constexpr int kTagState = 41;
 constexpr int kTagVelocities = 42;
+constexpr int kTagValues = 43;
 
 /// Bytes of every rank, gathered on all of them (to_all) or on rank 0.
 std::vector<std::vector<std::byte>> gather_bytes(MPI_Comm comm, const std::vector<std::byte>& mine, bool to_all) {
@@ -185,11 +186,10 @@ void Domain::index_slots() {
   slots_at_reorder_ = part_->reorder_count();
 }
 
-void Domain::exchange(ParticleStore& s, What what) {
+void Domain::transfer(std::size_t per, int tag, const std::function<void(std::uint32_t, std::vector<double>&)>& pack,
+                      const std::function<void(std::uint32_t, const double*)>& unpack) {
   if (part_->reorder_count() != slots_at_reorder_) index_slots();
   const std::size_t ranks = static_cast<std::size_t>(size_);
-  const std::size_t per = what == What::state ? 13 : 6;
-  const int tag = what == What::state ? kTagState : kTagVelocities;
   send_buf_.resize(ranks);
   recv_buf_.resize(ranks);
   std::vector<MPI_Request> requests;
@@ -205,14 +205,7 @@ void Domain::exchange(ParticleStore& s, What what) {
     if (send_slots_[q].empty()) continue;
     std::vector<double>& b = send_buf_[q];
     b.clear();
-    for (const std::uint32_t i : send_slots_[q]) {
-      if (what == What::state) {
-        b.insert(b.end(), s.position[i].data(), s.position[i].data() + 3);
-        b.insert(b.end(), s.attitude[i].coeffs().data(), s.attitude[i].coeffs().data() + 4);
-      }
-      b.insert(b.end(), s.velocity[i].data(), s.velocity[i].data() + 3);
-      b.insert(b.end(), s.angular_velocity[i].data(), s.angular_velocity[i].data() + 3);
-    }
+    for (const std::uint32_t i : send_slots_[q]) pack(i, b);
     requests.emplace_back();
     MPI_Isend(b.data(), static_cast<int>(b.size()), MPI_DOUBLE, static_cast<int>(q), tag, comm_, &requests.back());
   }
@@ -220,16 +213,39 @@ void Domain::exchange(ParticleStore& s, What what) {
   for (std::size_t q = 0; q < ranks; ++q) {
     const double* p = recv_buf_[q].data();
     for (const std::uint32_t i : recv_slots_[q]) {
-      if (what == What::state) {
-        s.position[i] = Vec3(p[0], p[1], p[2]);
-        std::copy(p + 3, p + 7, s.attitude[i].coeffs().data());
-        p += 7;
-      }
-      s.velocity[i] = Vec3(p[0], p[1], p[2]);
-      s.angular_velocity[i] = Vec3(p[3], p[4], p[5]);
-      p += 6;
+      unpack(i, p);
+      p += per;
     }
   }
+}
+
+void Domain::exchange(ParticleStore& s, What what) {
+  const bool state = what == What::state;
+  transfer(
+      state ? 13 : 6, state ? kTagState : kTagVelocities,
+      [&](std::uint32_t i, std::vector<double>& b) {
+        if (state) {
+          b.insert(b.end(), s.position[i].data(), s.position[i].data() + 3);
+          b.insert(b.end(), s.attitude[i].coeffs().data(), s.attitude[i].coeffs().data() + 4);
+        }
+        b.insert(b.end(), s.velocity[i].data(), s.velocity[i].data() + 3);
+        b.insert(b.end(), s.angular_velocity[i].data(), s.angular_velocity[i].data() + 3);
+      },
+      [&](std::uint32_t i, const double* p) {
+        if (state) {
+          s.position[i] = Vec3(p[0], p[1], p[2]);
+          std::copy(p + 3, p + 7, s.attitude[i].coeffs().data());
+          p += 7;
+        }
+        s.velocity[i] = Vec3(p[0], p[1], p[2]);
+        s.angular_velocity[i] = Vec3(p[3], p[4], p[5]);
+      });
+}
+
+void Domain::exchange(std::span<Vec6> values) {
+  transfer(
+      6, kTagValues, [&](std::uint32_t i, std::vector<double>& b) { b.insert(b.end(), values[i].data(), values[i].data() + 6); },
+      [&](std::uint32_t i, const double* p) { std::copy(p, p + 6, values[i].data()); });
 }
 
 void Domain::reduce_sums(std::span<ExactSum> sums) {
@@ -361,6 +377,11 @@ void Domain::install_hooks() {
       exchange(s, What::state);
     };
   h.after_kick = [this](ParticleStore& s) { exchange(s, What::velocities); };
+  h.ghost_values = [this](std::span<Vec6> v) { exchange(v); };
+  h.max = [this](double x) {
+    MPI_Allreduce(MPI_IN_PLACE, &x, 1, MPI_DOUBLE, MPI_MAX, comm_);
+    return x;
+  };
   h.reduce_report = [this](EnergyReport& r) {
     int columns[2] = {static_cast<int>(r.exact.size()), -static_cast<int>(r.exact.size())};
     MPI_Allreduce(MPI_IN_PLACE, columns, 2, MPI_INT, MPI_MAX, comm_);

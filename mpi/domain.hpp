@@ -20,6 +20,10 @@
 ///                       none: a few bytes)
 ///     end of step       one max allreduce of the distance moved since the
 ///                       parts were made; past half the margin, new parts
+///     implicit steps    per Newton iteration: exact sums and the residual's
+///                       max allreduced; per CG iteration: the ghosts' entries
+///                       of the direction (6 doubles) point to point, and two
+///                       exact dot products allreduced
 ///
 /// New parts (re-partition): every rank's owned particles are allgathered,
 /// put in the whole system's order, cut again by recursive coordinate
@@ -36,7 +40,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <span>
 #include <optional>
 #include <vector>
 
@@ -90,6 +96,12 @@ class Domain final : public DecomposedRun {
   void index_slots();
   enum class What { state, velocities };
   void exchange(ParticleStore& s, What what);
+  /// Ghosts' entries of a per-slot vector <- their owners' (6 doubles each).
+  void exchange(std::span<Vec6> values);
+  /// Sends `per` doubles of each particle that is a ghost elsewhere (pack)
+  /// and receives those of this part's ghosts (unpack), point to point.
+  void transfer(std::size_t per, int tag, const std::function<void(std::uint32_t, std::vector<double>&)>& pack,
+                const std::function<void(std::uint32_t, const double*)>& unpack);
   GlobalState gather_state(bool to_all);
   void reduce_sums(std::span<ExactSum> sums);
   std::uint64_t fragments() const;

@@ -2,8 +2,8 @@
 # Checkpoints restart on another rank count, bit for bit (issue 14): a run
 # on 3 MPI ranks stopped at step FIRST (its checkpoint.bin, written by rank 0
 # from the whole system) is continued to step TOTAL on 2 ranks and on one
-# process, and on 2 ranks into a new folder; each continued folder must hold the same energy.csv and
-# bond_failures.csv as one uninterrupted run without MPI, and a VTK series
+# process, and on 2 ranks into a new folder; each continued folder must hold the same energy.csv,
+# bond_failures.csv and solver.csv as one uninterrupted run without MPI, and a VTK series
 # (parallel frames of 3 pieces, then of 2 or whole frames) that reads back
 # as that run's, bit for bit.
 #
@@ -31,6 +31,20 @@ fail() { echo "FAIL: $*"; exit 1; }
   >"$tmp/three.log" 2>&1 || { cat "$tmp/three.log"; fail "the 3-rank run failed"; }
 [ -f "$tmp/three/checkpoint.bin" ] || fail "the 3-rank run wrote no checkpoint"
 failed=0
+check() {  # check DIR LABEL: DIR's tables and VTK series against the uninterrupted run
+  local d=$1 bad=0 f
+  for f in "$tmp/ref"/energy.csv "$tmp/ref"/bond_failures.csv "$tmp/ref"/solver.csv; do
+    [ -e "$f" ] || continue
+    cmp -s "$f" "$d/$(basename "$f")" || { echo "    differs: $(basename "$f")"; bad=1; }
+  done
+  compare_vtk "$tmp/ref" "$d" || bad=1
+  if [ $bad -eq 0 ]; then
+    echo "ok: $(basename "$scene"): 3 ranks to step $first, then $2 to step $total"
+  else
+    echo "FAIL: $(basename "$scene"): 3 ranks to step $first, then $2: differs from the uninterrupted run"
+    failed=$((failed + 1))
+  fi
+}
 for ranks in 2 1; do
   out="$tmp/on$ranks"
   cp -r "$tmp/three" "$out"
@@ -39,33 +53,11 @@ for ranks in 2 1; do
   else
     "${mpi[@]}" -np "$ranks" "$dem" restart "$out/checkpoint.bin" --steps "$total" --threads 1 --quiet >"$out.log" 2>&1
   fi || { cat "$out.log"; echo "FAIL: the restart on $ranks rank(s) failed"; failed=$((failed + 1)); continue; }
-  bad=0
-  for f in "$tmp/ref"/energy.csv "$tmp/ref"/bond_failures.csv; do
-    [ -e "$f" ] || continue
-    cmp -s "$f" "$out/$(basename "$f")" || { echo "    differs: $(basename "$f")"; bad=1; }
-  done
-  compare_vtk "$tmp/ref" "$out" || bad=1
-  if [ $bad -eq 0 ]; then
-    echo "ok: $(basename "$scene"): 3 ranks to step $first, then $ranks rank(s) to step $total"
-  else
-    echo "FAIL: $(basename "$scene"): the restart on $ranks rank(s) differs from the uninterrupted run"
-    failed=$((failed + 1))
-  fi
+  check "$out" "$ranks rank(s)"
 done
 # Continued on 2 ranks in a new folder: the frames up to the checkpoint
 # (parallel frames of 3 pieces) are taken over with their pieces.
 "${mpi[@]}" -np 2 "$dem" restart "$tmp/three/checkpoint.bin" --output-dir "$tmp/new2" --steps "$total" --threads 1 \
   --quiet >"$tmp/new2.log" 2>&1 || { cat "$tmp/new2.log"; echo "FAIL: the restart into a new folder failed"; exit 1; }
-bad=0
-for f in "$tmp/ref"/energy.csv "$tmp/ref"/bond_failures.csv; do
-  [ -e "$f" ] || continue
-  cmp -s "$f" "$tmp/new2/$(basename "$f")" || { echo "    differs: $(basename "$f")"; bad=1; }
-done
-compare_vtk "$tmp/ref" "$tmp/new2" || bad=1
-if [ $bad -eq 0 ]; then
-  echo "ok: $(basename "$scene"): 3 ranks to step $first, then 2 ranks to step $total in a new folder"
-else
-  echo "FAIL: $(basename "$scene"): the restart into a new folder differs from the uninterrupted run"
-  failed=$((failed + 1))
-fi
+check "$tmp/new2" "2 ranks in a new folder"
 [ "$failed" -eq 0 ]
