@@ -94,6 +94,13 @@ class BdemBondProvider final : public ForceProvider {
   std::span<const std::uint32_t> record_second_ends() const override { return bonds_.second; }
   void element_hessians(const ParticleStore& particles, std::span<Mat12> out, bool project) const override;
   std::vector<ArrayBytes> memory_use() const override;
+  void release_work() override {  // (bonds_, types_, index_, live_ stay: make_part copies them)
+    incidence_ = BondIncidence{};
+    for (std::vector<Vec3>* v : {&bond_force_, &bond_moment_, &bond_moment_second_}) std::vector<Vec3>().swap(*v);
+    std::vector<std::uint8_t>().swap(over_);
+    std::vector<std::uint8_t>().swap(turned_);
+    std::vector<Quat>().swap(relative_);
+  }
   /// Section: the BondList fields, the types, each bond's scene index and
   /// live flag, and the failure count.
   void save(ByteWriter& out) const override;

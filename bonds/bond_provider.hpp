@@ -49,6 +49,11 @@ class BondProvider final : public ForceProvider {
   std::span<const std::uint32_t> record_second_ends() const override { return bonds_.second; }
   void element_hessians(const ParticleStore& particles, std::span<Mat12> out, bool project) const override;
   std::vector<ArrayBytes> memory_use() const override;
+  void release_work() override {
+    incidence_ = BondIncidence{};
+    std::vector<Vec3>().swap(bond_force_);
+    std::vector<Vec3>().swap(bond_moment_);
+  }
   /// Section: the BondList fields (core/field_io.hpp) and the stiffness types.
   void save(ByteWriter& out) const override;
   /// The provider saved by save(); throws StateError for anything

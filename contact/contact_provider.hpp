@@ -234,6 +234,15 @@ class ContactProviderBase : public ForceProvider {
             {"neighbour build positions", capacity_bytes(search_.build_positions())}};
   }
   double skin() const { return search_.skin(); }
+  void release_work() override {
+    search_ = NeighbourSearch(search_.skin());
+    std::vector<Vec3>().swap(pair_force_);
+    for (std::vector<std::uint64_t>* v : {&keys_, &excluded_keys_, &released_}) std::vector<std::uint64_t>().swap(*v);
+    for (std::vector<std::uint32_t>* v : {&sorted_, &entry_offsets_, &entries_}) std::vector<std::uint32_t>().swap(*v);
+    std::vector<std::uint8_t>().swap(excluded_);
+    std::vector<Vec3>().swap(pending_positions_);
+    release_pair_state();
+  }
   /// False when the law does nothing (zero stiffness): the gather skips it.
   virtual bool active() const { return true; }
   /// Key (pair_key of the ids) of each pair of the list (kept only by laws
@@ -252,6 +261,8 @@ class ContactProviderBase : public ForceProvider {
  protected:
   /// Bytes of the per-pair state.
   virtual std::size_t state_bytes() const { return 0; }
+  /// Frees the per-pair state and result slots (release_work()).
+  virtual void release_pair_state() {}
   /// Moves the per-pair state read by load() onto the restored list.
   virtual void apply_pending_state() {}
   /// The same for a part's history (pending pairs in ascending key order).
@@ -629,6 +640,10 @@ class ContactProvider final : public ContactProviderBase {
   const Law& law() const { return law_; }
   std::size_t state_bytes() const override {
     return capacity_bytes(state_) + capacity_bytes(nc_force_) + capacity_bytes(moment_i_) + capacity_bytes(moment_j_);
+  }
+  void release_pair_state() override {
+    std::vector<typename Law::State>().swap(state_);
+    for (std::vector<Vec3>* v : {&nc_force_, &moment_i_, &moment_j_, &pending_slots_}) std::vector<Vec3>().swap(*v);
   }
   /// Per-pair state, in pair order (empty for stateless laws).
   const std::vector<typename Law::State>& state() const { return state_; }

@@ -339,6 +339,12 @@ class ForceProvider {
   /// that make_part() (PartMap::history) continues it bit for bit on any
   /// rank. Providers without history write nothing.
   virtual void pack_history(const ParticleStore& /*particles*/, ByteWriter& /*out*/) const {}
+  /// Frees what evaluating needs (result slots, pair lists, incidence,
+  /// search structures, per-record history), keeping the settings and the
+  /// static records make_part() copies: for the whole system's providers
+  /// kept as the template of a decomposed run's parts, which are never
+  /// evaluated again. The provider must not be evaluated afterwards.
+  virtual void release_work() {}
 
   // --- checkpoints ------------------------------------------------------------
 

@@ -97,6 +97,11 @@ class ForceField {
   /// With `only` (ascending slots, no repeats), just those particles.
   void gather(ParticleStore& particles, const RangeHook* after_gather = nullptr,
               std::span<const std::uint32_t> only = {}) const;
+  /// Every provider's ForceProvider::release_work(): for the whole system
+  /// kept as the template of a decomposed run's parts (engine/partition.hpp).
+  void release_work() {
+    for (const auto& p : providers_) p->release_work();
+  }
   /// update_records() then evaluate(): never re-orders.
   void compute(ParticleStore& particles) {
     update_records(particles);

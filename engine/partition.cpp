@@ -235,8 +235,8 @@ Simulation PartFactory::make(const GlobalState& state, const PartLayout& layout)
   // Each slot of the template's particles -> its slot in the part.
   const auto by_id = slots_by_id(part);
   const ParticleStore& t = whole_.particles();
-  std::vector<std::uint32_t> part_slot(t.size());
-  for (std::size_t s = 0; s < t.size(); ++s) part_slot[s] = find_slot(by_id, t.id[s]);
+  std::vector<std::uint32_t> part_slot(t.id.size());  // (the template may keep its ids alone: release_work)
+  for (std::size_t s = 0; s < t.id.size(); ++s) part_slot[s] = find_slot(by_id, t.id[s]);
   ForceField forces = whole_.forces().make_part(part, PartMap{part_slot, state.failed_bonds, {}}, state.histories);
   if (!state.build_positions.empty()) {
     std::vector<Vec3> built(layout.members.size());

@@ -154,6 +154,9 @@ class PartFactory {
   Simulation make(const GlobalState& state, const PartLayout& layout) const;
 
   const Simulation& whole() const { return whole_; }
+  /// Frees what the template no longer needs once its state is captured
+  /// (Simulation::release_work): its particles keep only their ids.
+  void release_work() { whole_.release_work(); }
   /// pair_key of the ids of every bond of the whole system.
   const std::vector<std::uint64_t>& bond_keys() const { return bond_keys_; }
   /// 2 r_max + skin, or the longest bond at `state` if longer (length).

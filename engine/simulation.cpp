@@ -4,6 +4,8 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <string_view>
+#include <type_traits>
 
 #include <algorithm>
 
@@ -232,6 +234,15 @@ std::vector<GroupReport> Simulation::group_reports() const {
     out.push_back(std::move(r));
   }
   return out;
+}
+
+void Simulation::release_work() {
+  forces_.release_work();
+  particles_.for_each_field([](const char* name, auto& v) {
+    if (std::string_view(name) != "id") std::decay_t<decltype(v)>().swap(v);
+  });
+  std::vector<std::uint64_t>().swap(particles_.order_key);
+  for (std::vector<Vec3>* v : {&v_before_, &w_before_, &filter_dv_, &filter_dw_}) std::vector<Vec3>().swap(*v);
 }
 
 void Simulation::index_clumps() {

@@ -121,6 +121,12 @@ class Simulation {
     implicit_.set_domain(solver_domain());
   }
   const ImplicitSettings& implicit_settings() const { return implicit_.settings(); }
+  /// For the whole system kept as the template of a decomposed run's parts
+  /// (engine/partition.hpp), never stepped again: keeps the particles' ids,
+  /// the providers' settings and static records (ForceField::release_work),
+  /// groups, clumps and settings, and frees the rest (the other particle
+  /// fields, lists, result slots). Afterwards particles().size() is 0.
+  void release_work();
   /// Newton and CG iterations and line-search halvings of the last implicit
   /// step (zero for the explicit maps).
   const ImplicitStepStats& last_implicit_step() const { return implicit_stats_; }

@@ -122,6 +122,7 @@ Domain::Domain(MPI_Comm comm, Simulation whole) : comm_(comm), factory_(std::mov
   MPI_Comm_size(comm_, &size_);
   const GlobalState state = capture_global_state(factory_.whole());
   count_ = state.particles.size();
+  factory_.release_work();  // the whole system's state lives on in `state`, then in the parts
   // DEM_REPARTITION_EVERY=N: new parts every N steps as well (for tests of
   // the migration; the results are the same bits either way).
   if (const char* every = std::getenv("DEM_REPARTITION_EVERY")) repartition_every_ = std::strtoull(every, nullptr, 10);

@@ -43,6 +43,8 @@ void expect_parts_match(const Simulation& whole, std::size_t ranks) {
                                    return PartMap{all, state.failed_bonds, {}};
                                  }()),
                                  whole.clumps(), whole.map(), whole.time_step(), whole.step_count()));
+  factory.release_work();  // as a decomposed run does: parts come from the captured state alone
+  EXPECT_EQ(factory.whole().particles().size(), 0u);
   const double halo = factory.interaction_range(state) * 1.0001;
   std::vector<std::uint32_t> owner = bisect_owners(state.particles.position, state.particles.id, ranks);
   keep_clumps_whole(owner, state.particles, state.clumps);
