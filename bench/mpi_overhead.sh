@@ -5,6 +5,8 @@
 #
 #   bash bench/mpi_overhead.sh            # builds build-mpi if needed
 #   STEPS_SHORT=100 STEPS_LONG=600 DIAMETER=0.5e-3 bash bench/mpi_overhead.sh
+#   SCENE=implicit bash bench/mpi_overhead.sh   # the implicit plate drop
+#     (tests/scenes/plate_drop_implicit.toml, 8123 particles, steps 8..24)
 #
 # Each layout runs the scene twice, to STEPS_SHORT and to STEPS_LONG steps;
 # the rate is (STEPS_LONG - STEPS_SHORT) N / (t_long - t_short) with the
@@ -13,8 +15,15 @@
 # each process (/usr/bin/time), summed over the ranks.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-short=${STEPS_SHORT:-100}
-long=${STEPS_LONG:-600}
+implicit=no
+[ "${SCENE:-}" = implicit ] && implicit=yes
+if [ $implicit = yes ]; then
+  short=${STEPS_SHORT:-8}
+  long=${STEPS_LONG:-24}
+else
+  short=${STEPS_SHORT:-100}
+  long=${STEPS_LONG:-600}
+fi
 diameter=${DIAMETER:-0.5e-3}
 build=${BUILD_DIR:-build-mpi}
 if [ ! -x "$build/apps/dem" ]; then
@@ -25,10 +34,15 @@ fi
 command -v /usr/bin/time >/dev/null || bash scripts/install_packages.sh time
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/mpi_overhead.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-scene="$tmp/solid_torus_1e6.toml"
-sed -e "s/^particle_diameter = .*/particle_diameter = $diameter/" -e 's/^vtk_every = .*/vtk_every = 0/' \
-    -e 's/^energy_every = .*/energy_every = 100/' -e 's/^checkpoint_every = .*/checkpoint_every = 0/' \
-    scenes/solid_torus.toml >"$scene"
+scene="$tmp/scene.toml"
+if [ $implicit = yes ]; then
+  sed -e 's/^vtk_every = .*/vtk_every = 0/' -e 's/^energy_every = .*/energy_every = 8/' \
+      tests/scenes/plate_drop_implicit.toml >"$scene"
+else
+  sed -e "s/^particle_diameter = .*/particle_diameter = $diameter/" -e 's/^vtk_every = .*/vtk_every = 0/' \
+      -e 's/^energy_every = .*/energy_every = 100/' -e 's/^checkpoint_every = .*/checkpoint_every = 0/' \
+      scenes/solid_torus.toml >"$scene"
+fi
 export OMPI_MCA_btl_vader_single_copy_mechanism=none
 run() {  # run LABEL STEPS THREADS LAUNCHER...: prints the loop seconds
   local label=$1 steps=$2 threads=$3; shift 3
@@ -46,19 +60,22 @@ b_short=$(run ranks_short "$short" 1 "${two[@]}")
 b_long=$(run ranks_long "$long" 1 "${two[@]}")
 n=$(sed -n 's/^  particles: \([0-9]*\).*/\1/p' "$tmp/threads_long.log")
 same=yes
-for f in "$tmp/threads_long"/energy.csv; do cmp -s "$f" "$tmp/ranks_long/energy.csv" || same=no; done
+for f in "$tmp/threads_long"/energy.csv "$tmp/threads_long"/solver.csv; do
+  [ -e "$f" ] || continue
+  cmp -s "$f" "$tmp/ranks_long/$(basename "$f")" || same=no
+done
 python3 - "$n" "$short" "$long" "$a_short" "$a_long" "$b_short" "$b_long" "$(cat "$tmp/threads_long.mem")" \
-  "$(cat "$tmp/ranks_long.mem")" "$same" <<'PY'
+  "$(cat "$tmp/ranks_long.mem")" "$same" "$([ $implicit = yes ] && echo "implicit plate drop" || echo "solid torus")" <<'PY'
 import sys
 n, s, l = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
 a0, a1, b0, b1 = map(float, sys.argv[4:8])
 ma, mb = float(sys.argv[8]), float(sys.argv[9])
 ra = (l - s) * n / (a1 - a0)
 rb = (l - s) * n / (b1 - b0)
-print(f"solid torus, {n} particles, steps {s}..{l} (energy.csv identical: {sys.argv[10]})")
+print(f"{sys.argv[11]}, {n} particles, steps {s}..{l} (tables identical: {sys.argv[10]})")
 print("| layout | particle-steps/s | peak memory (all processes) | per particle |")
 print("|---|---|---|---|")
-print(f"| 1 process x 2 threads | {ra/1e6:.2f} M | {ma/2**30:.2f} GiB | {ma/n:.0f} B |")
-print(f"| 2 MPI ranks x 1 thread | {rb/1e6:.2f} M | {mb/2**30:.2f} GiB | {mb/n:.0f} B |")
+print(f"| 1 process x 2 threads | {ra/1e6:.3g} M | {ma/2**30:.2f} GiB | {ma/n:.0f} B |")
+print(f"| 2 MPI ranks x 1 thread | {rb/1e6:.3g} M | {mb/2**30:.2f} GiB | {mb/n:.0f} B |")
 print(f"MPI at equal cores: {rb/ra:.2f} of the threaded rate")
 PY
