@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cmath>
+#include <cstdlib>
 #include <iostream>
 #include <sstream>
 
@@ -133,7 +134,12 @@ int run(Simulation sim, RunPlan& plan) {
     std::cout << "MPI: " << ranks << " ranks, " << domain.particle_count()
               << " particles split by recursive coordinate bisection (rank 0 holds " << domain.ghost_count()
               << " ghosts)\n";
-    return run_to_end(domain.part(), plan, std::cout);
+    const int status = run_to_end(domain.part(), plan, std::cout);
+    if (status == kExitOk)
+      std::cout << "  MPI: parts made " << domain.partitions() << " times (at the start, then when particles had "
+                   "moved half the ghost margin"
+                << (std::getenv("DEM_REPARTITION_EVERY") != nullptr ? " or by DEM_REPARTITION_EVERY" : "") << ")\n";
+    return status;
   }
 #endif
   return run_to_end(sim, plan, std::cout);

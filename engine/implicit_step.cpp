@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <string>
 
 #include "core/format.hpp"
@@ -20,12 +21,11 @@ struct StepBack {
   double one_minus_w;
 };
 
-StepBack step_back(const Vec3& omega, double dt, std::size_t slot) {
+/// nullopt for a particle that would turn by pi or more in one step.
+std::optional<StepBack> step_back(const Vec3& omega, double dt) {
   const Vec3 v = -0.5 * dt * omega;
   const double y = v.squaredNorm();
-  if (!(y < 1.0))
-    throw ImplicitSolveError("particle " + std::to_string(slot) + " turns by pi or more in one implicit step (|Omega| " +
-                             format_g(omega.norm()) + " 1/time at Dt " + format_g(dt) + "): use a smaller time step");
+  if (!(y < 1.0)) return std::nullopt;
   const double root = std::sqrt(1.0 - y);
   return StepBack{Quat(root, v.x(), v.y(), v.z()), y / (1.0 + root)};
 }
@@ -106,13 +106,25 @@ void ImplicitStepper::predict(const ParticleStore& s, double dt) {
   const std::size_t n = s.size();
   x_hat_.resize(n);
   q_hat_.resize(n);
-  for (std::size_t i = 0; i < n; ++i) {  // serial: the first failing slot is named
-    const StepBack b = step_back(s.angular_velocity[i], dt, i);
+  std::size_t bad = n;  // the first owned slot turning too fast (a ghost's owner reports it)
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::optional<StepBack> back = step_back(s.angular_velocity[i], dt);
+    if (!back) {
+      if (bad == n && s.owns(i)) bad = i;
+      continue;
+    }
+    const StepBack& b = *back;
     x_hat_[i] = s.position[i] + dt * s.velocity[i];
     // q̂ = 2 q_n - q_{n-1} = q_n + (1 - p) q_n, with 1 - p = (1 - p.w, -vec p).
     const Quat one_minus_p(b.one_minus_w, -b.p.x(), -b.p.y(), -b.p.z());
     q_hat_[i] = Quat(s.attitude[i].coeffs() + (one_minus_p * s.attitude[i]).coeffs());
   }
+  // Every rank stops together (a decomposed system), naming the particle where it can.
+  if (domain_.maximum(bad < n ? 1.0 : 0.0) > 0.0)
+    throw ImplicitSolveError("particle id " + (bad < n ? std::to_string(s.id[bad]) : std::string("(on another MPI rank)")) +
+                             " turns by pi or more in one implicit step (|Omega| " +
+                             (bad < n ? format_g(s.angular_velocity[bad].norm()) : std::string("?")) +
+                             " 1/time at Dt " + format_g(dt) + "): use a smaller time step");
 }
 
 void ImplicitStepper::compute(ParticleStore& s, ForceField& forces) const {
@@ -193,10 +205,12 @@ ImplicitStepStats ImplicitStepper::step(ParticleStore& s, ForceField& forces, do
         rhs_[i] = -g_[i];
       }
     });
-    for (std::size_t i = 0; i < n; ++i)  // a_i = q_i.q̂_i > 0, as the rotation inertia shows
-      if (!(inertia_[i](3, 3) > 0.0))
-        throw ImplicitSolveError("particle id " + std::to_string(s.id[i]) +
-                                 " turned by pi or more in one implicit step: use a smaller time step");
+    std::size_t turned = n;  // a_i = q_i.q̂_i > 0, as the rotation inertia shows
+    for (std::size_t i = 0; i < n && turned == n; ++i)
+      if (s.owns(i) && !(inertia_[i](3, 3) > 0.0)) turned = i;
+    if (domain_.maximum(turned < n ? 1.0 : 0.0) > 0.0)
+      throw ImplicitSolveError("particle id " + where(turned) +
+                               " turned by pi or more in one implicit step: use a smaller time step");
     hessian_.assemble(s, forces, inertia_, fixed, settings_.project_elements);
     const double cg_tolerance = std::min(settings_.cg_tolerance_max, std::sqrt(residual));
     const CgResult cg = solve_pcg(hessian_, rhs_, delta_, weight_, cg_tolerance, settings_.max_cg_iterations,

@@ -29,7 +29,8 @@
 /// halo = max(2 r_max + skin, longest bond) + 2 M: any pair that a rebuild
 /// can list for an owned particle is then in the part. mpi/domain.hpp
 /// makes new parts before that (and stops with an error if one step moved
-/// a particle further than the margin).
+/// a particle further than the margin): explicit runs bound the motion by
+/// the sum of h max |v|, implicit runs measure it at every Newton iterate.
 
 #include <cstddef>
 #include <span>
@@ -127,6 +128,8 @@ class DecomposedRun {
   /// checkpoints); nullptr on the other ranks.
   virtual const Simulation* whole_view() = 0;
   /// The whole system as set up: what it holds (bonds, providers, groups).
+  /// Its particles are released (size 0, ids kept: Simulation::release_work)
+  /// and its bonds' live flags are those it was set up with.
   virtual const Simulation& reference() const = 0;
   /// Particles of the whole system.
   virtual std::size_t particle_count() const = 0;

@@ -162,6 +162,13 @@ void Domain::make_parts(const GlobalState& state) {
   else
     part_.emplace(factory_.make(state, layouts[static_cast<std::size_t>(rank_)]));
   moved_ = 0.0;
+  start_.clear();
+  if (part_->map() == IntegratorMap::implicit) {
+    const ParticleStore& s = part_->particles();
+    for (std::size_t i = 0; i < s.size(); ++i)
+      if (s.owns(i)) start_.emplace_back(s.id[i], s.position[i]);
+    std::sort(start_.begin(), start_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  }
   ++partitions_;
   install_hooks();
   index_slots();
@@ -314,6 +321,10 @@ void Domain::install_hooks() {
   Simulation::DomainHooks h;
   h.reduce = [this](std::span<ExactSum> s) { reduce_sums(s); };
   h.rebuild_due = [this](bool) {
+    // Implicit runs evaluate here at every Newton iterate: no iterate may
+    // move a particle past the ghost margin, and the parts are made again
+    // past half of it (after_step).
+    if (part_->map() == IntegratorMap::implicit) measure_motion(part_->particles());
     // The undivided run's test (contact/neighbour_search.cpp) on the whole
     // system's displacements: min, max and the exact spread are the same
     // bits whatever the split.
@@ -414,6 +425,23 @@ void Domain::install_hooks() {
     failed_.erase(std::unique(failed_.begin(), failed_.end()), failed_.end());
   };
   part_->set_domain_hooks(std::move(h));
+}
+
+void Domain::measure_motion(const ParticleStore& s) {
+  double d2 = 0.0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (!s.owns(i)) continue;
+    const auto it = std::lower_bound(start_.begin(), start_.end(), s.id[i],
+                                     [](const auto& e, std::uint32_t id) { return e.first < id; });
+    if (it == start_.end() || it->first != s.id[i]) throw std::logic_error("Domain: an owned particle has no start position");
+    d2 = std::max(d2, (s.position[i] - it->second).squaredNorm());
+  }
+  double moved = std::sqrt(d2);
+  MPI_Allreduce(MPI_IN_PLACE, &moved, 1, MPI_DOUBLE, MPI_MAX, comm_);
+  if (moved > margin_)
+    throw std::runtime_error("a particle moved " + format_g(moved) + " since the MPI parts were made, past their ghost "
+                             "margin " + format_g(margin_) + ": the time step is too large for the speeds");
+  moved_ = std::max(moved_, moved);
 }
 
 GlobalState Domain::gather_state(bool to_all) {

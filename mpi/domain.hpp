@@ -20,10 +20,12 @@
 ///                       none: a few bytes)
 ///     end of step       one max allreduce of the distance moved since the
 ///                       parts were made; past half the margin, new parts
-///     implicit steps    per Newton iteration: exact sums and the residual's
-///                       max allreduced; per CG iteration: the ghosts' entries
-///                       of the direction (6 doubles) point to point, and two
-///                       exact dot products allreduced
+///     implicit steps    per Newton iterate: exact sums, the residual's max
+///                       and the distance moved since the parts were made
+///                       (past the margin: an error) allreduced; per CG
+///                       iteration: the ghosts' entries of the direction
+///                       (6 doubles) point to point, and three exact sums
+///                       (each three allreduces: limbs, special values, flags)
 ///
 /// New parts (re-partition): every rank's owned particles are allgathered,
 /// put in the whole system's order, cut again by recursive coordinate
@@ -118,6 +120,13 @@ class Domain final : public DecomposedRun {
   std::vector<std::uint32_t> failed_;  ///< scene indices of every failed bond, ascending
   double margin_ = 0.0;                ///< M: a part stays valid while nothing moved more than M
   double moved_ = 0.0;                 ///< bound on this rank's owned particles' motion since the parts were made
+  /// Implicit runs: (id, position) of the owned particles when the parts
+  /// were made, by id; the motion is measured against them at every force
+  /// evaluation of the Newton iterations (trial iterates included).
+  std::vector<std::pair<std::uint32_t, Vec3>> start_;
+  /// Implicit runs: the whole system's largest distance from start_ (every
+  /// rank's); throws std::runtime_error on every rank past the margin.
+  void measure_motion(const ParticleStore& s);
   std::size_t partitions_ = 0;
   std::uint64_t repartition_every_ = 0;  ///< DEM_REPARTITION_EVERY (0: only when particles moved)
   /// Per other rank: ids of the particles to send (mine, ghosts there) and

@@ -14,7 +14,8 @@
 #   RANKS      rank counts to try (default 2 3 4)
 # Environment: REPARTITION (default 0): with N > 0 the decomposed runs also
 # make new parts every N steps (DEM_REPARTITION_EVERY), so that particles
-# migrate between ranks many times.
+# migrate between ranks many times. MIN_PARTS (default 0): each decomposed
+# run must report ("parts made N times") at least that many parts made.
 # The reference is `dem run` on 1 process at 2 threads. Prints one line per
 # layout and "N passed, M failed"; exits 1 on any difference or failure.
 set -uo pipefail
@@ -76,6 +77,11 @@ for r in "${ranks[@]}"; do
     if ! DEM_REPARTITION_EVERY=${REPARTITION:-0} "${mpi[@]}" -np "$r" "$dem" run "$scene" --steps "$steps" \
          --threads "$t" --quiet --output-dir "$out" >"$out.log" 2>&1; then
       echo "FAIL: $label: the run failed:"; tail -20 "$out.log" | sed 's/^/    /'
+      failed=$((failed + 1)); continue
+    fi
+    made=$(sed -n 's/.*MPI: parts made \([0-9]*\) times.*/\1/p' "$out.log")
+    if [ "${made:-0}" -lt "${MIN_PARTS:-0}" ]; then
+      echo "FAIL: $label: parts made ${made:-0} times, expected at least $MIN_PARTS"
       failed=$((failed + 1)); continue
     fi
     if compare "$out"; then
