@@ -257,23 +257,27 @@ void Domain::exchange(std::span<Vec6> values) {
 }
 
 void Domain::reduce_sums(std::span<ExactSum> sums) {
-  const std::size_t n = sums.size();
-  std::vector<std::int64_t> limbs(n * ExactSum::kLimbs);
-  std::vector<double> special(n);
-  std::vector<int> has(n);
+  // One allreduce of the limbs and the counts of non-finite terms (int64
+  // sums); the non-finite values themselves only when some term was one.
+  const std::size_t n = sums.size(), limbs_end = n * ExactSum::kLimbs;
+  std::vector<std::int64_t> limbs(limbs_end + n);
   for (std::size_t k = 0; k < n; ++k) {
     sums[k].normalize();
     std::copy(sums[k].limbs().begin(), sums[k].limbs().end(), limbs.begin() + static_cast<std::ptrdiff_t>(k * ExactSum::kLimbs));
-    special[k] = sums[k].special();
-    has[k] = sums[k].has_special() ? 1 : 0;
+    limbs[limbs_end + k] = sums[k].has_special() ? 1 : 0;
   }
   MPI_Allreduce(MPI_IN_PLACE, limbs.data(), static_cast<int>(limbs.size()), MPI_INT64_T, MPI_SUM, comm_);
-  MPI_Allreduce(MPI_IN_PLACE, special.data(), static_cast<int>(n), MPI_DOUBLE, MPI_SUM, comm_);
-  MPI_Allreduce(MPI_IN_PLACE, has.data(), static_cast<int>(n), MPI_INT, MPI_MAX, comm_);
+  const bool any_special = std::any_of(limbs.begin() + static_cast<std::ptrdiff_t>(limbs_end), limbs.end(),
+                                       [](std::int64_t c) { return c != 0; });
+  std::vector<double> special(n, 0.0);
+  if (any_special) {
+    for (std::size_t k = 0; k < n; ++k) special[k] = sums[k].special();
+    MPI_Allreduce(MPI_IN_PLACE, special.data(), static_cast<int>(n), MPI_DOUBLE, MPI_SUM, comm_);
+  }
   for (std::size_t k = 0; k < n; ++k) {
     std::copy(limbs.begin() + static_cast<std::ptrdiff_t>(k * ExactSum::kLimbs),
               limbs.begin() + static_cast<std::ptrdiff_t>((k + 1) * ExactSum::kLimbs), sums[k].limbs().begin());
-    sums[k].set_special(special[k], has[k] != 0);
+    sums[k].set_special(special[k], limbs[limbs_end + k] != 0);
   }
 }
 

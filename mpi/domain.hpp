@@ -25,7 +25,8 @@
 ///                       (past the margin: an error) allreduced; per CG
 ///                       iteration: the ghosts' entries of the direction
 ///                       (6 doubles) point to point, and three exact sums
-///                       (each three allreduces: limbs, special values, flags)
+///                       (one allreduce each: the limbs and the count of
+///                       non-finite terms; their values only if any)
 ///
 /// New parts (re-partition): every rank's owned particles are allgathered,
 /// put in the whole system's order, cut again by recursive coordinate
