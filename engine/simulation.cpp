@@ -49,9 +49,8 @@ void Simulation::start() {
   for (const Clump& c : clumps_) validate_inertia(c.body.inertia);
   half_.resize(clumps_.size());
   index_clumps();
-  // A part of a decomposed system is made from a step's state, members as
-  // they were (the friction filter may have changed their velocities since
-  // they were placed); a set-up or restored system is placed once.
+  // A part of a decomposed system is made from a step's state, whose
+  // members were placed at its end; a set-up or restored system is placed.
   if (particles_.ghost.empty()) place_members();
   // Without any moment the gather does not write the moments: zero them
   // once (a checkpoint's are zero already).
@@ -386,7 +385,10 @@ void Simulation::step() {
     advance_configuration(particles_, map_, h_, sink.reference != nullptr ? &sink : nullptr, moments);
     if (sink.reference != nullptr) forces_.drift_sink_filled(particles_.position.data());
   }
-  if (hooks_.after_drift) hooks_.after_drift(particles_);
+  // Ghosts take their owners' drifted state; with clumps in the scene the
+  // exchange after placing the members serves the rest of the step, and
+  // this one only the ledger's kick power (members as drifted).
+  if (hooks_.after_drift && (ledger_on_ || !hooks_.after_place)) hooks_.after_drift(particles_);
   if (ledger_on_) ledger_.contact -= 0.5 * kick * global_value(kick_power());
   place_members();
   if (hooks_.after_place) hooks_.after_place(particles_);

@@ -161,7 +161,8 @@ class Simulation {
     /// The Morton frame of all particles of all ranks (engine/reorder.hpp).
     std::function<MortonFrame(const ParticleStore&)> morton_frame;
     /// Called after the drift of each step, before the rebuild test and the
-    /// force evaluation: ghost copies take their owners' new state.
+    /// force evaluation: ghost copies take their owners' new state. With
+    /// after_place set (clumps) only when the ledger reads the drifted state.
     std::function<void(ParticleStore&)> after_drift;
     /// Called after the clumps' members are placed on their clumps, before
     /// the rebuild test (set on every rank where the scene has clumps):
