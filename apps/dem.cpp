@@ -4,6 +4,7 @@
 //   dem check SCENE.toml [--max-memory BYTES]
 //   dem restart CHECKPOINT [--t-end T | --steps N] [--threads N] [--output-dir DIR] [--overwrite]
 //                          [--integrator 23|25|27|implicit] [--time-step DT]
+//                          [--max-energy-drift F] [--warn-energy-drift F] [--implicit-energy-rise F]
 //
 // Exit status: 0 done, 1 bad input (nothing run), 2 the run or its output
 // failed (what was written is kept), 3 interrupted (a checkpoint was written).
@@ -43,6 +44,9 @@ struct Options {
   std::string integrator;  ///< restart --integrator: continue with another integrator
   double time_step = -1.0;  ///< restart --time-step: continue with another time step
   std::string simd = "auto";  ///< --simd / DEM_SIMD: the force kernels' SIMD target
+  /// restart --max-energy-drift, --warn-energy-drift, --implicit-energy-rise
+  /// (< 0: the checkpoint's, or the scene's).
+  double max_energy_drift = -1.0, warn_energy_drift = -1.0, implicit_energy_rise = -1.0;
 };
 
 /// How build_scene holds the scene to a memory limit: --max-memory, else
@@ -162,6 +166,7 @@ int run_scene(const Options& o) {
   plan.overwrite = o.overwrite;
   plan.max_energy_drift = spec.run.max_energy_drift;
   plan.warn_energy_drift = spec.run.warn_energy_drift;
+  plan.implicit_energy_rise = spec.run.implicit_energy_rise;
   const std::size_t clumps = built.clumps.size();
   Simulation sim = make_simulation(std::move(built));
   std::cout << "running " << plan.end_step << " steps on " << active_threads() << " threads (SIMD target "
@@ -187,6 +192,7 @@ int restart(const Options& o) {
   // change of step below).
   const double old_end_time = time_at(c, std::max(c.end_step, c.step_origin));
   const bool new_step = o.time_step > 0.0 && o.time_step != c.time_step;
+  const IntegratorMap old_map = c.map;
   if (new_step) {
     // The clock continues from the checkpoint's time with the new step.
     c.time_origin = time_at(c, c.step_count);
@@ -205,6 +211,7 @@ int restart(const Options& o) {
   // The scene it came from gives the output intervals and the end; a run
   // without a scene file (dem_torus) kept them in the checkpoint.
   OutputSpec output;
+  double implicit_energy_rise = kDefaultImplicitEnergyRise;
   std::uint64_t scene_end = new_step ? step_at(c, old_end_time) : c.end_step;
   if (c.scene_text.empty()) {
     output.vtk_every = c.vtk_every;
@@ -214,6 +221,7 @@ int restart(const Options& o) {
     const SceneSpec spec = parse_scene_text(c.scene_text, c.scene_path,
                                             std::filesystem::path(c.scene_path).parent_path());
     output = spec.output;
+    implicit_energy_rise = spec.run.implicit_energy_rise;
     scene_end = spec.run.end_time ? step_at(c, *spec.run.end_time) : end_step_of(spec.run, c.time_step);
   }
   RunPlan plan;
@@ -251,6 +259,17 @@ int restart(const Options& o) {
   MPI_Bcast(&resume, 1, MPI_INT, 0, MPI_COMM_WORLD);
   plan.resume = resume != 0;
 #endif
+  // The energy check: its limits from the options, else as the run had
+  // them; after a switch of integrators its reference is taken where the
+  // new integration starts (an implicit part's numerical dissipation is no
+  // drift of the explicit integration that follows).
+  plan.implicit_energy_rise = implicit_energy_rise;
+  if (o.max_energy_drift > 0.0) plan.max_energy_drift = o.max_energy_drift, plan.max_drift_name = "--max-energy-drift";
+  if (o.warn_energy_drift > 0.0)
+    plan.warn_energy_drift = o.warn_energy_drift, plan.warn_drift_name = "--warn-energy-drift";
+  if (o.implicit_energy_rise > 0.0)
+    plan.implicit_energy_rise = o.implicit_energy_rise, plan.rise_name = "--implicit-energy-rise";
+  if (c.map != old_map) plan.energy_check.measured = false;
   Simulation sim = simulation_from(c);
   std::cout << "restart from " << o.checkpoint << " at step " << c.step_count << " (t = " << format_g(sim.time())
             << "), " << sim.particles().size() << " particles, " << sim.forces().bonds().size()
@@ -284,7 +303,19 @@ int main(int argc, char** argv) {
       ->check(cli::positive_number("the time step"));
   rs->add_option("--integrator", o.integrator,
                  "Continue with another integrator at the checkpoint's time step: 23, 25, 27 or implicit "
-                 "(MODEL.md 12.1: velocities and spatial angular velocities carry over)");
+                 "(MODEL.md 12.1: velocities and spatial angular velocities carry over; the energy check "
+                 "takes its reference where the new integrator starts)");
+  rs->add_option("--max-energy-drift", o.max_energy_drift,
+                 "Stop past this drift of E_balance, a fraction of the energy scale (default: the run's "
+                 "[run] max_energy_drift)")
+      ->check(cli::positive_number("the energy drift limit"));
+  rs->add_option("--warn-energy-drift", o.warn_energy_drift,
+                 "Warn once past this drift (default: the run's [run] warn_energy_drift)")
+      ->check(cli::positive_number("the energy drift warning"));
+  rs->add_option("--implicit-energy-rise", o.implicit_energy_rise,
+                 "Implicit runs: stop when E_balance rises above its largest earlier value by more than this "
+                 "fraction of the energy scale (default: the scene's [run] implicit_energy_rise)")
+      ->check(cli::positive_number("the implicit energy rise limit"));
   // Every number is checked as it is parsed (apps/cli_checks.hpp): a bad
   // one is exit status 1 with its option named, like any bad input.
   const auto byte_size = CLI::Validator(

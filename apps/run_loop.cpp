@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -15,7 +16,9 @@
 #include <random>
 #include <sstream>
 
+#include "apps/energy_check.hpp"
 #include "core/format.hpp"
+#include "engine/implicit_step.hpp"
 #include "core/peak_memory.hpp"
 #include "io/energy_table.hpp"
 #include "io/event_tables.hpp"
@@ -27,6 +30,19 @@ namespace dem {
 namespace fs = std::filesystem;
 
 namespace {
+
+/// What to tell the user after the run failed with `e`: the energy check's
+/// own hint, nothing more for an implicit step (its message says what
+/// stopped it), else that the time step is the usual cause.
+std::string failure_hint(const std::exception& e, const std::string& time_step_hint) {
+  if (const auto* c = dynamic_cast<const EnergyCheckError*>(&e)) {
+    std::string h = c->hint();
+    if (!h.empty()) h[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(h[0])));
+    return "  " + h + ".\n";
+  }
+  if (dynamic_cast<const ImplicitSolveError*>(&e) != nullptr) return "";
+  return "  The time step is probably too large: " + time_step_hint + ".\n";
+}
 
 volatile std::sig_atomic_t g_signal = 0;
 
@@ -399,8 +415,7 @@ void plan_restart_output(const CheckpointState& c, const fs::path& checkpoint_pa
 
 void take_run_bookkeeping(const CheckpointState& c, RunPlan& plan) {
   plan.run_id = c.run_id;
-  plan.initial_energy = c.initial_energy;
-  plan.energy_scale = c.energy_scale;
+  plan.energy_check = c.energy_check;
   plan.max_energy_drift = c.max_energy_drift;
   plan.warn_energy_drift = c.warn_energy_drift;
   plan.frame_times = c.frame_times;
@@ -419,8 +434,7 @@ CheckpointState checkpoint_of(const Simulation& sim, const RunPlan& plan,
   c.checkpoint_every = plan.output.checkpoint_every;
   c.end_step = plan.end_step;
   c.run_id = plan.run_id;
-  c.initial_energy = plan.initial_energy;
-  c.energy_scale = plan.energy_scale;
+  c.energy_check = plan.energy_check;
   c.max_energy_drift = plan.max_energy_drift;
   c.warn_energy_drift = plan.warn_energy_drift;
   return c;
@@ -525,9 +539,34 @@ int run_to_end(Simulation& sim, const RunPlan& given, std::ostream& log, RunSumm
   const std::size_t n = domain != nullptr ? domain->particle_count() : sim.particles().size();
 
   const auto on = [](std::uint64_t k, std::uint64_t every) { return every > 0 && k % every == 0; };
+
+  // The energy check (apps/energy_check.hpp), its reference taken at the
+  // run's first step unless the checkpoint has one. E_balance (E_total plus
+  // the work dissipated so far, MODEL.md 11.3) is what is conserved; it
+  // equals E_total in a scene without dissipation.
+  const EnergyReport first = sim.energy_report();
+  const bool ledger = can_break || whole.forces().dissipative() || whole.forces().applies_filter() || !whole.groups().empty();
+  const std::string energy_name = ledger ? "E_balance" : "E_total";
+  EnergyLimits limits;
+  limits.max_drift = plan.max_energy_drift;
+  limits.warn_drift = plan.warn_energy_drift;
+  limits.implicit_rise = plan.implicit_energy_rise;
+  limits.max_name = plan.max_drift_name;
+  limits.warn_name = plan.warn_drift_name;
+  limits.rise_name = plan.rise_name;
+  EnergyCheck check(plan.energy_check, limits, implicit, energy_name, plan.time_step_hint);
+  const bool new_reference = check.start(first, first_step);
+  if (new_reference && first_step > 0 && writes)
+    log << "energy check: its reference E_0 = " << format_g(first.balance(), 10) << " is taken at step "
+        << first_step << ", where this run's integration starts\n";
+
   const auto save_checkpoint = [&]() {
     const auto t0 = std::chrono::steady_clock::now();
     if (checkpoints) {
+      // A diverged state never replaces a good checkpoint (write_checkpoint
+      // refuses one the reader would refuse).
+      check.verify(sim.energy_report(), sim.step_count(), sim.time());
+      plan.energy_check = check.state();
       // Every rank's pieces of the frames the checkpoint lists are on disk
       // before it is written (the gather below waits for every rank).
       if (vtk && domain != nullptr) output([&] { vtk->flush(); });
@@ -538,20 +577,6 @@ int run_to_end(Simulation& sim, const RunPlan& given, std::ostream& log, RunSumm
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return secs;
   };
-
-  // The drift reference: the run's first step (kept in its checkpoints).
-  // E_balance (E_total plus the work dissipated so far, MODEL.md 11.3) is
-  // what is conserved; it equals E_total in a scene without dissipation.
-  const EnergyReport first = sim.energy_report();
-  if (plan.energy_scale == 0.0) {
-    plan.initial_energy = first.balance();
-    plan.energy_scale = std::abs(first.balance()) + std::abs(first.gravity);
-  }
-  const bool ledger = can_break || whole.forces().dissipative() || whole.forces().applies_filter() || !whole.groups().empty();
-  const std::string energy_name = ledger ? "E_balance" : "E_total";
-  const double e0 = plan.initial_energy, scale = plan.energy_scale;
-  double max_dev = 0.0;
-  bool warned = false;
 
   SignalGuard signals;
   const bool terminal = !plan.progress_on_log && isatty(fileno(stdout)) != 0;
@@ -571,6 +596,7 @@ int run_to_end(Simulation& sim, const RunPlan& given, std::ostream& log, RunSumm
       if (writes) output([&] { table->write(first); });
       ++energy_rows;
       write_tables(&first);
+      (void)check.row(first, k, sim.time());
       if (o.vtk_every > 0) {
         output(write_frame);
         frame_times.push_back(sim.time());
@@ -596,32 +622,16 @@ int run_to_end(Simulation& sim, const RunPlan& given, std::ostream& log, RunSumm
         if (writes) output([&] { table->write(r); });
         if (on(k, o.energy_every)) ++energy_rows;
         write_tables(&r);
-        const double e = r.balance();
-        if (!std::isfinite(e))
-          throw std::runtime_error(energy_name + " has become non-finite (" + format_g(e) + ")");
-        // Groups that move do work on the scene (W_boundary): a drift is
-        // measured against that too, so that a slow punch into a beam at
-        // rest (E_0 nearly 0) is judged by the energy it puts in.
-        const double scale_now = std::max(scale, std::abs(r.boundary_work));
-        const double drift = scale_now > 0.0 ? std::abs(e - e0) / scale_now : 0.0;
-        max_dev = std::max(max_dev, drift);
-        // The implicit scheme dissipates by design (MODEL.md 12.6): its
-        // D_num = E_0 - E_balance is reported, not checked.
-        if (!implicit && drift > plan.max_energy_drift)
-          throw std::runtime_error(energy_name + " = " + format_g(e) + " has drifted from E_0 = " + format_g(e0) +
-                                   " by " + format_g(drift, 3) +
-                                   (scale_now > scale ? " of |W_boundary| = " : " of |E_0| + |U_gravity(0)| = ") +
-                                   format_g(scale_now) + ", past the limit " +
-                                   plan.max_drift_name + " = " + format_g(plan.max_energy_drift));
-        if (!implicit && drift > plan.warn_energy_drift && !warned) {
-          warned = true;
-          end_progress_line();
-          log << "warning: at step " << k << " (t = " << format_g(sim.time()) << ") " << energy_name << " = " << format_g(e)
-              << " has drifted from E_0 = " << format_g(e0) << " by " << format_g(drift, 3)
-              << " of |E_0| + |U_gravity(0)|, past " << plan.warn_drift_name << " = "
-              << format_g(plan.warn_energy_drift) << " (the run stops past " << plan.max_drift_name << " = "
-              << format_g(plan.max_energy_drift) << "); the time step may be too large: " << plan.time_step_hint
-              << std::endl;
+        // The check's state follows the scheduled rows only (the same for
+        // a run continued from a checkpoint); the last row is checked.
+        if (on(k, o.energy_every)) {
+          const std::string warning = check.row(r, k, sim.time());
+          if (!warning.empty() && writes) {
+            end_progress_line();
+            log << warning << std::endl;
+          }
+        } else {
+          check.verify(r, k, sim.time());
         }
       }
       if (o.vtk_every > 0 && (on(k, o.vtk_every) || last)) {
@@ -692,8 +702,8 @@ int run_to_end(Simulation& sim, const RunPlan& given, std::ostream& log, RunSumm
     }
     std::ostream& err = domain != nullptr && domain->rank() != 0 ? std::cerr : log;
     if (&err != &log) err << "rank " << domain->rank() << ": ";
-    err << "error: the run failed at step " << k << " (t = " << format_g(sim.time()) << "): " << e.what()
-        << "\n  The time step is probably too large: " << plan.time_step_hint << ".\n";
+    err << "error: the run failed at step " << k << " (t = " << format_g(sim.time()) << "): " << e.what() << "\n"
+        << failure_hint(e, plan.time_step_hint);
     if (files) err << "  Files written so far are kept in " << out.string() << "\n";
     // Other ranks may wait in a collective call: stop them all.
     if (domain != nullptr) domain->abort(kExitRunFailed);
@@ -704,8 +714,8 @@ int run_to_end(Simulation& sim, const RunPlan& given, std::ostream& log, RunSumm
   if (summary != nullptr) {
     summary->steps = k - first_step;
     summary->seconds = secs;
-    summary->max_energy_deviation = max_dev;
-    summary->e0 = e0;
+    summary->max_energy_deviation = check.largest_drift();
+    summary->e0 = check.state().initial_energy;
   }
   if (!files) return kExitOk;  // a benchmark reports for itself
   // Whole-system reports (collective with MPI ranks), then rank 0 writes.
@@ -717,11 +727,10 @@ int run_to_end(Simulation& sim, const RunPlan& given, std::ostream& log, RunSumm
       << "  neighbour-list builds: " << sim.forces().neighbours().rebuild_count() << "\n"
       << "  peak memory: " << format_g(peak / 1048576.0, 4) << " MiB ("
       << format_g(peak / static_cast<double>(std::max<std::size_t>(n, 1)), 4) << " bytes per particle)\n"
-      << "  largest |" << energy_name << " - E_0|/(|E_0| + |U_gravity(0)|) in this run: " << format_g(max_dev, 4)
-      << " (E_0 = " << format_g(e0, 10) << ")\n";
+      << "  " << check.summary(first_step) << "\n";
   if (implicit) {
     const EnergyReport& r = closing;
-    log << "  implicit: D_num = E_0 - " << energy_name << " = " << format_g(e0 - r.balance(), 6)
+    log << "  implicit: D_num = E_0 - " << energy_name << " = " << format_g(check.state().initial_energy - r.balance(), 6)
         << " (the scheme's numerical dissipation, MODEL.md 12.6; not checked); per step "
         << format_g(static_cast<double>(newton_total) / std::max<double>(steps, 1), 4) << " Newton iterations, "
         << format_g(static_cast<double>(cg_total) / std::max<double>(steps, 1), 4) << " CG iterations, "

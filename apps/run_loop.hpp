@@ -65,19 +65,21 @@ struct RunPlan {
   bool overwrite = false;
   /// The option that sets `overwrite`, named when a folder is refused.
   std::string overwrite_option = "--overwrite";
-  /// Drift limits, as fractions of the energy scale |E_0| + |U_gravity(0)|
-  /// (E_0: E_total at the run's first step; gravity's potential is part of
-  /// E_total, so its start is a fair measure of the work it can do): beyond
-  /// max_energy_drift the run stops (exit 2) with a message naming the step,
-  /// the time and the drift; beyond warn_energy_drift it warns once.
+  /// The energy check's limits (apps/energy_check.hpp), as fractions of the
+  /// energy scale: beyond max_energy_drift an explicit run stops (exit 2)
+  /// with a message naming the step, the time and the drift; beyond
+  /// warn_energy_drift it warns once; an implicit run stops when E_balance
+  /// rises above its largest earlier value by more than implicit_energy_rise.
   double max_energy_drift = kDefaultMaxEnergyDrift;
   double warn_energy_drift = kDefaultWarnEnergyDrift;
+  double implicit_energy_rise = kDefaultImplicitEnergyRise;
   /// How the limits are set, named in the messages.
   std::string max_drift_name = "[run] max_energy_drift";
   std::string warn_drift_name = "[run] warn_energy_drift";
-  /// E_0 and the energy scale of the run (a restart: from its checkpoint);
-  /// energy_scale = 0: measured at the start of this call.
-  double initial_energy = 0.0, energy_scale = 0.0;
+  std::string rise_name = "[run] implicit_energy_rise";
+  /// The energy check's state (a restart: from its checkpoint); not
+  /// measured: its reference is taken at the start of this call.
+  EnergyCheckState energy_check;
   /// A run decomposed over MPI ranks (mpi/domain.hpp), or nullptr: the
   /// Simulation passed to run_to_end() is then this rank's part. Every rank
   /// runs the same loop; rank 0 alone touches the output folder, its VTK
@@ -96,9 +98,9 @@ class OutputFolderError : public std::runtime_error {
 struct RunSummary {
   std::uint64_t steps = 0;       ///< steps made by this call
   double seconds = 0.0;          ///< wall time of the stepping loop
-  /// largest |E_total - E_0| / (|E_0| + |U_gravity(0)|) seen at energy rows
+  /// largest |E_balance - E_0| / S seen at energy rows (apps/energy_check.hpp)
   double max_energy_deviation = 0.0;
-  double e0 = 0.0;               ///< E_0: E_total at the run's first step
+  double e0 = 0.0;               ///< E_0: E_balance at the energy check's reference step
 };
 
 /// Name of the checkpoint file in the output folder.

@@ -368,7 +368,7 @@ class ContactProvider final : public ContactProviderBase {
       std::vector<Entry> entries;
       ByteReader r(map.history);
       while (r.remaining() > 0) {
-        Entry e;
+        Entry e{};
         e.key = r.u64("contact pair key");
         e.state = Law::load_state(r);
         if constexpr (kKinetic)
@@ -403,6 +403,10 @@ class ContactProvider final : public ContactProviderBase {
         }
       }
     }
+  }
+  /// Laws that integrate a history with the time step take the stepper's.
+  void set_time_step(double h) override {
+    if constexpr (requires { law_.set_time_step(h); }) law_.set_time_step(h);
   }
   /// Laws with moments (Hertz-Mindlin) give them whether or not any pair is
   /// listed now.

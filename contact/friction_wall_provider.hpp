@@ -30,6 +30,7 @@ class FrictionWallProvider final : public ForceProvider {
 
   std::string name() const override { return "mwalls"; }
   void renumber(std::span<const std::uint32_t> new_slot) override;
+  void set_time_step(double h) override { law_.set_time_step(h); }
   void evaluate(const ParticleStore& s) override;
   void add_body_forces(const ParticleStore& s, std::size_t begin, std::size_t end, std::span<Vec3> force,
                        std::span<Vec3> moment) const override;

@@ -136,6 +136,11 @@ double HertzMindlinLaw::energy(const ParticleStore& s, std::uint32_t i, std::uin
   return (8.0 / 15.0) * p.e_star * std::sqrt(r_star) * delta * delta * std::sqrt(delta);
 }
 
+void HertzMindlinLaw::set_time_step(double h) {
+  if (!(std::isfinite(h) && h > 0.0)) throw std::invalid_argument("Hertz-Mindlin contact: the time step must be > 0");
+  h_ = h;
+}
+
 void HertzMindlinLaw::save(ByteWriter& w) const {
   w.u64(materials_.size());
   for (const ContactMaterial& m : materials_)

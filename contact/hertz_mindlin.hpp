@@ -92,6 +92,11 @@ struct HertzMindlinLaw {
   const ContactPair& pair(std::uint32_t a, std::uint32_t b) const { return pairs_[a * count_ + b]; }
   const std::vector<ContactMaterial>& materials() const { return materials_; }
   double time_step() const { return h_; }
+  /// The step of the history updates from now on (time); throws
+  /// std::invalid_argument unless finite and > 0. Every Simulation gives its
+  /// own (ForceProvider::set_time_step), so a restart with another step
+  /// integrates the tangential spring with it.
+  void set_time_step(double h);
   bool rolling() const { return rolling_; }
 
  private:

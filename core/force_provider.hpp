@@ -198,6 +198,11 @@ class ForceProvider {
   /// The particles were re-ordered: the particle in old slot s is now in
   /// slot new_slot[s]. Renames the records' particle slots.
   virtual void renumber(std::span<const std::uint32_t> new_slot) = 0;
+  /// The stepper's time step h (time, finite and > 0), given whenever a
+  /// Simulation is made (also after `dem restart --time-step`): a provider
+  /// that integrates a history with h (Hertz-Mindlin's tangential spring)
+  /// takes it; others ignore it.
+  virtual void set_time_step(double /*h*/) {}
 
   // --- evaluation ----------------------------------------------------------
 

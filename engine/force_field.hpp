@@ -102,6 +102,10 @@ class ForceField {
   void release_work() {
     for (const auto& p : providers_) p->release_work();
   }
+  /// Every provider's ForceProvider::set_time_step(h).
+  void set_time_step(double h) {
+    for (const auto& p : providers_) p->set_time_step(h);
+  }
   /// update_records() then evaluate(): never re-orders.
   void compute(ParticleStore& particles) {
     update_records(particles);

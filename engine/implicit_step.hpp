@@ -39,6 +39,10 @@ namespace dem {
 
 /// Settings of the Newton iteration (MODEL.md 12.5; scene keys of [run],
 /// docs/scene-format.md).
+/// The largest newton_tolerance a scene may give ([run] newton_tolerance):
+/// a residual force that moves a particle by 1e-3 of its radius in a step.
+inline constexpr double kMaxNewtonTolerance = 1e-3;
+
 struct ImplicitSettings {
   double newton_tolerance = 1e-8;        ///< eps_N of the dimensionless residual e_k
   double cg_tolerance_max = 0.5;         ///< eps_r = min(cg_tolerance_max, sqrt(e_k))

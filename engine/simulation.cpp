@@ -32,6 +32,7 @@ Simulation::Simulation(ParticleStore particles, ForceField forces, std::vector<C
       steps_(steps_done) {
   if (!(std::isfinite(h_) && h_ > 0.0))
     throw std::invalid_argument("time step must be a finite positive number, got " + format_g(h_));
+  forces_.set_time_step(h_);  // the providers that integrate with h take this one
   time_ = time_origin_ + static_cast<double>(steps_ - step_origin_) * h_;
   start();
 }

@@ -31,6 +31,7 @@
 #include <span>
 #include <string>
 
+#include "bonds/bdem_bond.hpp"
 #include "bonds/bond_list.hpp"
 #include "contact/contact_potential.hpp"
 #include "core/particle_store.hpp"
@@ -76,6 +77,37 @@ struct CriticalTimeStep {
 /// caller refuses such a scene).
 CriticalTimeStep critical_time_step_of(const ParticleStore& particles, const BondList& bonds,
                                        const ContactSettings& contact, std::span<const Wall> walls = {});
+
+/// The critical step of BDEM bonds (MODEL.md 9) from every bond's own
+/// stiffnesses, masses and inertias: each particle on its bonds with the
+/// other ends held, 2/omega_i with omega_i^2 = k_i/m_i (translation) or
+/// kr_i/J_i (rotation), where
+///
+///   k_i  = sum over its bonds of k_n + k_s / l0^2        (axial; shear, F_s = k_s theta_s/r)
+///   kr_i = sum over its bonds of max(k_b, k_tw) + k_s/4  (bending or twist; the shear angle
+///                                                          turns by half an end's rotation)
+///
+/// `stiffness[b]` holds bond b's constants (bonds/bdem_bond.hpp, BdemStiffness),
+/// bonds.rest_length[b] its l0. For the nominal bonds of MODEL.md 9.6 (beta
+/// about 1, l0 = r_i + r_j, nu about 0.3) this is above the paper's estimate
+/// 2/omega_est (the scene takes the smaller); it falls with a stiffer bond
+/// (nu near -1: G = E/(2(1 + nu)) large; a large beta; a short rest length),
+/// which the paper's estimate does not see. term: "bond axial", "bond shear",
+/// "bond bending" or "bond twist".
+CriticalTimeStep bdem_bonds_time_step(const ParticleStore& particles, const BondList& bonds,
+                                      std::span<const BdemStiffness> stiffness);
+
+/// The Rayleigh time step of a Hertz-Mindlin sphere (MODEL.md 11.2):
+///
+///   h_R = pi r sqrt(rho/G) / (0.1631 nu + 0.8766),  G = E / (2 (1 + nu)),
+///
+/// rho = m / (4/3 pi r^3), the time a Rayleigh surface wave takes to cross
+/// the sphere (Li, Xu & Thornton 2005, Powder Technol. 160; the time step
+/// LIGGGHTS checks Hertz-Mindlin runs against, warning past 20% of it).
+/// Energy moves between contacts no faster than that wave, so a step over
+/// h_R is refused as a step over the stability limit. Radius and mass > 0,
+/// E > 0, nu in (-1, 0.5] (else std::invalid_argument).
+double rayleigh_time_step(double radius, double mass, double youngs_modulus, double poisson_ratio);
 
 /// critical_time_step_of(...).h.
 double critical_time_step(const ParticleStore& particles, const BondList& bonds, const ContactSettings& contact,

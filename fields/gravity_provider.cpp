@@ -19,6 +19,8 @@ void GravityProvider::add_body_forces(const ParticleStore& s, std::size_t begin,
 void GravityProvider::add_potential_energies(const ParticleStore& s, EnergyReport& r) const {
   if (g_ == Vec3::Zero()) return;
   r.add("U_gravity", exact_sum(s.size(), [&](std::size_t i) { return s.owns(i) ? -s.mass[i] * g_.dot(s.position[i]) : 0.0; }));
+  const double g = g_.norm();
+  r.add("S_field", exact_sum(s.size(), [&](std::size_t i) { return s.owns(i) ? s.mass[i] * g * s.radius[i] : 0.0; }));
 }
 
 std::unique_ptr<GravityProvider> GravityProvider::load(ByteReader& r) {

@@ -66,6 +66,7 @@ void LoadProvider::add_potential_energies(const ParticleStore& s, EnergyReport& 
     return -per_slot_[i].dot(s.position[i] - s.reference_position[i]);
   });
   r.add("U_load", u);
+  r.add("S_field", exact_sum(s.size(), [&](std::size_t i) { return s.owns(i) ? per_slot_[i].norm() * s.radius[i] : 0.0; }));
 }
 
 void LoadProvider::save(ByteWriter& w) const {

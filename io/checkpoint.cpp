@@ -84,8 +84,8 @@ void encode_payload(const CheckpointState& s, std::vector<std::byte>& out) {
     r.u64(s.checkpoint_every);
     r.u64(s.end_step);
     r.u64(s.run_id);
-    r.f64(s.initial_energy);
-    r.f64(s.energy_scale);
+    r.f64(s.energy_check.initial_energy);
+    r.f64(s.energy_check.scale);
     r.f64(s.max_energy_drift);
     r.f64(s.warn_energy_drift);
     r.f64(s.ledger.fracture);
@@ -106,6 +106,10 @@ void encode_payload(const CheckpointState& s, std::vector<std::byte>& out) {
     r.u64(s.implicit.max_cg_iterations);
     r.f64(s.time_origin);
     r.u64(s.step_origin);
+    r.u8(s.energy_check.measured ? 1 : 0);
+    r.f64(s.energy_check.initial_gravity);
+    r.f64(s.energy_check.highest);
+    r.u64(s.energy_check.reference_step);
   });
   put_section(w, out, "particles",
               [&](ByteWriter& r) { save_fields(r, s.particles, s.particles.size(), "encode_checkpoint: particle"); });
@@ -173,6 +177,45 @@ std::span<const std::byte> take_section(ByteReader& r, const std::string& expect
   return r.bytes(length, tag.c_str());
 }
 
+/// What the "run" section must hold, checked when it is read and before it
+/// is written (validate_checkpoint_state).
+void validate_run(const CheckpointState& s) {
+  if (!finite_positive(s.time_step))
+    fail("inconsistent: time step must be finite and > 0, got " + format_g(s.time_step, 17));
+  for (std::size_t i = 0; i < s.frame_times.size(); ++i)
+    if (!finite_nonnegative(s.frame_times[i]) || (i > 0 && s.frame_times[i] < s.frame_times[i - 1]))
+      fail("inconsistent: frame time " + std::to_string(i) + " (" + format_g(s.frame_times[i], 17) +
+           ") is negative, not finite or earlier than the one before");
+  const EnergyCheckState& e = s.energy_check;
+  if (!std::isfinite(e.initial_energy))
+    fail("inconsistent: the initial energy must be finite, got " + format_g(e.initial_energy, 17));
+  if (!finite_nonnegative(e.scale))
+    fail("inconsistent: the energy scale must be finite and >= 0, got " + format_g(e.scale, 17));
+  if (!std::isfinite(e.initial_gravity) || !std::isfinite(e.highest))
+    fail("inconsistent: the energy check's reference must be finite, got U_gravity " +
+         format_g(e.initial_gravity, 17) + " and highest E_balance " + format_g(e.highest, 17));
+  if (e.reference_step > s.step_count)
+    fail("inconsistent: the energy reference step " + std::to_string(e.reference_step) + " is after the step count " +
+         std::to_string(s.step_count));
+  if (!finite_positive(s.max_energy_drift) || !finite_positive(s.warn_energy_drift))
+    fail("inconsistent: the energy drift limits must be finite and > 0, got " + format_g(s.max_energy_drift, 17) +
+         " and " + format_g(s.warn_energy_drift, 17));
+  for (const double w : {s.ledger.fracture, s.ledger.contact, s.ledger.filter, s.ledger.boundary})
+    if (!std::isfinite(w))
+      fail("inconsistent: the dissipation ledger must be finite, got W_fracture " + format_g(s.ledger.fracture) +
+           ", W_contact " + format_g(s.ledger.contact) + ", W_filter " + format_g(s.ledger.filter) +
+           ", W_boundary " + format_g(s.ledger.boundary));
+  for (std::size_t k = 0; k < s.groups.size(); ++k)
+    if (!s.groups[k].velocity.allFinite() || !s.groups[k].force.allFinite())
+      fail("inconsistent: group " + std::to_string(k) + " has a velocity or force that is not finite");
+  const ImplicitSettings& im = s.implicit;
+  if (!finite_positive(im.newton_tolerance) || !finite_positive(im.cg_tolerance_max) || im.cg_tolerance_max > 1.0 ||
+      im.max_newton_iterations == 0 || im.max_cg_iterations == 0)
+    fail("inconsistent: implicit settings (tolerances finite in (0, 1], iteration limits > 0)");
+  if (!std::isfinite(s.time_origin) || s.step_origin > s.step_count)
+    fail("inconsistent: the clock origin must be finite and at most the step count");
+}
+
 void decode_run(std::span<const std::byte> bytes, std::uint32_t version, CheckpointState& s) {
   ByteReader r(bytes);
   s.scene_path = r.string("scene path", kMaxPathBytes);
@@ -187,17 +230,11 @@ void decode_run(std::span<const std::byte> bytes, std::uint32_t version, Checkpo
       fail("inconsistent: integrator map " + std::to_string(map) + " is not 23, 25, 27 or 100 (implicit)");
   }
   s.time_step = r.f64("time step");
-  if (!finite_positive(s.time_step))
-    fail("inconsistent: time step must be finite and > 0, got " + format_g(s.time_step, 17));
   s.step_count = r.u64("step count");
   const std::uint8_t reorder = r.u8("reorder flag");
   if (reorder > 1) fail("inconsistent: reorder flag must be 0 or 1, got " + std::to_string(reorder));
   s.reorder_on_rebuild = reorder == 1;
   r.array(s.frame_times, 8, "frame time", [](ByteReader& rr) { return rr.f64("frame times"); });
-  for (std::size_t i = 0; i < s.frame_times.size(); ++i)
-    if (!finite_nonnegative(s.frame_times[i]) || (i > 0 && s.frame_times[i] < s.frame_times[i - 1]))
-      fail("inconsistent: frame time " + std::to_string(i) + " (" + format_g(s.frame_times[i], 17) +
-           ") is negative, not finite or earlier than the one before");
   s.energy_rows = r.u64("energy row count");
   s.vtk_every = r.u64("vtk interval");
   s.energy_every = r.u64("energy interval");
@@ -205,25 +242,16 @@ void decode_run(std::span<const std::byte> bytes, std::uint32_t version, Checkpo
   s.end_step = r.u64("end step");
   if (version >= 3) {
     s.run_id = r.u64("run id");
-    s.initial_energy = r.f64("initial energy");
-    if (!std::isfinite(s.initial_energy))
-      fail("inconsistent: the initial energy must be finite, got " + format_g(s.initial_energy, 17));
-    s.energy_scale = r.f64("energy scale");
-    if (!finite_nonnegative(s.energy_scale))
-      fail("inconsistent: the energy scale must be finite and >= 0, got " + format_g(s.energy_scale, 17));
+    s.energy_check.initial_energy = r.f64("initial energy");
+    s.energy_check.scale = r.f64("energy scale");
     s.max_energy_drift = r.f64("max energy drift");
     s.warn_energy_drift = r.f64("warn energy drift");
-    if (!finite_positive(s.max_energy_drift) || !finite_positive(s.warn_energy_drift))
-      fail("inconsistent: the energy drift limits must be finite and > 0, got " +
-           format_g(s.max_energy_drift, 17) + " and " + format_g(s.warn_energy_drift, 17));
   }
   if (version >= 4) {
     s.ledger.fracture = r.f64("W_fracture");
     s.ledger.contact = r.f64("W_contact");
     s.ledger.filter = r.f64("W_filter");
     s.ledger.boundary = r.f64("W_boundary");
-    for (const double w : {s.ledger.fracture, s.ledger.contact, s.ledger.filter, s.ledger.boundary})
-      if (!std::isfinite(w)) fail("inconsistent: the dissipation ledger must be finite");
     const std::size_t groups = r.count("particle group", 60);
     for (std::size_t k = 0; k < groups; ++k) {
       ParticleGroup g;
@@ -233,8 +261,6 @@ void decode_run(std::span<const std::byte> bytes, std::uint32_t version, Checkpo
       g.motion = static_cast<ParticleGroup::Motion>(motion);
       g.velocity = r.vec3("group velocity");
       g.force = r.vec3("group force");
-      if (!g.velocity.allFinite() || !g.force.allFinite())
-        fail("inconsistent: group " + std::to_string(k) + " has a velocity or force that is not finite");
       r.array(g.ids, 4, "group member id", [](ByteReader& rr) { return rr.u32("group member id"); });
       s.groups.push_back(std::move(g));
     }
@@ -244,16 +270,19 @@ void decode_run(std::span<const std::byte> bytes, std::uint32_t version, Checkpo
     s.implicit.cg_tolerance_max = r.f64("CG tolerance");
     s.implicit.max_newton_iterations = r.u64("Newton iteration limit");
     s.implicit.max_cg_iterations = r.u64("CG iteration limit");
-    if (!finite_positive(s.implicit.newton_tolerance) || !finite_positive(s.implicit.cg_tolerance_max) ||
-        s.implicit.cg_tolerance_max > 1.0 || s.implicit.max_newton_iterations == 0 ||
-        s.implicit.max_cg_iterations == 0)
-      fail("inconsistent: implicit settings (tolerances finite in (0, 1], iteration limits > 0)");
     s.time_origin = r.f64("time origin");
     s.step_origin = r.u64("step origin");
-    if (!std::isfinite(s.time_origin) || s.step_origin > s.step_count)
-      fail("inconsistent: the clock origin must be finite and at most the step count");
+  }
+  if (version >= 6) {
+    const std::uint8_t measured = r.u8("energy check flag");
+    if (measured > 1) fail("inconsistent: the energy check flag must be 0 or 1, got " + std::to_string(measured));
+    s.energy_check.measured = measured == 1;
+    s.energy_check.initial_gravity = r.f64("gravity at the energy reference");
+    s.energy_check.highest = r.f64("highest E_balance");
+    s.energy_check.reference_step = r.u64("energy reference step");
   }
   r.expect_end("the 'run' section");
+  validate_run(s);
 }
 
 void decode_payload(std::span<const std::byte> payload, std::uint32_t version, CheckpointState& s) {
@@ -395,7 +424,30 @@ CheckpointState decode_checkpoint(std::span<const std::byte> bytes) {
   return state;
 }
 
+void validate_checkpoint_state(const CheckpointState& state) {
+  try {
+    validate_run(state);
+    validate_particles(state.particles);
+    (void)load_providers(state.providers, state.particles, state.reorder_on_rebuild);
+  } catch (const CheckpointError&) {
+    throw;
+  } catch (const StateError& e) {
+    fail(e.what());
+  } catch (const std::invalid_argument& e) {
+    fail(std::string("inconsistent: ") + e.what());
+  } catch (const std::runtime_error& e) {
+    fail(std::string("inconsistent: ") + e.what());
+  }
+}
+
 void write_checkpoint(const std::filesystem::path& path, const CheckpointState& state) {
+  // A state the reader refuses never replaces a checkpoint that it reads.
+  try {
+    validate_checkpoint_state(state);
+  } catch (const CheckpointError& e) {
+    throw CheckpointError("not writing checkpoint '" + path.string() + "' (the last one written is kept): the state " +
+                          "cannot be continued from: " + e.what());
+  }
   const std::vector<std::byte> bytes = encode_checkpoint(state);
   std::filesystem::path tmp = path;
   tmp += ".tmp";

@@ -7,7 +7,7 @@
 ///
 ///     offset  size  field
 ///          0     8  magic "DEMCKPT\0"
-///          8     4  format version (uint32, 5; versions 2 to 4 are read too)
+///          8     4  format version (uint32, 6; versions 2 to 5 are read too)
 ///         12     4  reserved (uint32, 0)
 ///         16     8  payload length L in bytes (uint64)
 ///         24     4  CRC-32 of the payload (zlib crc32, uint32)
@@ -32,7 +32,11 @@
 ///                  newton_tolerance, f64 cg_tolerance_max, u64
 ///                  max_newton_iterations, u64 max_cg_iterations, and the
 ///                  clock origin: f64 time_origin, u64 step_origin
-///                  (t = time_origin + (step_count - step_origin) h)
+///                  (t = time_origin + (step_count - step_origin) h), then
+///                  (version 6) the energy check: u8 measured, f64
+///                  gravity at the reference, f64 highest E_balance, u64
+///                  reference step (initial_energy and energy_scale above
+///                  are its E_0 and its scale so far)
 ///     "particles"  the particle store by its field list
 ///                  (ParticleStore::for_each_field, core/field_io.hpp:
 ///                  every field named and typed)
@@ -45,6 +49,8 @@
 ///                  for laws that keep it), "provider:walls",
 ///                  "provider:gravity"
 ///
+/// A version-5 file is the same without the version-6 fields: its energy
+/// check is read as not measured (the restart measures its own reference).
 /// A version-4 file is the same without the version-5 fields (the default
 /// implicit settings). A version-3 file is the same without the version-4 fields of "run" (a
 /// zero ledger, no groups) and without the particles' `material` field
@@ -113,10 +119,10 @@ struct CheckpointState {
   /// apps/run_loop.hpp), so that a restart continues only its own run's
   /// files. 0: unknown (a version-2 checkpoint).
   std::uint64_t run_id = 0;
-  /// E_total at the run's first step, and the scale of its drift check
-  /// (|E_0| + |U_gravity(0)|); energy_scale = 0: not recorded (a version-2
-  /// checkpoint, or nothing moving), the restart measures from its own start.
-  double initial_energy = 0.0, energy_scale = 0.0;
+  /// The run's energy check (apps/energy_check.hpp): its reference E_0, the
+  /// energy scale so far, the largest E_balance so far. Not `measured` (a
+  /// checkpoint of format 2 to 5): the restart measures it at its start.
+  EnergyCheckState energy_check;
   /// The run's drift limits, as fractions of energy_scale: stop beyond
   /// max_energy_drift, warn once beyond warn_energy_drift.
   double max_energy_drift = kDefaultMaxEnergyDrift, warn_energy_drift = kDefaultWarnEnergyDrift;
@@ -147,7 +153,7 @@ class CheckpointError : public StateError {
 };
 
 /// Current format version, written by encode_checkpoint.
-inline constexpr std::uint32_t checkpoint_format_version = 5;
+inline constexpr std::uint32_t checkpoint_format_version = 6;
 /// The oldest format version decode_checkpoint still reads.
 inline constexpr std::uint32_t checkpoint_oldest_version = 2;
 /// Size of the fixed header before the payload (bytes).
@@ -159,7 +165,14 @@ std::vector<std::byte> encode_checkpoint(const CheckpointState& state);
 /// Parses and validates a checkpoint; throws CheckpointError on any defect.
 CheckpointState decode_checkpoint(std::span<const std::byte> bytes);
 
-/// Writes the checkpoint atomically: to `path` + ".tmp" in the same folder,
+/// Throws CheckpointError, saying what, if `state` holds anything that
+/// decode_checkpoint() refuses (a non-finite position or ledger, a bad
+/// attitude, a provider section that does not load, ...): what the writer
+/// checks before it replaces a good checkpoint.
+void validate_checkpoint_state(const CheckpointState& state);
+
+/// Writes the checkpoint atomically (after validate_checkpoint_state(), so
+/// that a state the reader would refuse never replaces a good checkpoint): to `path` + ".tmp" in the same folder,
 /// flushed to disk (fsync), then renamed over `path`, so an existing
 /// checkpoint stays intact until the new one is complete. On failure removes
 /// the temporary file and throws std::runtime_error naming the path and the

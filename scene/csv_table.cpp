@@ -39,9 +39,17 @@ double CsvTable::at(std::size_t r, const std::string& column) const {
   return values_[r * columns_.size() + static_cast<std::size_t>(it - columns_.begin())];
 }
 
+const std::string& CsvTable::text_at(std::size_t r, const std::string& column) const {
+  const auto k = static_cast<std::size_t>(std::find(columns_.begin(), columns_.end(), column) - columns_.begin());
+  const std::size_t texts = static_cast<std::size_t>(std::count(is_text_.begin(), is_text_.end(), 1));
+  const std::size_t before = static_cast<std::size_t>(std::count(is_text_.begin(), is_text_.begin() + k, 1));
+  return texts_[r * texts + before];
+}
+
 CsvTable parse_csv_table(const std::string& text, const std::string& name,
                          std::initializer_list<const char*> required,
-                         std::initializer_list<const char*> optional) {
+                         std::initializer_list<const char*> optional,
+                         std::initializer_list<const char*> text_columns) {
   CsvTable t;
   std::istringstream in(text);
   std::string line;
@@ -56,12 +64,16 @@ CsvTable parse_csv_table(const std::string& text, const std::string& name,
     if (!header) {
       header = true;
       for (const std::string& f : fields) {
-        const bool known = std::any_of(required.begin(), required.end(), [&](const char* c) { return f == c; }) ||
-                           std::any_of(optional.begin(), optional.end(), [&](const char* c) { return f == c; });
+        const auto is = [&](std::initializer_list<const char*> list) {
+          return std::any_of(list.begin(), list.end(), [&](const char* c) { return f == c; });
+        };
+        const bool known = is(required) || is(optional) || is(text_columns);
+        t.is_text_.push_back(is(text_columns) ? 1 : 0);
         if (!known) {
           std::string all;
           for (const char* c : required) all += std::string(all.empty() ? "" : ", ") + c;
           for (const char* c : optional) all += std::string(", ") + c;
+          for (const char* c : text_columns) all += std::string(", ") + c;
           throw SceneError(where + ": unknown column \"" + f + "\" (columns: " + all + ")");
         }
         if (std::count(fields.begin(), fields.end(), f) > 1)
@@ -76,6 +88,13 @@ CsvTable parse_csv_table(const std::string& text, const std::string& name,
       throw SceneError(where + ": " + std::to_string(fields.size()) + " fields, the header has " +
                        std::to_string(t.columns_.size()));
     for (std::size_t k = 0; k < fields.size(); ++k) {
+      if (t.is_text_[k]) {
+        if (fields[k].empty())
+          throw SceneError(where + ": column \"" + t.columns_[k] + "\": expected a name, got an empty field");
+        t.texts_.push_back(fields[k]);
+        t.values_.push_back(0.0);
+        continue;
+      }
       const char* begin = fields[k].c_str();
       char* end = nullptr;
       errno = 0;
@@ -105,14 +124,14 @@ std::uint64_t readable_csv_size(const std::filesystem::path& path) {
 }  // namespace
 
 CsvTable read_csv_table(const std::filesystem::path& path, std::initializer_list<const char*> required,
-                        std::initializer_list<const char*> optional) {
+                        std::initializer_list<const char*> optional, std::initializer_list<const char*> text_columns) {
   const std::uint64_t size = readable_csv_size(path);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw SceneError(path.string() + ": cannot open for reading");
   std::string text(static_cast<std::size_t>(size), '\0');
   in.read(text.data(), static_cast<std::streamsize>(size));
   if (!in) throw SceneError(path.string() + ": cannot read");
-  return parse_csv_table(text, path.string(), required, optional);
+  return parse_csv_table(text, path.string(), required, optional, text_columns);
 }
 
 std::size_t count_csv_rows(const std::filesystem::path& path, std::uint64_t* bytes) {

@@ -19,31 +19,39 @@ class CsvTable {
   bool has(const std::string& column) const;
   /// Value of a column (which must exist) in row r.
   double at(std::size_t r, const std::string& column) const;
+  /// Text of a text column (which must exist) in row r.
+  const std::string& text_at(std::size_t r, const std::string& column) const;
   /// Line number (1-based) of row r in the file.
   std::size_t line_of(std::size_t r) const { return lines_[r]; }
 
  private:
   friend CsvTable parse_csv_table(const std::string&, const std::string&,
                                   std::initializer_list<const char*>,
+                                  std::initializer_list<const char*>,
                                   std::initializer_list<const char*>);
   std::vector<std::string> columns_;
-  std::vector<double> values_;  ///< row-major
+  std::vector<char> is_text_;        ///< per column
+  std::vector<double> values_;       ///< row-major (0 in text columns)
+  std::vector<std::string> texts_;   ///< row-major over the text columns
   std::vector<std::size_t> lines_;
 };
 
 /// Parses CSV text; `name` labels messages. Every `required` column must be
-/// in the header, every header column must be required or `optional`, and
-/// every field a finite number. Throws SceneError (scene_spec.hpp) naming
-/// the file and line.
+/// in the header, every header column must be required, `optional` or
+/// `text`, and every field a finite number except in the (optional) `text`
+/// columns, whose fields are non-empty words (a material's name). Throws
+/// SceneError (scene_spec.hpp) naming the file and line.
 CsvTable parse_csv_table(const std::string& text, const std::string& name,
                          std::initializer_list<const char*> required,
-                         std::initializer_list<const char*> optional);
+                         std::initializer_list<const char*> optional,
+                         std::initializer_list<const char*> text_columns = {});
 
 /// Reads a file (at most 2 GiB) and parses it. Throws SceneError naming the
 /// file if it does not exist, is a directory or not a regular file (a
 /// device, a pipe), cannot be read, or does not parse.
 CsvTable read_csv_table(const std::filesystem::path& path, std::initializer_list<const char*> required,
-                        std::initializer_list<const char*> optional);
+                        std::initializer_list<const char*> optional,
+                        std::initializer_list<const char*> text_columns = {});
 
 /// The data rows of a CSV file (lines after the header that are neither
 /// blank nor comments), counted line by line without keeping them, so a

@@ -7,6 +7,7 @@
 #include <limits>
 #include <numeric>
 #include <numbers>
+#include <optional>
 #include <tuple>
 
 #include "contact/neighbour_search.hpp"
@@ -161,9 +162,33 @@ void append(Scene& into, Scene&& part, bool with_bonds, const std::optional<Bond
                    part.bonds.stiffness(b));
 }
 
-Scene read_csv_particles(const ParticleSourceSpec& src, const MaterialSpec& material, std::vector<std::size_t>& lines) {
+/// The [[material]] of each row of a CSV table: its `material` column (a
+/// name), else the source's `material` key; empty without [[material]]s.
+std::vector<std::uint32_t> csv_row_materials(const CsvTable& table, const ParticleSourceSpec& src,
+                                             const SceneSpec& spec) {
+  if (spec.materials.empty()) {
+    if (table.has("material"))
+      fail(src.place, src.file.string() + ": a \"material\" column needs [[material]] tables naming its values");
+    return {};
+  }
+  std::vector<std::uint32_t> out(table.rows(), src.material_index);
+  if (!table.has("material")) return out;
+  for (std::size_t r = 0; r < table.rows(); ++r) {
+    const std::string& name = table.text_at(r, "material");
+    const auto it = std::find_if(spec.materials.begin(), spec.materials.end(),
+                                 [&](const NamedMaterialSpec& m) { return m.material.name == name; });
+    if (it == spec.materials.end())
+      fail(src.place, src.file.string() + ":" + std::to_string(table.line_of(r)) + ": column \"material\": no " +
+                          "[[material]] is named \"" + name + "\"");
+    out[r] = static_cast<std::uint32_t>(it - spec.materials.begin());
+  }
+  return out;
+}
+
+Scene read_csv_particles(const ParticleSourceSpec& src, const MaterialSpec& material, const SceneSpec& spec,
+                         std::vector<std::size_t>& lines) {
   const CsvTable table =
-      read_csv_table(src.file, {"x", "y", "z", "diameter"}, {"vx", "vy", "vz", "wx", "wy", "wz", "mass"});
+      read_csv_table(src.file, {"x", "y", "z", "diameter"}, {"vx", "vy", "vz", "wx", "wy", "wz", "mass"}, {"material"});
   if (table.rows() == 0)
     fail(src.place, "[[particles]] file: " + src.file.string() +
                         ": no particle rows (after the header there are only blank or comment lines)");
@@ -174,7 +199,11 @@ Scene read_csv_particles(const ParticleSourceSpec& src, const MaterialSpec& mate
   if (has_w && !(table.has("wx") && table.has("wy") && table.has("wz")))
     fail(src.place, src.file.string() + ": give all of wx, wy, wz or none");
   const bool has_mass = table.has("mass");
-  if (!has_mass) need(material.density, material, "density", src.place, "a CSV source without a mass column");
+  // Masses from the mass column, else from the density of each row's
+  // [[material]], else from [material] density.
+  const std::vector<std::uint32_t> row_material = csv_row_materials(table, src, spec);
+  if (!has_mass && row_material.empty())
+    need(material.density, material, "density", src.place, "a CSV source without a mass column");
   Scene scene;
   scene.particles.reserve(table.rows());
   lines.resize(table.rows());
@@ -189,13 +218,16 @@ Scene read_csv_particles(const ParticleSourceSpec& src, const MaterialSpec& mate
     if (!(d > 0.0))
       fail(src.place, src.file.string() + ":" + std::to_string(table.line_of(r)) +
                           ": column \"diameter\": must be > 0, got " + format_g(d));
-    p.mass = has_mass ? table.at(r, "mass") : *material.density * std::numbers::pi * d * d * d / 6.0;
+    const double density =
+        row_material.empty() ? material.density.value_or(0.0) : spec.materials[row_material[r]].material.density;
+    p.mass = has_mass ? table.at(r, "mass") : density * std::numbers::pi * d * d * d / 6.0;
     p.inertia = p.mass * d * d / 10.0;
     try {
       scene.particles.add(p);
     } catch (const std::invalid_argument& e) {
       fail(src.place, src.file.string() + ":" + std::to_string(table.line_of(r)) + ": " + e.what());
     }
+    scene.particles.material.back() = row_material.empty() ? src.material_index : row_material[r];
   }
   return scene;
 }
@@ -244,7 +276,7 @@ Scene generate(const ParticleSourceSpec& src, const MaterialSpec& material, cons
         return s;
       }
       case SourceKind::csv:
-        return read_csv_particles(src, material, lines);
+        return read_csv_particles(src, material, spec, lines);
     }
   } catch (const SceneError&) {
     throw;
@@ -598,6 +630,32 @@ void check_particles(const ParticleStore& p, const Origins& origins, const Vec3&
                                 (spec.gravity.isZero() ? "" : " (see also [gravity] acceleration)"));
 }
 
+/// bdem_bonds_time_step() of the scene's BDEM bonds, their constants as
+/// BdemBondProvider takes them; nullopt if a material is out of range (the
+/// provider refuses it, naming the key).
+std::optional<CriticalTimeStep> bdem_bond_limit(const Scene& scene, const ParticleStore& particles) {
+  std::vector<BdemMaterial> mats;
+  for (const SceneMaterial& m : scene.materials) {
+    BdemMaterial b;
+    b.youngs_modulus = m.youngs_modulus;
+    b.poisson_ratio = m.poisson_ratio;
+    b.bond_radius_factor = m.bond_radius_factor;
+    mats.push_back(b);
+  }
+  std::vector<BdemStiffness> k(scene.bonds.size());
+  try {
+    for (std::size_t b = 0; b < scene.bonds.size(); ++b) {
+      const std::uint32_t i = scene.bonds.first[b], j = scene.bonds.second[b];
+      const BdemMaterial mat = bond_material(mats.at(particles.material[i]), mats.at(particles.material[j]));
+      const double r_b = mat.bond_radius_factor * 0.5 * (particles.radius[i] + particles.radius[j]);
+      k[b] = bdem_stiffness(mat.youngs_modulus, mat.poisson_ratio, r_b, scene.bonds.rest_length[b]);
+    }
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  return bdem_bonds_time_step(particles, scene.bonds, k);
+}
+
 /// The scene key that sets a stiffness term of critical_time_step_of().
 std::string stiffness_key(const std::string& term, const SceneSpec& spec, SourcePlace& place) {
   const bool direct = spec.bonds.stiffness.has_value();
@@ -649,7 +707,9 @@ BuiltScene build_scene(const SceneSpec& spec, const BuildOptions& options) {
     origin.place = src.place;
     origin.csv = src.file;
     Scene part = generate(src, material, spec, origin.lines);
-    std::fill(part.particles.material.begin(), part.particles.material.end(), src.material_index);
+    // (A CSV source sets each row's own, from its material column.)
+    if (src.kind != SourceKind::csv)
+      std::fill(part.particles.material.begin(), part.particles.material.end(), src.material_index);
     origin.count = part.particles.size();
     if (scene.particles.size() + part.particles.size() > (1ull << 31))
       fail(src.place, "the scene has more than 2^31 particles");
@@ -991,6 +1051,30 @@ BuiltScene build_scene(const SceneSpec& spec, const BuildOptions& options) {
       out.critical.h = bdem_stable_step(e, rho, r, 1.0);
       source = "BDEM bonds (MODEL.md 9.6: 2/omega_est, omega_est = 2.9 sqrt(E/(rho r^2)) with E = " + format_g(e) +
                ", rho = " + format_g(rho) + ", r = " + format_g(r) + "; [[material]] E, density)";
+      // Every bond's own stiffnesses (nu, beta and the rest length too).
+      if (const std::optional<CriticalTimeStep> own = bdem_bond_limit(scene, particles); own && own->h < out.critical.h) {
+        out.critical.h = own->h;
+        const std::size_t slot = own->particle;
+        source = own->term + " stiffness " + format_g(own->term_stiffness, 4) + " of particle " +
+                 std::to_string(particles.id[slot]) + " (" + (own->rotation ? "rotation" : "translation") +
+                 "; BDEM bonds, engine/time_step.hpp bdem_bonds_time_step: [[material]] E, nu, beta and the "
+                 "bonds' rest lengths)";
+      }
+    }
+    if (scene.contact_law == ContactLaw::hertz_mindlin) {
+      // The Rayleigh step of every particle of its material (also against walls).
+      for (std::size_t i = 0; i < particles.size(); ++i) {
+        const SceneMaterial& m = scene.materials.at(particles.material[i]);
+        if (!(m.youngs_modulus > 0.0 && m.poisson_ratio > -1.0 && m.poisson_ratio <= 0.5)) continue;  // refused later
+        const double h = rayleigh_time_step(particles.radius[i], particles.mass[i], m.youngs_modulus, m.poisson_ratio);
+        if (h < out.critical.h) {
+          out.critical.h = h;
+          source = "Rayleigh time step of particle " + std::to_string(particles.id[i]) + " (engine/time_step.hpp: pi r " +
+                   "sqrt(rho/G)/(0.1631 nu + 0.8766) with r = " + format_g(particles.radius[i]) + ", E = " +
+                   format_g(m.youngs_modulus) + ", nu = " + format_g(m.poisson_ratio) + "; [[material]] \"" + m.name +
+                   "\" E, nu, density)";
+        }
+      }
     }
     if (scene.contact_law == ContactLaw::penalty) {
       const double m_min = *std::min_element(particles.mass.begin(), particles.mass.end());

@@ -242,7 +242,16 @@ void read_run(TableReader& t, RunSpec& run) {
                           "preconditioner"})
     if (!implicit && t.has(key))
       t.fail(t.find(key), key, "only applies with integrator = \"implicit\"");
-  if (const auto v = t.number("newton_tolerance", "positive")) run.implicit.newton_tolerance = *v;
+  if (const auto v = t.number("newton_tolerance", "positive")) {
+    // A residual that moves a particle by a thousandth of its radius in a
+    // step is as loose as a step stays meaningful (looser ones let Newton
+    // stop before it has begun and can create energy).
+    if (*v > kMaxNewtonTolerance)
+      t.fail(t.find("newton_tolerance"), "newton_tolerance",
+             "expected a number in (0, " + format_g(kMaxNewtonTolerance) + "] (the residual in radii per step), got " +
+                 format_g(*v));
+    run.implicit.newton_tolerance = *v;
+  }
   if (const auto v = t.number("cg_tolerance_max", "fraction")) run.implicit.cg_tolerance_max = *v;
   if (const auto v = t.count("max_newton_iterations", 1000000)) {
     if (*v == 0) t.fail(t.find("max_newton_iterations"), "max_newton_iterations", "expected a count >= 1, got 0");
@@ -270,6 +279,9 @@ void read_run(TableReader& t, RunSpec& run) {
   run.steps = t.count("steps", 1ull << 53);
   if (const auto v = t.number("max_energy_drift", "positive")) run.max_energy_drift = *v;
   if (const auto v = t.number("warn_energy_drift", "positive")) run.warn_energy_drift = *v;
+  if (!implicit && t.has("implicit_energy_rise"))
+    t.fail(t.find("implicit_energy_rise"), "implicit_energy_rise", "only applies with integrator = \"implicit\"");
+  if (const auto v = t.number("implicit_energy_rise", "positive")) run.implicit_energy_rise = *v;
   // Unknown keys first: a misspelt end_time is reported as such, not as a
   // missing end time.
   t.finish();
@@ -384,7 +396,8 @@ void read_source(TableReader& t, ParticleSourceSpec& s, const std::filesystem::p
   } else if (*kind == "csv") {
     s.kind = SourceKind::csv;
     const auto file = t.string("file");
-    if (!file || file->empty()) t.fail(nullptr, "file", "is required: a CSV file of x,y,z,diameter[,vx,vy,vz][,wx,wy,wz][,mass]");
+    if (!file || file->empty())
+      t.fail(nullptr, "file", "is required: a CSV file of x,y,z,diameter[,vx,vy,vz][,wx,wy,wz][,mass][,material]");
     s.file = std::filesystem::path(*file).is_absolute() ? std::filesystem::path(*file) : base / *file;
   } else {
     t.fail(t.find("source"), "source",
@@ -424,6 +437,12 @@ void read_bonds(TableReader& t, BondSpec& b, const std::filesystem::path& base) 
   }
   const auto km = t.number("bending", "nonnegative"), ka = t.number("axial", "nonnegative"),
              ks = t.number("shear", "nonnegative");
+  if ((km || ka || ks) && b.law == BondLaw::bdem) {
+    const char* key = km ? "bending" : ka ? "axial" : "shear";
+    t.fail(t.find(key), key,
+           "is a Baker-Gonzalez stiffness (MODEL.md 4); BDEM bonds (law = \"bdem\") take theirs from the "
+           "[[material]] tables (E, nu, beta) and the rest lengths: remove bending, axial and shear");
+  }
   if (km || ka || ks) {
     if (!(km && ka && ks))
       t.fail(nullptr, "", "give all three of bending, axial and shear (energy), or none to take them from [material]");

@@ -142,10 +142,13 @@ struct RunSpec {
   bool time_step_fraction_given = false;  ///< else BDEM scenes take 0.2 (MODEL.md 9.6)
   std::optional<double> end_time;   ///< exactly one of end_time and steps
   std::optional<std::uint64_t> steps;
-  /// Stop the run (exit 2) when |E_total - E_0| passes this fraction of
-  /// |E_0| + |U_gravity(0)|; warn once past warn_energy_drift.
+  /// Stop an explicit run (exit 2) when |E_balance - E_0| passes this
+  /// fraction of the energy scale (apps/energy_check.hpp); warn once past
+  /// warn_energy_drift. Stop an implicit run when E_balance rises above its
+  /// largest earlier value by more than implicit_energy_rise of the scale.
   double max_energy_drift = kDefaultMaxEnergyDrift;
   double warn_energy_drift = kDefaultWarnEnergyDrift;
+  double implicit_energy_rise = kDefaultImplicitEnergyRise;
   /// integrator = "implicit": newton_tolerance, cg_tolerance_max,
   /// max_newton_iterations, max_cg_iterations.
   ImplicitSettings implicit;

@@ -142,7 +142,7 @@ TEST(BadInputMemory, SceneLargerThanTheMemoryIsRefusedBeforeItIsBuilt) {
   const fs::path dir = folder("huge");
   const fs::path file = write(dir / "huge.toml", replace(read(scene_path("solid_torus.toml")),
                                                          "particle_diameter = 1e-3", "particle_diameter = 1e-4"));
-  for (const std::string command :
+  for (const std::string& command :
        {std::string("check "), "run --quiet --output-dir " + (dir / "out").string() + " "}) {
     const Result r = sh(kMemoryCap + dem_app() + " " + command + file.string());
     const std::string e = error_line(r.output);
@@ -205,7 +205,7 @@ shear = 1.0
 [contact]
 stiffness = 1050.0
 )");
-  for (const std::string command :
+  for (const std::string& command :
        {std::string("check "), "run --quiet --output-dir " + (dir / "out").string() + " "}) {
     const Result r =
         sh(std::string("timeout 120 sh -c '") + kMemoryCap + dem_app() + " " + command + file.string() + "'");
@@ -231,7 +231,7 @@ density = 1000.0
 source = "csv"
 file = "grains.csv"
 )");
-  for (const std::string command :
+  for (const std::string& command :
        {std::string("check "), "run --quiet --output-dir " + (dir / "out").string() + " "}) {
     const Result r = sh(dem_app() + " " + command + file.string());
     EXPECT_EQ(r.status, 1) << r.output;  // not a crash

@@ -55,8 +55,9 @@ TEST(FrictionFilter, SlidingSphereStopsAtCoulombsRateAndTheLedgerCloses) {
     ASSERT_GE(v, 0.0) << "the filter reversed the motion at step " << k;
     ASSERT_LE(v, last_v + 1e-12);
     last_v = v;
-    if (k == static_cast<int>(0.5 * stop_time / h))
+    if (k == static_cast<int>(0.5 * stop_time / h)) {
       EXPECT_NEAR(v, 0.05 - kMu * kG * (k + 1) * h, 2e-3 * 0.05);
+    }
     worst = std::max(worst, std::abs(sim.energy_report().balance() - e0) / e0);
   }
   EXPECT_EQ(sim.particles().velocity[0].x(), 0.0);

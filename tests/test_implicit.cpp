@@ -56,7 +56,7 @@ ParticleStore cluster() {
   for (int x = 0; x <= 1; ++x)
     for (int y = 0; y <= 1; ++y)
       for (int z = 0; z <= 1; ++z) s.add(sphere(a * Vec3(x, y, z)));
-  for (const Vec3 f : {Vec3(0.5, 0.5, 0), Vec3(0.5, 0.5, 1), Vec3(0.5, 0, 0.5), Vec3(0.5, 1, 0.5), Vec3(0, 0.5, 0.5),
+  for (const Vec3& f : {Vec3(0.5, 0.5, 0), Vec3(0.5, 0.5, 1), Vec3(0.5, 0, 0.5), Vec3(0.5, 1, 0.5), Vec3(0, 0.5, 0.5),
                        Vec3(1, 0.5, 0.5)})
     s.add(sphere(a * f));
   return s;

@@ -195,7 +195,9 @@ TEST(Restart, ClumpScenesContinueBitForBitReorderedOrNot) {
     Simulation a = start();
     ASSERT_EQ(a.clumps().size(), 2u);
     ASSERT_EQ(run_to_end(a, plan_for(whole, total, text), log), kExitOk) << log.str();
-    if (reorder) EXPECT_GT(a.reorder_count(), 0u);
+    if (reorder) {
+      EXPECT_GT(a.reorder_count(), 0u);
+    }
     Simulation b = start();
     ASSERT_EQ(run_to_end(b, plan_for(parts, half, text), log), kExitOk) << log.str();
     EXPECT_EQ(read_checkpoint(parts / kCheckpointFile).clumps.size(), 2u);
@@ -233,10 +235,11 @@ std::uint32_t crc32_reference(std::span<const std::byte> bytes) {
 /// The same checkpoint in format version 2: the "run" section without its
 /// five version-3 fields (40 bytes).
 std::vector<std::byte> as_version_2(std::vector<std::byte> b) {
-  // The "run" section of version 5 ends with the 40 bytes of version 3's
-  // fields, the 40 of version 4's (the ledger and a zero group count) and
-  // the 48 of version 5's (the implicit settings and the clock origin).
-  constexpr std::size_t kDrop = 128;
+  // The "run" section of version 6 ends with the 40 bytes of version 3's
+  // fields, the 40 of version 4's (the ledger and a zero group count), the
+  // 48 of version 5's (the implicit settings and the clock origin) and the
+  // 25 of version 6's (the energy check).
+  constexpr std::size_t kDrop = 153;
   const std::size_t length_at = checkpoint_header_size + 4 + 8 + 3;  // section count, tag "run"
   std::uint64_t length = 0, payload = 0;
   std::memcpy(&length, b.data() + length_at, 8);
@@ -269,24 +272,27 @@ TEST(Restart, CheckpointKeepsTheRunsIdentityAndEnergyReference) {
   EXPECT_NE(c.run_id, 0u);
   EXPECT_EQ(read(out / kRunIdFile), run_id_text(c.run_id) + "\n");
   EXPECT_EQ(read_run_id(out), c.run_id);
-  EXPECT_EQ(c.initial_energy, first_total(out / "energy.csv"));
-  EXPECT_EQ(c.energy_scale, std::abs(c.initial_energy));  // no gravity
+  EXPECT_TRUE(c.energy_check.measured);
+  EXPECT_EQ(c.energy_check.initial_energy, first_total(out / "energy.csv"));
+  EXPECT_EQ(c.energy_check.reference_step, 0u);
+  // Kinetic and elastic energies only: the scale is at least E_0.
+  EXPECT_GE(c.energy_check.scale, std::abs(c.energy_check.initial_energy));
   EXPECT_EQ(c.max_energy_drift, kDefaultMaxEnergyDrift);
   EXPECT_EQ(c.warn_energy_drift, kDefaultWarnEnergyDrift);
   CheckpointState end;
   ASSERT_EQ(resume(out, 400, &end), kExitOk);
   EXPECT_EQ(end.run_id, c.run_id);
-  EXPECT_EQ(end.initial_energy, c.initial_energy);
-  EXPECT_EQ(end.energy_scale, c.energy_scale);
+  EXPECT_EQ(end.energy_check.initial_energy, c.energy_check.initial_energy);
+  EXPECT_GE(end.energy_check.scale, c.energy_check.scale);
   // Decoding stays strict about the new fields.
   CheckpointState bad = c;
-  bad.energy_scale = -1.0;
+  bad.energy_check.scale = -1.0;
   EXPECT_THROW(decode_checkpoint(encode_checkpoint(bad)), CheckpointError);
   bad = c;
   bad.max_energy_drift = 0.0;
   EXPECT_THROW(decode_checkpoint(encode_checkpoint(bad)), CheckpointError);
   bad = c;
-  bad.initial_energy = std::nan("");
+  bad.energy_check.initial_energy = std::nan("");
   EXPECT_THROW(decode_checkpoint(encode_checkpoint(bad)), CheckpointError);
 }
 
@@ -302,7 +308,7 @@ TEST(Restart, VersionTwoCheckpointsStillRestart) {
   const std::vector<std::byte> v2 = as_version_2(encode_checkpoint(read_checkpoint(out / kCheckpointFile)));
   const CheckpointState old = decode_checkpoint(v2);
   EXPECT_EQ(old.run_id, 0u);
-  EXPECT_EQ(old.energy_scale, 0.0);
+  EXPECT_FALSE(old.energy_check.measured);
   EXPECT_EQ(old.max_energy_drift, kDefaultMaxEnergyDrift);
   {
     RunPlan plan = plan_for(out, 400, text);

@@ -53,7 +53,9 @@ TEST(SceneSize, CountsOfTheShippedScenesEqualWhatIsBuilt) {
     EXPECT_TRUE(built.sizes.counted);
     // The generators' estimate of the contact pairs is exact for the lattices
     // (clumps and CSV particles are only counted once built).
-    if (std::string(name) != "clumps.toml") EXPECT_EQ(before.contact_pairs, built.sizes.contact_pairs) << name;
+    if (std::string(name) != "clumps.toml") {
+      EXPECT_EQ(before.contact_pairs, built.sizes.contact_pairs) << name;
+    }
     // The first neighbour list has exactly the counted pairs.
     Simulation sim = make_simulation(build_scene(spec));
     EXPECT_EQ(sim.forces().neighbours().list().pair_count(), built.sizes.contact_pairs) << name;
