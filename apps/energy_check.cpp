@@ -19,6 +19,11 @@ double drift_of(double e, double e0, double scale) {
 
 }  // namespace
 
+/// What a row adds to the scale: the energy in play less the drift itself.
+double scale_term(const EnergyReport& r, const EnergyCheckState& s) {
+  return std::max(0.0, energy_in_play(r, s.initial_gravity) - std::abs(r.balance() - s.initial_energy));
+}
+
 double energy_in_play(const EnergyReport& r, double gravity0) {
   double a = r.kinetic_translation + r.kinetic_rotation;
   for (const double u : {r.bending, r.axial, r.shear, r.contact, r.wall}) a += std::abs(u);
@@ -48,7 +53,7 @@ bool EnergyCheck::start(const EnergyReport& first, std::uint64_t step) {
   state_.initial_energy = first.balance();
   state_.initial_gravity = first.gravity;
   state_.highest = state_.initial_energy;
-  state_.scale = std::max(first.field_scale, energy_in_play(first, first.gravity));
+  state_.scale = std::max(first.field_scale, scale_term(first, state_));
   state_.reference_step = step;
   return true;
 }
@@ -83,7 +88,7 @@ void EnergyCheck::check(const EnergyReport& r, double scale, double highest, std
 std::string EnergyCheck::row(const EnergyReport& r, std::uint64_t step, double t) {
   const double e = r.balance();
   if (std::isfinite(e)) {
-    state_.scale = std::max(state_.scale, energy_in_play(r, state_.initial_gravity));
+    state_.scale = std::max(state_.scale, scale_term(r, state_));
     if (!std::isfinite(state_.scale)) state_.scale = std::numeric_limits<double>::max();
   }
   check(r, state_.scale, state_.highest, step, t);
@@ -101,7 +106,7 @@ std::string EnergyCheck::row(const EnergyReport& r, std::uint64_t step, double t
 
 void EnergyCheck::verify(const EnergyReport& r, std::uint64_t step, double t) const {
   double scale = state_.scale;
-  if (std::isfinite(r.balance())) scale = std::max(scale, energy_in_play(r, state_.initial_gravity));
+  if (std::isfinite(r.balance())) scale = std::max(scale, scale_term(r, state_));
   check(r, scale, state_.highest, step, t);
 }
 

@@ -10,11 +10,11 @@
 /// run's first step, or the step where a restart switched integrators).
 ///
 /// Against what (the energy scale S, energy units): the largest energy in
-/// play seen at an energy row so far,
+/// play seen at an energy row so far, less the drift itself,
 ///
 ///   A = E_kin + sum_k |U_k| + |U_gravity - U_gravity(0)| + |W_fracture|
 ///       + |W_contact| + |W_filter| + |W_boundary|,
-///   S = max(S_field, max over the rows so far of A),
+///   S = max(S_field, max over the rows so far of max(0, A - |E_balance - E_0|)),
 ///
 /// with U_k every potential but gravity's (bonds, contact, walls, loads),
 /// and S_field = sum_i (m_i |g| + |f_i|) r_i the work gravity and the loads
@@ -25,8 +25,9 @@
 /// energy, is pushed by a potential (then |U_k| > 0) or by a field (then
 /// S_field > 0), or is driven by a group (then W_boundary becomes non-zero).
 /// S is 0 only in a scene where nothing moves; there E_balance must stay
-/// exactly E_0. Energy created by an unstable integration appears in A too,
-/// so the drift of a diverging run tends to 1 of S, past the default limit.
+/// exactly E_0. Energy created by an unstable integration appears in A too:
+/// taking the drift out of A keeps it from raising the scale that judges it
+/// (a conservative scene of positive energies, the ring torus, has S = E_0).
 ///
 /// Explicit runs: the drift |E_balance - E_0| / S past max_energy_drift stops
 /// the run, past warn_energy_drift it warns once. Implicit runs (backward
@@ -70,7 +71,8 @@ class EnergyCheckError : public std::runtime_error {
   std::string hint_;
 };
 
-/// A of the file comment for report `r`, with U_gravity(0) = gravity0.
+/// A of the file comment for report `r`, with U_gravity(0) = gravity0
+/// (the drift not taken out).
 double energy_in_play(const EnergyReport& r, double gravity0);
 
 class EnergyCheck {

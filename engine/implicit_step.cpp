@@ -127,6 +127,25 @@ void ImplicitStepper::predict(const ParticleStore& s, double dt) {
                              " 1/time at Dt " + format_g(dt) + "): use a smaller time step");
 }
 
+std::string ImplicitStepper::not_converged(const ImplicitStepStats& stats, double residual,
+                                           const std::string& particle) const {
+  const std::string head = "the implicit step did not converge: after " + std::to_string(stats.newton_iterations) +
+                           " Newton iterations the residual is " + format_g(residual) + " ([run] newton_tolerance " +
+                           format_g(settings_.newton_tolerance) + "), largest at particle id " + particle + "; ";
+  if (!std::isfinite(residual)) return head + "the forces have become non-finite: use a smaller time step";
+  // Stalled: the last three residuals within a factor 2 of each other.
+  const std::vector<double>& r = stats.residuals;
+  const std::size_t k = r.size();
+  const bool stalled = k >= 3 && r[k - 1] > 0.5 * r[k - 3];
+  if (stalled && residual < 1e-6)
+    return head + "the residual stopped falling near the round-off floor (about (omega Dt)^2 1e-16): [run] "
+                  "newton_tolerance is below what double precision reaches; raise it";
+  if (!stalled)
+    return head + "it was still falling when it reached [run] max_newton_iterations = " +
+           std::to_string(settings_.max_newton_iterations) + ": raise it";
+  return head + "Newton's method stalls: use a smaller time step";
+}
+
 void ImplicitStepper::compute(ParticleStore& s, ForceField& forces) const {
   if (!domain_.rebuild_due) {
     forces.compute(s);
@@ -189,10 +208,7 @@ ImplicitStepStats ImplicitStepper::step(ParticleStore& s, ForceField& forces, do
     stats.residuals.push_back(residual);
     if (residual < settings_.newton_tolerance) break;
     if (!std::isfinite(residual) || stats.newton_iterations == settings_.max_newton_iterations)
-      throw ImplicitSolveError("the implicit step did not converge: after " + std::to_string(stats.newton_iterations) +
-                               " Newton iterations the residual is " + format_g(residual) + " (tolerance " +
-                               format_g(settings_.newton_tolerance) + "), largest at particle id " +
-                               where(worst_slot) + "; try a smaller time step");
+      throw ImplicitSolveError(not_converged(stats, residual, where(worst_slot)));
     ++stats.newton_iterations;
     // Hessian (12.4) with the inertia blocks, and the CG weights M^-1.
     parallel_for_ranges(n, [&](std::size_t begin, std::size_t end) {

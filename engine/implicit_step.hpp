@@ -113,6 +113,10 @@ class ImplicitStepper {
 
   /// update_records() with the rebuild test over all ranks, then evaluate().
   void compute(ParticleStore& particles, ForceField& forces) const;
+  /// The message of a step that did not converge: what stopped it (the
+  /// iteration limit while the residual still fell, a tolerance below the
+  /// round-off floor, a stall, non-finite forces) and what to change.
+  std::string not_converged(const ImplicitStepStats& stats, double residual, const std::string& particle) const;
 
   ImplicitSettings settings_;
   SolverDomain domain_;

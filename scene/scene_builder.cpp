@@ -630,6 +630,68 @@ void check_particles(const ParticleStore& p, const Origins& origins, const Vec3&
                                 (spec.gravity.isZero() ? "" : " (see also [gravity] acceleration)"));
 }
 
+/// Refuses, naming the key, a value that makes a quantity of the first step
+/// non-finite although each value is in its range (issue 22: beta = 1e200,
+/// a group velocity of 1e200, a group force of 1e300, mu_r = 1e300):
+///  - kinetic energy of every particle, m |v|^2 / 2 + J |w|^2 / 2;
+///  - group velocities: m |v|^2 / 2 and the step's displacement |v| h;
+///  - group loads: the acceleration |f|/m and the work of a step of free
+///    acceleration, |f|^2 h^2 / m;
+///  - BDEM bond stiffnesses (E, nu, beta, rest length);
+///  - Hertz-Mindlin rolling: the spring 2.25 k_n mu_r^2 R*^2 at R* = r_max.
+/// With h = 0 (before the time step is known) the groups are not checked.
+void check_first_step(const SceneSpec& spec, const Scene& scene, const ParticleStore& particles, double h) {
+  const std::size_t n = particles.size();
+  std::vector<std::uint32_t> slot_of(n);
+  for (std::size_t i = 0; i < n; ++i) slot_of[particles.id[i]] = static_cast<std::uint32_t>(i);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double e = 0.5 * particles.mass[i] * particles.velocity[i].squaredNorm() +
+                     0.5 * particles.inertia[i] * particles.angular_velocity[i].squaredNorm();
+    if (!std::isfinite(e))
+      fail(spec.sources.front().place, "particle " + std::to_string(particles.id[i]) +
+                                           ": its kinetic energy overflows (" + format_g(e) +
+                                           "): its velocity or angular velocity is too large");
+  }
+  for (std::size_t k = 0; k < scene.groups.size() && h > 0.0; ++k) {
+    const ParticleGroup& g = scene.groups[k];
+    const double f = (g.force / static_cast<double>(g.ids.size())).norm();
+    for (const std::uint32_t id : g.ids) {
+      const std::size_t i = slot_of[id];
+      const double m = particles.mass[i];
+      if (g.motion == ParticleGroup::Motion::velocity &&
+          !(std::isfinite(0.5 * m * g.velocity.squaredNorm()) && std::isfinite(g.velocity.norm() * h)))
+        fail(spec.groups[k].place, "[[group]] \"" + g.name + "\" velocity: " + point_text(g.velocity) +
+                                       " makes the kinetic energy of particle " + std::to_string(id) +
+                                       " overflow; give a smaller velocity");
+      if (f > 0.0 && !(std::isfinite(f / m) && std::isfinite(f * f * h * h / m)))
+        fail(spec.groups[k].place, "[[group]] \"" + g.name + "\" force: " + point_text(g.force) +
+                                       " makes the acceleration of particle " + std::to_string(id) +
+                                       " or the work of one step overflow; give a smaller force");
+    }
+  }
+  if (scene.bond_law == BondLaw::bdem)
+    for (const NamedMaterialSpec& m : spec.materials) {
+      const SceneMaterial& s = m.material;
+      if (!(s.bond_radius_factor > 0.0 && s.youngs_modulus > 0.0)) continue;
+      double r_max = 0.0;
+      for (std::size_t i = 0; i < n; ++i) r_max = std::max(r_max, particles.radius[i]);
+      const double r_b = s.bond_radius_factor * r_max;
+      // k_b = E pi r_b^4 / (4 l0), at l0 = r_max: the largest power of r_b.
+      if (!std::isfinite(s.youngs_modulus * r_b * r_b * r_b * r_b / r_max))
+        fail(m.place, "[[material]] \"" + s.name + "\" beta = " + format_g(s.bond_radius_factor) + ", E = " +
+                          format_g(s.youngs_modulus) + ": the BDEM bond stiffnesses (E pi r_b^4/(4 l0)) overflow");
+    }
+  if (scene.contact_law == ContactLaw::hertz_mindlin && scene.rolling_resistance)
+    for (const NamedMaterialSpec& m : spec.materials) {
+      const SceneMaterial& s = m.material;
+      double r_max = 0.0;
+      for (std::size_t i = 0; i < n; ++i) r_max = std::max(r_max, particles.radius[i]);
+      if (!std::isfinite(2.25 * s.youngs_modulus * r_max * s.rolling_friction * s.rolling_friction * r_max * r_max))
+        fail(m.place, "[[material]] \"" + s.name + "\" mu_r = " + format_g(s.rolling_friction) +
+                          ": the rolling spring 2.25 k_n mu_r^2 R*^2 overflows; give a smaller mu_r");
+    }
+}
+
 /// bdem_bonds_time_step() of the scene's BDEM bonds, their constants as
 /// BdemBondProvider takes them; nullopt if a material is out of range (the
 /// provider refuses it, naming the key).
@@ -990,8 +1052,18 @@ BuiltScene build_scene(const SceneSpec& spec, const BuildOptions& options) {
     scene.groups.push_back(std::move(group));
   }
   {
-    std::vector<std::uint32_t> kinematic_owner(n_all, 0);
+    std::vector<std::uint32_t> kinematic_owner(n_all, 0), load_owner(n_all, 0);
     for (std::size_t k = 0; k < scene.groups.size(); ++k) {
+      if (scene.groups[k].force != Vec3::Zero())
+        for (const std::uint32_t id : scene.groups[k].ids) {
+          if (load_owner[id] != 0)
+            fail(spec.groups[k].place,
+                 "[[group]] \"" + scene.groups[k].name + "\" force: particle " + std::to_string(id) +
+                     " is already loaded by [[group]] \"" + scene.groups[load_owner[id] - 1].name + "\" (" +
+                     spec.groups[load_owner[id] - 1].place.text() +
+                     "); a particle takes the force of one group only: split the groups or add the forces");
+          load_owner[id] = static_cast<std::uint32_t>(k + 1);
+        }
       if (scene.groups[k].motion == ParticleGroup::Motion::free) continue;
       for (const std::uint32_t id : scene.groups[k].ids) {
         if (kinematic_owner[id] != 0)
@@ -1026,6 +1098,7 @@ BuiltScene build_scene(const SceneSpec& spec, const BuildOptions& options) {
   out.map = spec.run.map;
   out.implicit = spec.run.implicit;
   out.output = spec.output;
+  check_first_step(spec, scene, particles, 0.0);  // what overflows whatever the step
   out.critical = critical_time_step_of(particles, scene.bonds, scene.contact, scene.walls);
   out.critical_time_step = out.critical.h;
   double fraction = spec.run.time_step_fraction;
@@ -1125,6 +1198,7 @@ BuiltScene build_scene(const SceneSpec& spec, const BuildOptions& options) {
                                format_g(out.critical_time_step) + " is 0 in double precision");
   }
   out.time_step_fraction = out.time_step / out.critical_time_step;
+  check_first_step(spec, scene, particles, out.time_step);
   out.steps = end_step_of(spec.run, out.time_step);
   sizes.bonds = scene.bonds.size();
   out.sizes = sizes;

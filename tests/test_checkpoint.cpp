@@ -533,8 +533,8 @@ TEST_F(Checkpoint, HeaderLayout) {
   const auto& b = bytes();
   ASSERT_GT(b.size(), checkpoint_header_size);
   EXPECT_EQ(std::memcmp(b.data(), "DEMCKPT\0", 8), 0);
-  EXPECT_EQ(peek<std::uint32_t>(b, 8), 5u);
-  EXPECT_EQ(checkpoint_format_version, 5u);
+  EXPECT_EQ(peek<std::uint32_t>(b, 8), 6u);
+  EXPECT_EQ(checkpoint_format_version, 6u);
   EXPECT_EQ(peek<std::uint32_t>(b, 12), 0u);
   EXPECT_EQ(peek<std::uint64_t>(b, 16), b.size() - checkpoint_header_size);
   EXPECT_EQ(peek<std::uint32_t>(b, 24), reference_crc32(std::span(b).subspan(checkpoint_header_size)));
@@ -750,7 +750,7 @@ TEST_F(Checkpoint, VersionOneIsRefusedNamingItsVersion) {
   poke<std::uint32_t>(copy, 8, 1);  // nothing else recomputed
   const std::string message = decode_error(copy);
   EXPECT_NE(message.find("version 1"), std::string::npos) << message;
-  EXPECT_EQ(message, "checkpoint format version 1 is not supported; this build reads versions 2 to 5");
+  EXPECT_EQ(message, "checkpoint format version 1 is not supported; this build reads versions 2 to 6");
 }
 
 TEST_F(Checkpoint, FutureVersionIsRefused) {
@@ -758,7 +758,7 @@ TEST_F(Checkpoint, FutureVersionIsRefused) {
     std::vector<std::byte> copy = bytes();
     poke<std::uint32_t>(copy, 8, version);
     EXPECT_EQ(decode_error(copy), "checkpoint format version " + std::to_string(version) +
-                                      " is not supported; this build reads versions 2 to 5");
+                                      " is not supported; this build reads versions 2 to 6");
   }
 }
 
