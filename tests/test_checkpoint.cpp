@@ -754,7 +754,7 @@ TEST_F(Checkpoint, VersionOneIsRefusedNamingItsVersion) {
 }
 
 TEST_F(Checkpoint, FutureVersionIsRefused) {
-  for (std::uint32_t version : {0u, 6u, 0xFFFFFFFFu}) {
+  for (std::uint32_t version : {0u, 7u, 0xFFFFFFFFu}) {
     std::vector<std::byte> copy = bytes();
     poke<std::uint32_t>(copy, 8, version);
     EXPECT_EQ(decode_error(copy), "checkpoint format version " + std::to_string(version) +
