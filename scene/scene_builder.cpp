@@ -644,13 +644,18 @@ void check_first_step(const SceneSpec& spec, const Scene& scene, const ParticleS
   const std::size_t n = particles.size();
   std::vector<std::uint32_t> slot_of(n);
   for (std::size_t i = 0; i < n; ++i) slot_of[particles.id[i]] = static_cast<std::uint32_t>(i);
+  double total = 0.0;
   for (std::size_t i = 0; i < n; ++i) {
-    const double e = 0.5 * particles.mass[i] * particles.velocity[i].squaredNorm() +
-                     0.5 * particles.inertia[i] * particles.angular_velocity[i].squaredNorm();
-    if (!std::isfinite(e))
+    total += 0.5 * particles.mass[i] * particles.velocity[i].squaredNorm() +
+             0.5 * particles.inertia[i] * particles.angular_velocity[i].squaredNorm();
+    if (!std::isfinite(total))
+      fail(spec.sources.front().place, "the kinetic energy of the particles overflows (at particle " +
+                                           std::to_string(particles.id[i]) +
+                                           "): their velocity, speed, spin or temperature is too large");
+    if (h > 0.0 && !(particles.velocity[i].norm() * h <= kMaxLength))
       fail(spec.sources.front().place, "particle " + std::to_string(particles.id[i]) +
-                                           ": its kinetic energy overflows (" + format_g(e) +
-                                           "): its velocity or angular velocity is too large");
+                                           " moves past 1e100 in one step: its velocity, speed or temperature is "
+                                           "too large");
   }
   for (std::size_t k = 0; k < scene.groups.size() && h > 0.0; ++k) {
     const ParticleGroup& g = scene.groups[k];
@@ -1199,7 +1204,13 @@ BuiltScene build_scene(const SceneSpec& spec, const BuildOptions& options) {
   }
   out.time_step_fraction = out.time_step / out.critical_time_step;
   check_first_step(spec, scene, particles, out.time_step);
-  out.steps = end_step_of(spec.run, out.time_step);
+  try {
+    out.steps = end_step_of(spec.run, out.time_step);
+  } catch (const SceneError& e) {
+    if (!out.automatic_time_step) throw;
+    throw SceneError(std::string(e.what()) + "; its critical step " + format_g(out.critical_time_step) +
+                     " is set by the " + out.critical_source);
+  }
   sizes.bonds = scene.bonds.size();
   out.sizes = sizes;
   out.memory = estimate_memory(sizes, spec.output, options.output_files);

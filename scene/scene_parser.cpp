@@ -21,6 +21,13 @@ std::string SourcePlace::text() const {
 
 namespace {
 
+/// Every key a parse looked up, with its table (scene_key_variants).
+struct KeyLookup {
+  const toml::table* table;
+  std::string section, key;
+};
+thread_local std::vector<KeyLookup>* g_key_log = nullptr;
+
 constexpr std::size_t kMaxSceneBytes = 16u << 20;
 
 /// The shortest of 15 or 17 significant digits that reads back as v.
@@ -66,6 +73,7 @@ class TableReader {
 
   const toml::node* find(const std::string& key) {
     used_.insert(key);
+    if (g_key_log != nullptr) g_key_log->push_back({&table_, section_, key});
     return table_.get(key);
   }
   bool has(const std::string& key) const { return table_.contains(key); }
@@ -592,17 +600,70 @@ void check_walls_enclose_something(const std::vector<WallSpec>& walls) {
 
 }  // namespace
 
-SceneSpec parse_scene_text(std::string_view text, const std::string& file,
-                           const std::filesystem::path& base_folder) {
+namespace {
+
+toml::table parse_toml(std::string_view text, const std::string& file) {
   if (text.size() > kMaxSceneBytes)
     throw SceneError(file + ": the scene is larger than 16 MiB");
-  toml::table root;
   try {
-    root = toml::parse(text, file);
+    return toml::parse(text, file);
   } catch (const toml::parse_error& e) {
     const SourcePlace p = place_of(file, e.source());
     throw SceneError(p.text() + ": not valid TOML: " + std::string(e.description()));
   }
+}
+
+SceneSpec parse_scene_root(const toml::table& root, const std::string& file, const std::filesystem::path& base_folder);
+
+}  // namespace
+
+SceneSpec parse_scene_text(std::string_view text, const std::string& file,
+                           const std::filesystem::path& base_folder) {
+  return parse_scene_root(parse_toml(text, file), file, base_folder);
+}
+
+std::vector<SceneKeyVariant> scene_key_variants(std::string_view text, const std::string& file,
+                                                const std::filesystem::path& base_folder,
+                                                const std::vector<std::string>& values) {
+  toml::table root = parse_toml(text, file);
+  std::vector<KeyLookup> log;
+  g_key_log = &log;
+  try {
+    (void)parse_scene_root(root, file, base_folder);
+  } catch (...) {
+    g_key_log = nullptr;
+    throw;
+  }
+  g_key_log = nullptr;
+  std::vector<SceneKeyVariant> out;
+  std::set<std::pair<const toml::table*, std::string>> seen;
+  for (const KeyLookup& k : log) {
+    if (!seen.insert({k.table, k.key}).second) continue;
+    auto* table = const_cast<toml::table*>(k.table);
+    // Tables and arrays of tables hold the logged tables: only values vary.
+    if (const toml::node* old = table->get(k.key);
+        old != nullptr && (old->is_table() || (old->is_array() && old->as_array()->is_array_of_tables())))
+      continue;
+    toml::table saved;
+    if (const toml::node* old = table->get(k.key)) old->visit([&](const auto& n) { saved.insert_or_assign("v", n); });
+    for (const std::string& value : values) {
+      const toml::table v = toml::parse("v = " + value);
+      v.get("v")->visit([&](const auto& n) { table->insert_or_assign(k.key, n); });
+      std::ostringstream text_out;
+      text_out << root;
+      out.push_back({k.section, k.key, value, text_out.str()});
+    }
+    if (const toml::node* old = saved.get("v"))
+      old->visit([&](const auto& n) { table->insert_or_assign(k.key, n); });
+    else
+      table->erase(k.key);
+  }
+  return out;
+}
+
+namespace {
+
+SceneSpec parse_scene_root(const toml::table& root, const std::string& file, const std::filesystem::path& base_folder) {
   SceneSpec s;
   s.file = file;
   TableReader top(root, "top level", file);
@@ -737,6 +798,8 @@ SceneSpec parse_scene_text(std::string_view text, const std::string& file,
         throw SceneError(w.place.text() + ": [[wall]] stiffness does not apply with [contact] law = \"hertz-mindlin\"");
   return s;
 }
+
+}  // namespace
 
 std::uint64_t regular_file_size(const std::filesystem::path& path) {
   std::error_code ec;

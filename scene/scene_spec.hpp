@@ -185,6 +185,23 @@ struct SceneSpec {
 SceneSpec parse_scene_text(std::string_view text, const std::string& file,
                            const std::filesystem::path& base_folder);
 
+/// A scene with one key set to another value (tests/test_scene_keys.cpp).
+struct SceneKeyVariant {
+  std::string section;  ///< the key's table as messages name it ("run", "[particles]", "top level")
+  std::string key;
+  std::string value;    ///< the TOML literal it was set to
+  std::string text;     ///< the whole scene, as TOML
+};
+
+/// For every key that parsing `text` looks up (the keys the parser knows for
+/// this scene's tables, given or not), and for each TOML literal of
+/// `values`: the scene with that key set to it. So a table-driven test
+/// covers a new key without being written for it. Throws SceneError if
+/// `text` itself does not parse.
+std::vector<SceneKeyVariant> scene_key_variants(std::string_view text, const std::string& file,
+                                                const std::filesystem::path& base_folder,
+                                                const std::vector<std::string>& values);
+
 /// Reads and parses a scene file (UTF-8 TOML, at most 16 MiB); throws
 /// SceneError, naming the file, if it cannot be read or does not validate.
 SceneSpec read_scene_file(const std::filesystem::path& path);
