@@ -164,9 +164,9 @@ int run_scene(const Options& o) {
   plan.scene_text = text;
   plan.progress = !o.quiet;
   plan.overwrite = o.overwrite;
-  plan.max_energy_drift = spec.run.max_energy_drift;
-  plan.warn_energy_drift = spec.run.warn_energy_drift;
-  plan.implicit_energy_rise = spec.run.implicit_energy_rise;
+  plan.energy_limits.max_drift = spec.run.max_energy_drift;
+  plan.energy_limits.warn_drift = spec.run.warn_energy_drift;
+  plan.energy_limits.implicit_rise = spec.run.implicit_energy_rise;
   const std::size_t clumps = built.clumps.size();
   Simulation sim = make_simulation(std::move(built));
   std::cout << "running " << plan.end_step << " steps on " << active_threads() << " threads (SIMD target "
@@ -263,12 +263,12 @@ int restart(const Options& o) {
   // them; after a switch of integrators its reference is taken where the
   // new integration starts (an implicit part's numerical dissipation is no
   // drift of the explicit integration that follows).
-  plan.implicit_energy_rise = implicit_energy_rise;
-  if (o.max_energy_drift > 0.0) plan.max_energy_drift = o.max_energy_drift, plan.max_drift_name = "--max-energy-drift";
-  if (o.warn_energy_drift > 0.0)
-    plan.warn_energy_drift = o.warn_energy_drift, plan.warn_drift_name = "--warn-energy-drift";
+  EnergyLimits& limits = plan.energy_limits;
+  limits.implicit_rise = implicit_energy_rise;
+  if (o.max_energy_drift > 0.0) limits.max_drift = o.max_energy_drift, limits.max_name = "--max-energy-drift";
+  if (o.warn_energy_drift > 0.0) limits.warn_drift = o.warn_energy_drift, limits.warn_name = "--warn-energy-drift";
   if (o.implicit_energy_rise > 0.0)
-    plan.implicit_energy_rise = o.implicit_energy_rise, plan.rise_name = "--implicit-energy-rise";
+    limits.implicit_rise = o.implicit_energy_rise, limits.rise_name = "--implicit-energy-rise";
   if (c.map != old_map) plan.energy_check.measured = false;
   Simulation sim = simulation_from(c);
   std::cout << "restart from " << o.checkpoint << " at step " << c.step_count << " (t = " << format_g(sim.time())

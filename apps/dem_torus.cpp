@@ -199,10 +199,10 @@ int run(Options o, const dem::RingTorusParameters& ring_params,
   plan.progress = !o.quiet;
   plan.time_step_hint = "try a smaller --dt (for example " + format_g(o.dt / 4) + ")";
   plan.overwrite = o.overwrite;
-  plan.max_energy_drift = o.max_energy_drift;
-  plan.warn_energy_drift = o.warn_energy_drift;
-  plan.max_drift_name = "--max-energy-drift";
-  plan.warn_drift_name = "--warn-energy-drift";
+  plan.energy_limits.max_drift = o.max_energy_drift;
+  plan.energy_limits.warn_drift = o.warn_energy_drift;
+  plan.energy_limits.max_name = "--max-energy-drift";
+  plan.energy_limits.warn_name = "--warn-energy-drift";
 
   std::cout << "dem_torus: " << what << ", " << sim.forces().bonds().size()
             << " bonds, map (" << o.integrator << "), h = " << format_g(o.dt) << dt_note << ", "

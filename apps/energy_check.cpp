@@ -17,11 +17,19 @@ double drift_of(double e, double e0, double scale) {
   return e == e0 ? 0.0 : std::numeric_limits<double>::infinity();
 }
 
-}  // namespace
-
 /// What a row adds to the scale: the energy in play less the drift itself.
 double scale_term(const EnergyReport& r, const EnergyCheckState& s) {
   return std::max(0.0, energy_in_play(r, s.initial_gravity) - std::abs(r.balance() - s.initial_energy));
+}
+
+}  // namespace
+
+void check_energy_limits(const EnergyLimits& limits) {
+  for (const auto& [value, name] : {std::pair{limits.max_drift, &limits.max_name},
+                                    std::pair{limits.warn_drift, &limits.warn_name},
+                                    std::pair{limits.implicit_rise, &limits.rise_name}})
+    if (!(std::isfinite(value) && value > 0.0))
+      throw std::invalid_argument(*name + " must be finite and > 0, got " + format_g(value));
 }
 
 double energy_in_play(const EnergyReport& r, double gravity0) {
@@ -40,11 +48,7 @@ EnergyCheck::EnergyCheck(EnergyCheckState state, EnergyLimits limits, bool impli
       implicit_(implicit),
       energy_name_(std::move(energy_name)),
       hint_(std::move(time_step_hint)) {
-  for (const auto& [value, name] : {std::pair{limits_.max_drift, &limits_.max_name},
-                                    std::pair{limits_.warn_drift, &limits_.warn_name},
-                                    std::pair{limits_.implicit_rise, &limits_.rise_name}})
-    if (!(std::isfinite(value) && value > 0.0))
-      throw std::invalid_argument(*name + " must be finite and > 0, got " + format_g(value));
+  check_energy_limits(limits_);
 }
 
 bool EnergyCheck::start(const EnergyReport& first, std::uint64_t step) {

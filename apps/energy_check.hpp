@@ -60,6 +60,10 @@ struct EnergyLimits {
   std::string rise_name = "[run] implicit_energy_rise";
 };
 
+/// Throws std::invalid_argument, naming the limit as it was set, unless
+/// every limit is finite and > 0.
+void check_energy_limits(const EnergyLimits& limits);
+
 /// A run stopped by the energy check; what() says where and by how much,
 /// hint() what to change.
 class EnergyCheckError : public std::runtime_error {

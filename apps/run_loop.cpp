@@ -416,8 +416,8 @@ void plan_restart_output(const CheckpointState& c, const fs::path& checkpoint_pa
 void take_run_bookkeeping(const CheckpointState& c, RunPlan& plan) {
   plan.run_id = c.run_id;
   plan.energy_check = c.energy_check;
-  plan.max_energy_drift = c.max_energy_drift;
-  plan.warn_energy_drift = c.warn_energy_drift;
+  plan.energy_limits.max_drift = c.max_energy_drift;
+  plan.energy_limits.warn_drift = c.warn_energy_drift;
   plan.frame_times = c.frame_times;
   plan.energy_rows = c.energy_rows;
 }
@@ -435,16 +435,14 @@ CheckpointState checkpoint_of(const Simulation& sim, const RunPlan& plan,
   c.end_step = plan.end_step;
   c.run_id = plan.run_id;
   c.energy_check = plan.energy_check;
-  c.max_energy_drift = plan.max_energy_drift;
-  c.warn_energy_drift = plan.warn_energy_drift;
+  c.max_energy_drift = plan.energy_limits.max_drift;
+  c.warn_energy_drift = plan.energy_limits.warn_drift;
   return c;
 }
 
 int run_to_end(Simulation& sim, const RunPlan& given, std::ostream& log, RunSummary* summary) {
   RunPlan plan = given;  // with the run's identity and energy reference filled in
-  if (!(plan.max_energy_drift > 0.0) || !(plan.warn_energy_drift > 0.0))
-    throw std::invalid_argument("the energy drift limits must be > 0, got " + format_g(plan.max_energy_drift) +
-                                " and " + format_g(plan.warn_energy_drift));
+  check_energy_limits(plan.energy_limits);  // before the folder is touched
   // With MPI ranks every rank keeps the schedule (files), rank 0 writes.
   DecomposedRun* const domain = plan.domain;
   const bool files = !plan.output_dir.empty();
@@ -547,15 +545,11 @@ int run_to_end(Simulation& sim, const RunPlan& given, std::ostream& log, RunSumm
   const EnergyReport first = sim.energy_report();
   const bool ledger = can_break || whole.forces().dissipative() || whole.forces().applies_filter() || !whole.groups().empty();
   const std::string energy_name = ledger ? "E_balance" : "E_total";
-  EnergyLimits limits;
-  limits.max_drift = plan.max_energy_drift;
-  limits.warn_drift = plan.warn_energy_drift;
-  limits.implicit_rise = plan.implicit_energy_rise;
-  limits.max_name = plan.max_drift_name;
-  limits.warn_name = plan.warn_drift_name;
-  limits.rise_name = plan.rise_name;
-  EnergyCheck check(plan.energy_check, limits, implicit, energy_name, plan.time_step_hint);
+  EnergyCheck check(plan.energy_check, plan.energy_limits, implicit, energy_name, plan.time_step_hint);
   const bool new_reference = check.start(first, first_step);
+  // The step whose state the check last judged (an energy row): a
+  // checkpoint of that step needs no second report.
+  std::uint64_t checked_step = UINT64_MAX;
   if (new_reference && first_step > 0 && writes)
     log << "energy check: its reference E_0 = " << format_g(first.balance(), 10) << " is taken at step "
         << first_step << ", where this run's integration starts\n";
@@ -565,7 +559,7 @@ int run_to_end(Simulation& sim, const RunPlan& given, std::ostream& log, RunSumm
     if (checkpoints) {
       // A diverged state never replaces a good checkpoint (write_checkpoint
       // refuses one the reader would refuse).
-      check.verify(sim.energy_report(), sim.step_count(), sim.time());
+      if (checked_step != sim.step_count()) check.verify(sim.energy_report(), sim.step_count(), sim.time());
       plan.energy_check = check.state();
       // Every rank's pieces of the frames the checkpoint lists are on disk
       // before it is written (the gather below waits for every rank).
@@ -597,6 +591,7 @@ int run_to_end(Simulation& sim, const RunPlan& given, std::ostream& log, RunSumm
       ++energy_rows;
       write_tables(&first);
       (void)check.row(first, k, sim.time());
+      checked_step = k;
       if (o.vtk_every > 0) {
         output(write_frame);
         frame_times.push_back(sim.time());
@@ -633,6 +628,7 @@ int run_to_end(Simulation& sim, const RunPlan& given, std::ostream& log, RunSumm
         } else {
           check.verify(r, k, sim.time());
         }
+        checked_step = k;
       }
       if (o.vtk_every > 0 && (on(k, o.vtk_every) || last)) {
         output(write_frame);

@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "apps/energy_check.hpp"
 #include "engine/partition.hpp"
 #include "engine/simulation.hpp"
 #include "io/checkpoint.hpp"
@@ -65,18 +66,12 @@ struct RunPlan {
   bool overwrite = false;
   /// The option that sets `overwrite`, named when a folder is refused.
   std::string overwrite_option = "--overwrite";
-  /// The energy check's limits (apps/energy_check.hpp), as fractions of the
-  /// energy scale: beyond max_energy_drift an explicit run stops (exit 2)
-  /// with a message naming the step, the time and the drift; beyond
-  /// warn_energy_drift it warns once; an implicit run stops when E_balance
-  /// rises above its largest earlier value by more than implicit_energy_rise.
-  double max_energy_drift = kDefaultMaxEnergyDrift;
-  double warn_energy_drift = kDefaultWarnEnergyDrift;
-  double implicit_energy_rise = kDefaultImplicitEnergyRise;
-  /// How the limits are set, named in the messages.
-  std::string max_drift_name = "[run] max_energy_drift";
-  std::string warn_drift_name = "[run] warn_energy_drift";
-  std::string rise_name = "[run] implicit_energy_rise";
+  /// The energy check's limits and how they were set (apps/energy_check.hpp),
+  /// as fractions of the energy scale: beyond max_drift an explicit run stops
+  /// (exit 2) with a message naming the step, the time and the drift; beyond
+  /// warn_drift it warns once; an implicit run stops when E_balance rises
+  /// above its largest earlier value by more than implicit_rise.
+  EnergyLimits energy_limits;
   /// The energy check's state (a restart: from its checkpoint); not
   /// measured: its reference is taken at the start of this call.
   EnergyCheckState energy_check;
@@ -161,7 +156,7 @@ CheckpointState checkpoint_of(const Simulation& sim, const RunPlan& plan,
 /// that holds engine files (unless plan.overwrite: they are removed, and
 /// said so), a resumed run requires the folder's run.id to be plan.run_id;
 /// then stale temporaries of the engine's files (a killed run's) are removed
-/// (and said so). A run whose E_total drifts past plan.max_energy_drift (or
+/// (and said so). A run that fails its energy check (plan.energy_limits; or whose energy
 /// becomes non-finite) stops with kExitRunFailed; a failure to write any
 /// output is reported as an output failure (kExitRunFailed), never as a
 /// failed step. Reports on `log` (the closing summary only when it writes

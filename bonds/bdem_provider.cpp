@@ -90,6 +90,15 @@ BdemMaterial bond_material(const BdemMaterial& a, const BdemMaterial& b) {
   return m;
 }
 
+BdemBondConstants bdem_bond_constants(const ParticleStore& particles, std::span<const BdemMaterial> materials,
+                                      std::uint32_t i, std::uint32_t j, double rest_length) {
+  BdemBondConstants c;
+  c.material = bond_material(materials[particles.material[i]], materials[particles.material[j]]);
+  const double r_b = c.material.bond_radius_factor * 0.5 * (particles.radius[i] + particles.radius[j]);
+  c.stiffness = bdem_stiffness(c.material.youngs_modulus, c.material.poisson_ratio, r_b, rest_length);
+  return c;
+}
+
 BdemBondProvider::BdemBondProvider(const ParticleStore& particles, BondList geometry,
                                    std::span<const BdemMaterial> materials)
     : bonds_(std::move(geometry)) {
@@ -110,15 +119,16 @@ BdemBondProvider::BdemBondProvider(const ParticleStore& particles, BondList geom
   std::map<std::array<double, 8>, std::uint32_t> type_of;
   bonds_.type.assign(m, 0);
   for (std::size_t b = 0; b < m; ++b) {
-    const std::uint32_t i = bonds_.first[b], j = bonds_.second[b];
-    const BdemMaterial mat = bond_material(materials[particles.material[i]], materials[particles.material[j]]);
-    const double r_b = mat.bond_radius_factor * 0.5 * (particles.radius[i] + particles.radius[j]);
-    const std::array<double, 8> key = {mat.youngs_modulus, mat.poisson_ratio, r_b, bonds_.rest_length[b],
-                                       mat.tensile_strength, mat.shear_strength, mat.tension_only ? 1.0 : 0.0, 0.0};
+    const BdemBondConstants c =
+        bdem_bond_constants(particles, materials, bonds_.first[b], bonds_.second[b], bonds_.rest_length[b]);
+    const BdemMaterial& mat = c.material;
+    const std::array<double, 8> key = {mat.youngs_modulus, mat.poisson_ratio, c.stiffness.bond_radius,
+                                       bonds_.rest_length[b], mat.tensile_strength, mat.shear_strength,
+                                       mat.tension_only ? 1.0 : 0.0, 0.0};
     auto it = type_of.find(key);
     if (it == type_of.end()) {
       BdemBondType t;
-      t.stiffness = bdem_stiffness(mat.youngs_modulus, mat.poisson_ratio, r_b, bonds_.rest_length[b]);
+      t.stiffness = c.stiffness;
       t.tensile_strength = mat.tensile_strength;
       t.shear_strength = mat.shear_strength;
       t.tension_only = mat.tension_only;

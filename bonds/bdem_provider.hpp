@@ -55,6 +55,17 @@ struct BdemMaterial {
 /// tension_only if either says so.
 BdemMaterial bond_material(const BdemMaterial& a, const BdemMaterial& b);
 
+/// The bond between slots i and j of `particles` at rest length l0: the
+/// bond_material() of their materials (ParticleStore::material indexes
+/// `materials`) and its stiffnesses (9.2) with r_b = beta (r_i + r_j)/2.
+/// Throws std::invalid_argument as bdem_stiffness() does.
+struct BdemBondConstants {
+  BdemMaterial material;
+  BdemStiffness stiffness;
+};
+BdemBondConstants bdem_bond_constants(const ParticleStore& particles, std::span<const BdemMaterial> materials,
+                                      std::uint32_t i, std::uint32_t j, double rest_length);
+
 /// One distinct set of bond constants.
 struct BdemBondType {
   BdemStiffness stiffness;

@@ -332,6 +332,23 @@ T load(std::span<const std::byte> bytes, std::size_t at) {
 
 std::string errno_text(int err) { return std::strerror(err); }
 
+/// Runs `f`; whatever it throws leaves as a CheckpointError (a provider's
+/// StateError with its message, other errors as "inconsistent: ...").
+template <class F>
+void as_checkpoint_errors(F&& f) {
+  try {
+    f();
+  } catch (const CheckpointError&) {
+    throw;
+  } catch (const StateError& e) {
+    fail(e.what());
+  } catch (const std::invalid_argument& e) {
+    fail(std::string("inconsistent: ") + e.what());
+  } catch (const std::runtime_error& e) {
+    fail(std::string("inconsistent: ") + e.what());
+  }
+}
+
 }  // namespace
 
 CheckpointState capture_simulation(const Simulation& sim) {
@@ -410,34 +427,16 @@ CheckpointState decode_checkpoint(std::span<const std::byte> bytes) {
   if (crc32_of(payload) != load<std::uint32_t>(bytes, 24))
     fail("checksum mismatch: the file is corrupted");
   CheckpointState state;
-  try {
-    decode_payload(payload, version, state);
-  } catch (const CheckpointError&) {
-    throw;
-  } catch (const StateError& e) {
-    fail(e.what());
-  } catch (const std::invalid_argument& e) {
-    fail(std::string("inconsistent: ") + e.what());
-  } catch (const std::runtime_error& e) {
-    fail(std::string("inconsistent: ") + e.what());
-  }
+  as_checkpoint_errors([&] { decode_payload(payload, version, state); });
   return state;
 }
 
 void validate_checkpoint_state(const CheckpointState& state) {
-  try {
+  as_checkpoint_errors([&] {
     validate_run(state);
     validate_particles(state.particles);
     (void)load_providers(state.providers, state.particles, state.reorder_on_rebuild);
-  } catch (const CheckpointError&) {
-    throw;
-  } catch (const StateError& e) {
-    fail(e.what());
-  } catch (const std::invalid_argument& e) {
-    fail(std::string("inconsistent: ") + e.what());
-  } catch (const std::runtime_error& e) {
-    fail(std::string("inconsistent: ") + e.what());
-  }
+  });
 }
 
 void write_checkpoint(const std::filesystem::path& path, const CheckpointState& state) {

@@ -630,39 +630,56 @@ void check_particles(const ParticleStore& p, const Origins& origins, const Vec3&
                                 (spec.gravity.isZero() ? "" : " (see also [gravity] acceleration)"));
 }
 
-/// Refuses, naming the key, a value that makes a quantity of the first step
-/// non-finite although each value is in its range (issue 22: beta = 1e200,
-/// a group velocity of 1e200, a group force of 1e300, mu_r = 1e300):
-///  - kinetic energy of every particle, m |v|^2 / 2 + J |w|^2 / 2;
-///  - group velocities: m |v|^2 / 2 and the step's displacement |v| h;
-///  - group loads: the acceleration |f|/m and the work of a step of free
-///    acceleration, |f|^2 h^2 / m;
-///  - BDEM bond stiffnesses (E, nu, beta, rest length);
+/// Refuses, naming the key, values that overflow although each is in its
+/// range (issue 22: beta = 1e200, mu_r = 1e300, a temperature of 1e300):
+///  - the particles' kinetic energy, sum m |v|^2 / 2 + J |w|^2 / 2;
+///  - BDEM bond stiffnesses, E pi r_b^4 / (4 l0) at r_b = beta r_max, l0 = r_max;
 ///  - Hertz-Mindlin rolling: the spring 2.25 k_n mu_r^2 R*^2 at R* = r_max.
-/// With h = 0 (before the time step is known) the groups are not checked.
-void check_first_step(const SceneSpec& spec, const Scene& scene, const ParticleStore& particles, double h) {
+void check_overflowing_values(const SceneSpec& spec, const Scene& scene, const ParticleStore& particles) {
   const std::size_t n = particles.size();
-  std::vector<std::uint32_t> slot_of(n);
-  for (std::size_t i = 0; i < n; ++i) slot_of[particles.id[i]] = static_cast<std::uint32_t>(i);
-  double total = 0.0;
+  double total = 0.0, r_max = 0.0;
   for (std::size_t i = 0; i < n; ++i) {
+    r_max = std::max(r_max, particles.radius[i]);
     total += 0.5 * particles.mass[i] * particles.velocity[i].squaredNorm() +
              0.5 * particles.inertia[i] * particles.angular_velocity[i].squaredNorm();
     if (!std::isfinite(total))
       fail(spec.sources.front().place, "the kinetic energy of the particles overflows (at particle " +
                                            std::to_string(particles.id[i]) +
                                            "): their velocity, speed, spin or temperature is too large");
-    if (h > 0.0 && !(particles.velocity[i].norm() * h <= kMaxLength))
+  }
+  for (const NamedMaterialSpec& m : spec.materials) {
+    const SceneMaterial& s = m.material;
+    const double r_b = s.bond_radius_factor * r_max;
+    if (scene.bond_law == BondLaw::bdem && s.bond_radius_factor > 0.0 && s.youngs_modulus > 0.0 &&
+        !std::isfinite(s.youngs_modulus * r_b * r_b * r_b * r_b / r_max))
+      fail(m.place, "[[material]] \"" + s.name + "\" beta = " + format_g(s.bond_radius_factor) + ", E = " +
+                        format_g(s.youngs_modulus) + ": the BDEM bond stiffnesses (E pi r_b^4/(4 l0)) overflow");
+    if (scene.contact_law == ContactLaw::hertz_mindlin && scene.rolling_resistance &&
+        !std::isfinite(2.25 * s.youngs_modulus * r_max * s.rolling_friction * s.rolling_friction * r_max * r_max))
+      fail(m.place, "[[material]] \"" + s.name + "\" mu_r = " + format_g(s.rolling_friction) +
+                        ": the rolling spring 2.25 k_n mu_r^2 R*^2 overflows; give a smaller mu_r");
+  }
+}
+
+/// Refuses, naming the key, what makes the first step of length h overflow:
+///  - a particle's displacement |v| h past 1e100 (the coordinates' limit);
+///  - group velocities: m |v|^2 / 2 and |v| h;
+///  - group loads: the acceleration |f|/m and the work of a step of free
+///    acceleration, |f|^2 h^2 / m (issue 22: a group force of 1e300).
+void check_first_step(const SceneSpec& spec, const Scene& scene, const ParticleStore& particles, double h) {
+  const std::size_t n = particles.size();
+  for (std::size_t i = 0; i < n; ++i)
+    if (!(particles.velocity[i].norm() * h <= kMaxLength))
       fail(spec.sources.front().place, "particle " + std::to_string(particles.id[i]) +
                                            " moves past 1e100 in one step: its velocity, speed or temperature is "
                                            "too large");
-  }
-  for (std::size_t k = 0; k < scene.groups.size() && h > 0.0; ++k) {
+  std::vector<std::uint32_t> slot_of(n);
+  for (std::size_t i = 0; i < n; ++i) slot_of[particles.id[i]] = static_cast<std::uint32_t>(i);
+  for (std::size_t k = 0; k < scene.groups.size(); ++k) {
     const ParticleGroup& g = scene.groups[k];
     const double f = (g.force / static_cast<double>(g.ids.size())).norm();
     for (const std::uint32_t id : g.ids) {
-      const std::size_t i = slot_of[id];
-      const double m = particles.mass[i];
+      const double m = particles.mass[slot_of[id]];
       if (g.motion == ParticleGroup::Motion::velocity &&
           !(std::isfinite(0.5 * m * g.velocity.squaredNorm()) && std::isfinite(g.velocity.norm() * h)))
         fail(spec.groups[k].place, "[[group]] \"" + g.name + "\" velocity: " + point_text(g.velocity) +
@@ -674,49 +691,37 @@ void check_first_step(const SceneSpec& spec, const Scene& scene, const ParticleS
                                        " or the work of one step overflow; give a smaller force");
     }
   }
-  if (scene.bond_law == BondLaw::bdem)
-    for (const NamedMaterialSpec& m : spec.materials) {
-      const SceneMaterial& s = m.material;
-      if (!(s.bond_radius_factor > 0.0 && s.youngs_modulus > 0.0)) continue;
-      double r_max = 0.0;
-      for (std::size_t i = 0; i < n; ++i) r_max = std::max(r_max, particles.radius[i]);
-      const double r_b = s.bond_radius_factor * r_max;
-      // k_b = E pi r_b^4 / (4 l0), at l0 = r_max: the largest power of r_b.
-      if (!std::isfinite(s.youngs_modulus * r_b * r_b * r_b * r_b / r_max))
-        fail(m.place, "[[material]] \"" + s.name + "\" beta = " + format_g(s.bond_radius_factor) + ", E = " +
-                          format_g(s.youngs_modulus) + ": the BDEM bond stiffnesses (E pi r_b^4/(4 l0)) overflow");
-    }
-  if (scene.contact_law == ContactLaw::hertz_mindlin && scene.rolling_resistance)
-    for (const NamedMaterialSpec& m : spec.materials) {
-      const SceneMaterial& s = m.material;
-      double r_max = 0.0;
-      for (std::size_t i = 0; i < n; ++i) r_max = std::max(r_max, particles.radius[i]);
-      if (!std::isfinite(2.25 * s.youngs_modulus * r_max * s.rolling_friction * s.rolling_friction * r_max * r_max))
-        fail(m.place, "[[material]] \"" + s.name + "\" mu_r = " + format_g(s.rolling_friction) +
-                          ": the rolling spring 2.25 k_n mu_r^2 R*^2 overflows; give a smaller mu_r");
-    }
+}
+
+/// The bond properties of the scene's [[material]]s (BdemBondProvider's).
+std::vector<BdemMaterial> bdem_materials(const std::vector<SceneMaterial>& materials) {
+  std::vector<BdemMaterial> mats;
+  for (const SceneMaterial& m : materials) {
+    BdemMaterial b;
+    b.youngs_modulus = m.youngs_modulus;
+    b.poisson_ratio = m.poisson_ratio;
+    b.bond_radius_factor = m.bond_radius_factor;
+    b.tensile_strength = m.tensile_strength;
+    b.shear_strength = m.shear_strength;
+    b.tension_only = m.tension_only;
+    mats.push_back(b);
+  }
+  return mats;
 }
 
 /// bdem_bonds_time_step() of the scene's BDEM bonds, their constants as
 /// BdemBondProvider takes them; nullopt if a material is out of range (the
 /// provider refuses it, naming the key).
 std::optional<CriticalTimeStep> bdem_bond_limit(const Scene& scene, const ParticleStore& particles) {
-  std::vector<BdemMaterial> mats;
-  for (const SceneMaterial& m : scene.materials) {
-    BdemMaterial b;
-    b.youngs_modulus = m.youngs_modulus;
-    b.poisson_ratio = m.poisson_ratio;
-    b.bond_radius_factor = m.bond_radius_factor;
-    mats.push_back(b);
-  }
+  const std::vector<BdemMaterial> mats = bdem_materials(scene.materials);
+  for (const std::uint32_t m : particles.material)
+    if (m >= mats.size()) return std::nullopt;  // the provider refuses it
   std::vector<BdemStiffness> k(scene.bonds.size());
   try {
-    for (std::size_t b = 0; b < scene.bonds.size(); ++b) {
-      const std::uint32_t i = scene.bonds.first[b], j = scene.bonds.second[b];
-      const BdemMaterial mat = bond_material(mats.at(particles.material[i]), mats.at(particles.material[j]));
-      const double r_b = mat.bond_radius_factor * 0.5 * (particles.radius[i] + particles.radius[j]);
-      k[b] = bdem_stiffness(mat.youngs_modulus, mat.poisson_ratio, r_b, scene.bonds.rest_length[b]);
-    }
+    for (std::size_t b = 0; b < scene.bonds.size(); ++b)
+      k[b] = bdem_bond_constants(particles, mats, scene.bonds.first[b], scene.bonds.second[b],
+                                 scene.bonds.rest_length[b])
+                 .stiffness;
   } catch (const std::exception&) {
     return std::nullopt;
   }
@@ -1103,7 +1108,7 @@ BuiltScene build_scene(const SceneSpec& spec, const BuildOptions& options) {
   out.map = spec.run.map;
   out.implicit = spec.run.implicit;
   out.output = spec.output;
-  check_first_step(spec, scene, particles, 0.0);  // what overflows whatever the step
+  check_overflowing_values(spec, scene, particles);
   out.critical = critical_time_step_of(particles, scene.bonds, scene.contact, scene.walls);
   out.critical_time_step = out.critical.h;
   double fraction = spec.run.time_step_fraction;
@@ -1239,18 +1244,7 @@ namespace {
 ForceField part_two_forces(Scene& s, double time_step) {
   ForceField f;
   if (s.bond_law == BondLaw::bdem) {
-    std::vector<BdemMaterial> mats;
-    for (const SceneMaterial& m : s.materials) {
-      BdemMaterial b;
-      b.youngs_modulus = m.youngs_modulus;
-      b.poisson_ratio = m.poisson_ratio;
-      b.bond_radius_factor = m.bond_radius_factor;
-      b.tensile_strength = m.tensile_strength;
-      b.shear_strength = m.shear_strength;
-      b.tension_only = m.tension_only;
-      mats.push_back(b);
-    }
-    f.add(std::make_unique<BdemBondProvider>(s.particles, std::move(s.bonds), mats));
+    f.add(std::make_unique<BdemBondProvider>(s.particles, std::move(s.bonds), bdem_materials(s.materials)));
   } else {
     f.add(std::make_unique<BondProvider>(s.particles, std::move(s.bonds)));
   }
