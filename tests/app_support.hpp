@@ -3,6 +3,7 @@
 // the files they write.
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -40,6 +41,29 @@ inline std::string read_file_text(const std::filesystem::path& p) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+/// A program of this build, e.g. app_path("dem").
+inline std::string app_path(const std::string& name) { return std::string(DEM_BINARY_DIR) + "/apps/" + name; }
+
+/// A fresh, empty folder for one test: TMPDIR/dem_test_SUITE_PID/NAME (tests
+/// run in parallel, each in its own process).
+inline std::filesystem::path fresh_folder(const std::string& suite, const std::string& name) {
+  const std::filesystem::path p =
+      std::filesystem::temp_directory_path() / ("dem_test_" + suite + "_" + std::to_string(::getpid())) / name;
+  std::filesystem::remove_all(p);
+  std::filesystem::create_directories(p);
+  return p;
+}
+
+/// Writes `text` as the whole file; returns its path.
+inline std::filesystem::path write_text_file(const std::filesystem::path& p, const std::string& text) {
+  std::ofstream(p, std::ios::binary) << text;
+  return p;
+}
+
+inline bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
 }
 
 }  // namespace dem::testing

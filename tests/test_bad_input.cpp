@@ -38,25 +38,17 @@ namespace {
 using Result = dem::testing::CommandResult;
 Result sh(const std::string& command) { return dem::testing::run_command(command); }
 
-std::string dem_app() { return std::string(DEM_BINARY_DIR) + "/apps/dem"; }
-std::string torus_app() { return std::string(DEM_BINARY_DIR) + "/apps/dem_torus"; }
+std::string dem_app() { return dem::testing::app_path("dem"); }
+std::string torus_app() { return dem::testing::app_path("dem_torus"); }
 
 /// A shell prefix that caps the virtual memory of what follows at 6 GiB, so
 /// that a program that does not check its memory fails fast instead of
 /// taking the machine's.
 const char* kMemoryCap = "ulimit -v 6291456; ";
 
-fs::path folder(const std::string& name) {
-  const fs::path p = fs::temp_directory_path() / ("dem_test_bad_input_" + std::to_string(::getpid())) / name;
-  fs::remove_all(p);
-  fs::create_directories(p);
-  return p;
-}
+fs::path folder(const std::string& name) { return dem::testing::fresh_folder("bad_input", name); }
 
-fs::path write(const fs::path& p, const std::string& text) {
-  std::ofstream(p, std::ios::binary) << text;
-  return p;
-}
+fs::path write(const fs::path& p, const std::string& text) { return dem::testing::write_text_file(p, text); }
 
 std::string read(const fs::path& p) { return dem::testing::read_file_text(p); }
 

@@ -30,19 +30,12 @@ namespace fs = std::filesystem;
 namespace {
 
 using Result = dem::testing::CommandResult;
+using dem::testing::contains;
+using dem::testing::write_text_file;
 Result sh(const std::string& command) { return dem::testing::run_command(command); }
-std::string dem_app() { return std::string(DEM_BINARY_DIR) + "/apps/dem"; }
+std::string dem_app() { return dem::testing::app_path("dem"); }
 std::string scenes() { return std::string(DEM_SOURCE_DIR) + "/scenes/"; }
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
-fs::path scratch(const std::string& name) {
-  const fs::path p = fs::temp_directory_path() / ("dem_test_energy_" + std::to_string(::getpid())) / name;
-  fs::remove_all(p);
-  fs::create_directories(p);
-  return p;
-}
-
-void write_file(const fs::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
+fs::path scratch(const std::string& name) { return dem::testing::fresh_folder("energy", name); }
 
 /// A report with kinetic energy `kin`, gravity's potential `grav` and a
 /// field scale `field`.
@@ -140,10 +133,10 @@ TEST(EnergyCheck, DriftPastTheLimitStopsNamingStepTimeAndKey) {
     FAIL() << "no stop";
   } catch (const EnergyCheckError& e) {
     const std::string m = e.what();
-    EXPECT_TRUE(has(m, "at step 70 (t = 0.7)")) << m;
-    EXPECT_TRUE(has(m, "by 1.5 of the energy scale 1 ")) << m;
-    EXPECT_TRUE(has(m, "[run] max_energy_drift = 0.5")) << m;
-    EXPECT_TRUE(has(e.hint(), "time step")) << e.hint();
+    EXPECT_TRUE(contains(m, "at step 70 (t = 0.7)")) << m;
+    EXPECT_TRUE(contains(m, "by 1.5 of the energy scale 1 ")) << m;
+    EXPECT_TRUE(contains(m, "[run] max_energy_drift = 0.5")) << m;
+    EXPECT_TRUE(contains(e.hint(), "time step")) << e.hint();
   }
 }
 
@@ -169,9 +162,9 @@ TEST(EnergyCheck, ImplicitRunsMayDissipateButNotRise) {
     c.row(report(1.05, 0.0), 3, 0.3);  // 0.05 above the largest, 1.0
     FAIL() << "no stop";
   } catch (const EnergyCheckError& e) {
-    EXPECT_TRUE(has(e.what(), "has risen above its largest earlier value 1")) << e.what();
-    EXPECT_TRUE(has(e.what(), "[run] implicit_energy_rise = 0.01")) << e.what();
-    EXPECT_TRUE(has(e.hint(), "newton_tolerance")) << e.hint();
+    EXPECT_TRUE(contains(e.what(), "has risen above its largest earlier value 1")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "[run] implicit_energy_rise = 0.01")) << e.what();
+    EXPECT_TRUE(contains(e.hint(), "newton_tolerance")) << e.hint();
   }
   EXPECT_THROW(EnergyCheck({}, EnergyLimits{0.5, 0.05, 0.0}, true, "E", ""), std::invalid_argument);
 }
@@ -199,12 +192,12 @@ TEST(EnergyCheckRuns, FreeFallIsCleanWhereverTheOriginIs) {
   std::string summaries[2];
   for (int k = 0; k < 2; ++k) {
     const fs::path dir = scratch("fall_" + std::to_string(k));
-    write_file(dir / "grains.csv", falling_grains(k == 0 ? 0.0 : 1.0));
-    write_file(dir / "fall.toml", kFallingScene);
+    write_text_file(dir / "grains.csv", falling_grains(k == 0 ? 0.0 : 1.0));
+    write_text_file(dir / "fall.toml", kFallingScene);
     const Result r = sh(dem_app() + " run " + (dir / "fall.toml").string() + " --quiet --output-dir " +
                         (dir / "out").string());
     ASSERT_EQ(r.status, 0) << r.output;
-    EXPECT_FALSE(has(r.output, "warning")) << r.output;
+    EXPECT_FALSE(contains(r.output, "warning")) << r.output;
     const std::size_t at = r.output.find("energy scale S = ");
     ASSERT_NE(at, std::string::npos) << r.output;
     summaries[k] = r.output.substr(at, r.output.find(')', at) - at);
@@ -245,22 +238,22 @@ TEST(EnergyCheckRuns, ExplicitAfterImplicitIsMeasuredFromTheSwitch) {
   const std::size_t cells = plate.find("cells = [28, 28, 2]");
   ASSERT_NE(cells, std::string::npos);
   plate.replace(cells, 19, "cells = [8, 8, 2]");
-  write_file(dir / "plate.toml", plate);
+  write_text_file(dir / "plate.toml", plate);
   const fs::path ckpt = dir / "out" / "checkpoint.bin";
   Result r = sh(dem_app() + " run " + (dir / "plate.toml").string() + " --quiet --steps 400 --output-dir " +
                 (dir / "out").string());
   ASSERT_EQ(r.status, 0) << r.output;
   r = sh(dem_app() + " restart " + ckpt.string() + " --quiet --integrator implicit --time-step 1e-4 --steps 410");
   ASSERT_EQ(r.status, 0) << r.output;
-  EXPECT_TRUE(has(r.output, "energy check: its reference E_0 = ")) << r.output;
+  EXPECT_TRUE(contains(r.output, "energy check: its reference E_0 = ")) << r.output;
   r = sh(dem_app() + " restart " + ckpt.string() + " --quiet --integrator 25 --time-step 2.5e-7 --steps 460");
   ASSERT_EQ(r.status, 0) << r.output;
-  EXPECT_TRUE(has(r.output, "is taken at step 410, where this run's integration starts")) << r.output;
+  EXPECT_TRUE(contains(r.output, "is taken at step 410, where this run's integration starts")) << r.output;
   EXPECT_EQ(read_checkpoint(ckpt).energy_check.reference_step, 410u);
   // The limits can be given to a restart.
   r = sh(dem_app() + " restart " + ckpt.string() + " --quiet --steps 480 --max-energy-drift 1e-30");
   EXPECT_EQ(r.status, 2) << r.output;
-  EXPECT_TRUE(has(r.output, "past the limit --max-energy-drift = 1e-30")) << r.output;
+  EXPECT_TRUE(contains(r.output, "past the limit --max-energy-drift = 1e-30")) << r.output;
 }
 
 // Issue 22, item 6: newton_tolerance = 0.1 let E_balance rise from 0.0153 to
@@ -275,31 +268,31 @@ TEST(EnergyCheckRuns, ImplicitRunsStopWhenEnergyRisesAndNewtonToleranceIsBounded
     return text;
   };
   for (const std::string value : {"0.1", "1.0", "1e300"}) {
-    write_file(dir / "loose.toml", with_run_keys("newton_tolerance = " + value + "\n"));
+    write_text_file(dir / "loose.toml", with_run_keys("newton_tolerance = " + value + "\n"));
     const Result r = sh(dem_app() + " check " + (dir / "loose.toml").string());
     EXPECT_EQ(r.status, 1) << r.output;
-    EXPECT_TRUE(has(r.output, "[run] newton_tolerance: expected a number in (0, 0.001]")) << r.output;
+    EXPECT_TRUE(contains(r.output, "[run] newton_tolerance: expected a number in (0, 0.001]")) << r.output;
   }
   // A rise past the limit stops the run (exit 2) naming step, time and rise.
-  write_file(dir / "strict.toml", with_run_keys("implicit_energy_rise = 1e-300\n"));
+  write_text_file(dir / "strict.toml", with_run_keys("implicit_energy_rise = 1e-300\n"));
   const Result r = sh(dem_app() + " run " + (dir / "strict.toml").string() + " --quiet --steps 24 --output-dir " +
                       (dir / "out").string());
   if (r.status == 2) {
-    EXPECT_TRUE(has(r.output, "has risen above its largest earlier value")) << r.output;
-    EXPECT_TRUE(has(r.output, "Lower [run] newton_tolerance")) << r.output;
-    EXPECT_FALSE(has(r.output, "time step is probably too large")) << r.output;
+    EXPECT_TRUE(contains(r.output, "has risen above its largest earlier value")) << r.output;
+    EXPECT_TRUE(contains(r.output, "Lower [run] newton_tolerance")) << r.output;
+    EXPECT_FALSE(contains(r.output, "time step is probably too large")) << r.output;
   } else {
     // Backward Euler never rose at all: every row at most the one before.
     EXPECT_EQ(r.status, 0) << r.output;
   }
   // The key belongs to implicit runs.
-  write_file(dir / "explicit.toml", dem::testing::read_file_text(scenes() + "ring_torus.toml") + "");
+  write_text_file(dir / "explicit.toml", dem::testing::read_file_text(scenes() + "ring_torus.toml") + "");
   std::string ring = dem::testing::read_file_text(scenes() + "ring_torus.toml");
   ring.insert(ring.find('\n', ring.find("[run]")) + 1, "implicit_energy_rise = 0.1\n");
-  write_file(dir / "explicit.toml", ring);
+  write_text_file(dir / "explicit.toml", ring);
   const Result e = sh(dem_app() + " check " + (dir / "explicit.toml").string());
   EXPECT_EQ(e.status, 1) << e.output;
-  EXPECT_TRUE(has(e.output, "implicit_energy_rise: only applies with integrator = \"implicit\"")) << e.output;
+  EXPECT_TRUE(contains(e.output, "implicit_energy_rise: only applies with integrator = \"implicit\"")) << e.output;
 }
 
 // Issue 22, item 7: with a checkpoint every step, the checkpoint of a
@@ -319,7 +312,7 @@ TEST(EnergyCheckRuns, DivergedStateNeverReplacesAGoodCheckpoint) {
   set("energy_every", "50");
   set("checkpoint_every", "1");
   ring.insert(ring.find('\n', ring.find("[run]")) + 1, "max_energy_drift = 0.02\n");
-  write_file(dir / "ring.toml", ring);
+  write_text_file(dir / "ring.toml", ring);
   const Result r = sh(dem_app() + " run " + (dir / "ring.toml").string() + " --quiet --output-dir " +
                       (dir / "out").string());
   ASSERT_EQ(r.status, 2) << r.output;
@@ -352,7 +345,7 @@ TEST(EnergyCheckRuns, WriterRefusesANonFiniteStateAndKeepsTheLastCheckpoint) {
       write_checkpoint(path, bad);
       FAIL() << "written: defect " << defect;
     } catch (const CheckpointError& e) {
-      EXPECT_TRUE(has(e.what(), "the last one written is kept")) << e.what();
+      EXPECT_TRUE(contains(e.what(), "the last one written is kept")) << e.what();
     }
     EXPECT_EQ(dem::testing::read_file_text(path), good);
   }

@@ -28,18 +28,11 @@ namespace fs = std::filesystem;
 namespace {
 
 using Result = dem::testing::CommandResult;
+using dem::testing::contains;
+using dem::testing::write_text_file;
 Result sh(const std::string& command) { return dem::testing::run_command(command); }
-std::string dem_app() { return std::string(DEM_BINARY_DIR) + "/apps/dem"; }
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
-fs::path scratch(const std::string& name) {
-  const fs::path p = fs::temp_directory_path() / ("dem_test_limits_" + std::to_string(::getpid())) / name;
-  fs::remove_all(p);
-  fs::create_directories(p);
-  return p;
-}
-
-void write_file(const fs::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
+std::string dem_app() { return dem::testing::app_path("dem"); }
+fs::path scratch(const std::string& name) { return dem::testing::fresh_folder("limits", name); }
 
 std::string replace(std::string text, const std::string& from, const std::string& to) {
   const std::size_t at = text.find(from);
@@ -93,9 +86,9 @@ Simulation simulation_of(const fs::path& scene) { return make_simulation(build_s
 // run made at h2, bit for bit (before, the law kept h1).
 TEST(SceneLimits, HertzMindlinTakesTheRestartsTimeStep) {
   const fs::path dir = scratch("mindlin_step");
-  write_file(dir / "grains.csv", kGrains);
-  write_file(dir / "h1.toml", grain_scene("2e-6"));
-  write_file(dir / "h2.toml", grain_scene("1e-6"));
+  write_text_file(dir / "grains.csv", kGrains);
+  write_text_file(dir / "h1.toml", grain_scene("2e-6"));
+  write_text_file(dir / "h2.toml", grain_scene("1e-6"));
   Simulation a = simulation_of(dir / "h1.toml");
   CheckpointState c = capture_simulation(a);
   c.time_step = 1e-6;
@@ -127,24 +120,24 @@ TEST(SceneLimits, HertzMindlinTakesTheRestartsTimeStep) {
 // Hertz-Mindlin contact and accepted 2e-3 s or 1 s.
 TEST(SceneLimits, HertzMindlinStepsOverTheRayleighStepAreRefused) {
   const fs::path dir = scratch("mindlin_limit");
-  write_file(dir / "grains.csv", kGrains);
+  write_text_file(dir / "grains.csv", kGrains);
   // Rayleigh step: pi r sqrt(rho/G)/(0.1631 nu + 0.8766) with r = 1 mm,
   // rho = 2500, G = 1e7/2.5: 8.5614e-5 s.
   const double h_r = M_PI * 1e-3 * std::sqrt(2500.0 / 4e6) / (0.1631 * 0.25 + 0.8766);
   for (const std::string h : {"2e-3", "1.0", "8.6e-5"}) {
-    write_file(dir / "big.toml", grain_scene(h));
+    write_text_file(dir / "big.toml", grain_scene(h));
     const Result r = sh(dem_app() + " check " + (dir / "big.toml").string());
     EXPECT_EQ(r.status, 1) << h << r.output;
-    EXPECT_TRUE(has(r.output, "is over the stability limit")) << r.output;
-    EXPECT_TRUE(has(r.output, "Rayleigh time step of particle")) << r.output;
+    EXPECT_TRUE(contains(r.output, "is over the stability limit")) << r.output;
+    EXPECT_TRUE(contains(r.output, "Rayleigh time step of particle")) << r.output;
   }
-  write_file(dir / "auto.toml", grain_scene("\"auto\""));
+  write_text_file(dir / "auto.toml", grain_scene("\"auto\""));
   const Result ok = sh(dem_app() + " check " + (dir / "auto.toml").string());
   ASSERT_EQ(ok.status, 0) << ok.output;
-  EXPECT_TRUE(has(ok.output, "critical time step estimate (engine/time_step.hpp): 8.56136e-05")) << ok.output;
+  EXPECT_TRUE(contains(ok.output, "critical time step estimate (engine/time_step.hpp): 8.56136e-05")) << ok.output;
   EXPECT_NEAR(rayleigh_time_step(1e-3, 2500.0 * 4.0 / 3.0 * M_PI * 1e-9, 1e7, 0.25), h_r, 1e-15);
   // Just under the limit runs to its end without a drift warning.
-  write_file(dir / "under.toml", grain_scene("8.5e-5"));
+  write_text_file(dir / "under.toml", grain_scene("8.5e-5"));
   const Result run = sh(dem_app() + " run " + (dir / "under.toml").string() + " --quiet --output-dir " +
                         (dir / "out").string());
   EXPECT_EQ(run.status, 0) << run.output;
@@ -154,15 +147,15 @@ TEST(SceneLimits, HertzMindlinStepsOverTheRayleighStepAreRefused) {
 TEST(SceneLimits, BdemBondsRefuseBakerGonzalezStiffnesses) {
   const fs::path dir = scratch("bdem_keys");
   const std::string cantilever = dem::testing::read_file_text(std::string(DEM_SOURCE_DIR) + "/scenes/cantilever.toml");
-  write_file(dir / "c.toml", replace(cantilever, "law = \"bdem\"", "law = \"bdem\"\naxial = 5.0"));
+  write_text_file(dir / "c.toml", replace(cantilever, "law = \"bdem\"", "law = \"bdem\"\naxial = 5.0"));
   const Result r = sh(dem_app() + " check " + (dir / "c.toml").string());
   EXPECT_EQ(r.status, 1) << r.output;
-  EXPECT_TRUE(has(r.output, "[bonds] axial: is a Baker-Gonzalez stiffness")) << r.output;
+  EXPECT_TRUE(contains(r.output, "[bonds] axial: is a Baker-Gonzalez stiffness")) << r.output;
 }
 
 TEST(SceneLimits, CsvParticlesTakeTheirMaterialsDensity) {
   const fs::path dir = scratch("csv_material");
-  write_file(dir / "p.csv", "x,y,z,diameter,material\n0,0,0,0.002,light\n0.01,0,0,0.002,heavy\n0.02,0,0,0.002,light\n");
+  write_text_file(dir / "p.csv", "x,y,z,diameter,material\n0,0,0,0.002,light\n0.01,0,0,0.002,heavy\n0.02,0,0,0.002,light\n");
   const std::string scene = R"([run]
 time_step = 1e-6
 steps = 10
@@ -180,7 +173,7 @@ file = "p.csv"
 [contact]
 law = "hertz-mindlin"
 )";
-  write_file(dir / "s.toml", scene);
+  write_text_file(dir / "s.toml", scene);
   const SceneSpec spec = read_scene_file(dir / "s.toml");
   const BuiltScene b = build_scene(spec);
   const double v = M_PI * 8e-9 / 6.0;
@@ -190,14 +183,14 @@ law = "hertz-mindlin"
     EXPECT_EQ(b.scene.particles.material[i], id == 1 ? 1u : 0u) << id;
   }
   // Without the column, the source's material key.
-  write_file(dir / "q.csv", "x,y,z,diameter\n0,0,0,0.002\n");
-  write_file(dir / "q.toml", replace(replace(scene, "p.csv", "q.csv"), "file = \"q.csv\"", "file = \"q.csv\"\nmaterial = \"heavy\""));
+  write_text_file(dir / "q.csv", "x,y,z,diameter\n0,0,0,0.002\n");
+  write_text_file(dir / "q.toml", replace(replace(scene, "p.csv", "q.csv"), "file = \"q.csv\"", "file = \"q.csv\"\nmaterial = \"heavy\""));
   EXPECT_DOUBLE_EQ(build_scene(read_scene_file(dir / "q.toml")).scene.particles.mass[0], 8000.0 * v);
   // An unknown name is an error naming the file, line and column.
-  write_file(dir / "p.csv", "x,y,z,diameter,material\n0,0,0,0.002,lead\n");
+  write_text_file(dir / "p.csv", "x,y,z,diameter,material\n0,0,0,0.002,lead\n");
   const Result r = sh(dem_app() + " check " + (dir / "s.toml").string());
   EXPECT_EQ(r.status, 1) << r.output;
-  EXPECT_TRUE(has(r.output, "p.csv:2: column \"material\": no [[material]] is named \"lead\"")) << r.output;
+  EXPECT_TRUE(contains(r.output, "p.csv:2: column \"material\": no [[material]] is named \"lead\"")) << r.output;
 }
 
 // Item 12: nu = -0.99, beta = 10 and a short rest length were accepted by
@@ -208,7 +201,7 @@ TEST(SceneLimits, BdemAutomaticStepFollowsEveryBondsStiffness) {
       replace(dem::testing::read_file_text(std::string(DEM_SOURCE_DIR) + "/scenes/cantilever.toml"), "end_time = 5.0",
               "end_time = 0.005");
   const auto critical = [&](const std::string& text) {
-    write_file(dir / "c.toml", text);
+    write_text_file(dir / "c.toml", text);
     const Result r = sh(dem_app() + " check " + (dir / "c.toml").string());
     EXPECT_EQ(r.status, 0) << r.output;
     const std::size_t at = r.output.find("critical time step estimate (engine/time_step.hpp): ");
@@ -222,12 +215,12 @@ TEST(SceneLimits, BdemAutomaticStepFollowsEveryBondsStiffness) {
     const std::string text = replace(cantilever, from, to);
     const auto [h, out] = critical(text);
     EXPECT_LT(h, 0.5 * nominal) << to << out;
-    EXPECT_TRUE(has(out, "bdem_bonds_time_step")) << out;
+    EXPECT_TRUE(contains(out, "bdem_bonds_time_step")) << out;
     // The automatic step runs clean.
     const Result r = sh(dem_app() + " run " + (dir / "c.toml").string() + " --quiet --overwrite --output-dir " +
                         (dir / "out").string());
     EXPECT_EQ(r.status, 0) << to << r.output;
-    EXPECT_FALSE(has(r.output, "warning")) << to << r.output;
+    EXPECT_FALSE(contains(r.output, "warning")) << to << r.output;
   }
 }
 
@@ -235,7 +228,7 @@ TEST(SceneLimits, BdemAutomaticStepFollowsEveryBondsStiffness) {
 TEST(SceneLimits, ValuesThatOverflowAtTheFirstStepAreRefusedNamingTheKey) {
   const fs::path dir = scratch("overflow");
   const std::string cantilever = dem::testing::read_file_text(std::string(DEM_SOURCE_DIR) + "/scenes/cantilever.toml");
-  write_file(dir / "grains.csv", kGrains);
+  write_text_file(dir / "grains.csv", kGrains);
   const std::pair<std::string, std::string> cases[] = {
       {replace(cantilever, "beta = 1.0", "beta = 1e200"), "beta = 1e+200"},
       {replace(cantilever, "force = [0.0, 0.0, -1e-4]", "force = [0.0, 0.0, -1e300]"), "[[group]] \"tip\" force"},
@@ -244,12 +237,12 @@ TEST(SceneLimits, ValuesThatOverflowAtTheFirstStepAreRefusedNamingTheKey) {
       {replace(grain_scene("1e-6"), "mu_r = 0.1", "mu_r = 1e300"), "mu_r = 1e+300"},
   };
   for (const auto& [text, key] : cases) {
-    write_file(dir / "s.toml", text);
+    write_text_file(dir / "s.toml", text);
     for (const std::string& cmd :
          {std::string("check "), "run --quiet --overwrite --output-dir " + (dir / "out").string() + " "}) {
       const Result r = sh(dem_app() + " " + cmd + (dir / "s.toml").string());
       EXPECT_EQ(r.status, 1) << key << r.output;
-      EXPECT_TRUE(has(r.output, key)) << key << r.output;
+      EXPECT_TRUE(contains(r.output, key)) << key << r.output;
     }
   }
 }
@@ -258,9 +251,9 @@ TEST(SceneLimits, ValuesThatOverflowAtTheFirstStepAreRefusedNamingTheKey) {
 TEST(SceneLimits, TwoLoadsOnAParticleNameBothGroups) {
   const fs::path dir = scratch("loads");
   const std::string cantilever = dem::testing::read_file_text(std::string(DEM_SOURCE_DIR) + "/scenes/cantilever.toml");
-  write_file(dir / "c.toml", cantilever + "\n[[group]]\nname = \"wind\"\nids = [30, 40]\nforce = [0.0, 1e-5, 0.0]\n");
+  write_text_file(dir / "c.toml", cantilever + "\n[[group]]\nname = \"wind\"\nids = [30, 40]\nforce = [0.0, 1e-5, 0.0]\n");
   const Result r = sh(dem_app() + " check " + (dir / "c.toml").string());
   EXPECT_EQ(r.status, 1) << r.output;
-  EXPECT_TRUE(has(r.output, "[[group]] \"wind\" force: particle 40 is already loaded by [[group]] \"tip\" (")) << r.output;
-  EXPECT_TRUE(has(r.output, "c.toml:")) << r.output;
+  EXPECT_TRUE(contains(r.output, "[[group]] \"wind\" force: particle 40 is already loaded by [[group]] \"tip\" (")) << r.output;
+  EXPECT_TRUE(contains(r.output, "c.toml:")) << r.output;
 }
