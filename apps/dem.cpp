@@ -23,6 +23,7 @@
 #include "scene/scene_builder.hpp"
 #include "core/format.hpp"
 #ifdef DEM_WITH_MPI
+#include "mpi/agreement.hpp"
 #include "mpi/domain.hpp"
 #endif
 
@@ -133,6 +134,26 @@ int run(Simulation sim, RunPlan& plan) {
   int ranks = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
   if (ranks > 1) {
+    // Every rank runs the same scene with the same options and build, or
+    // none runs (issue 22: ranks on different scenes wrote mixed results).
+    const std::string scene = "scene " + plan.scene_path;
+    const std::string options = "end step " + std::to_string(plan.end_step) + ", output folder " +
+                                plan.output_dir.string() + (plan.overwrite ? ", --overwrite" : "") +
+                                ", time step " + format_g(sim.time_step(), 17) + ", integrator " +
+                                integrator_map_name(sim.map()) + ", from step " + std::to_string(sim.step_count());
+    const std::string build = std::string("dem built ") + __DATE__ + " " + __TIME__;
+    const std::string differs = disagreement(
+        MPI_COMM_WORLD, {{"the scene text", plan.scene_path + '\n' + plan.scene_text}, {"the run (end step, output folder, time step, integrator, start step)", options},
+                         {"the build", build}},
+        {scene, options, build});
+    if (!differs.empty()) {
+      int rank = 0;
+      MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+      if (rank == 0)
+        std::cerr << "error: the MPI ranks do not agree: " << differs
+                  << "; every rank must run the same scene with the same options and build\n";
+      return kExitBadInput;
+    }
     Domain domain(MPI_COMM_WORLD, std::move(sim));
     plan.domain = &domain;
     std::cout << "MPI: " << ranks << " ranks, " << domain.particle_count()

@@ -31,6 +31,15 @@ namespace fs = std::filesystem;
 
 namespace {
 
+/// The last step up to `step` whose rows of groups.csv (written with the
+/// energy rows) a continued run keeps: `step` if an energy row is due there,
+/// else the step before (a run's last step writes a row off the schedule,
+/// which the uninterrupted run does not have).
+std::uint64_t last_scheduled_row(std::uint64_t step, std::uint64_t energy_every) {
+  const bool scheduled = energy_every > 0 && step % energy_every == 0;
+  return scheduled || step == 0 ? step : step - 1;
+}
+
 /// What to tell the user after the run failed with `e`: the energy check's
 /// own hint, nothing more for an implicit step (its message says what
 /// stopped it), else that the time step is the usual cause.
@@ -405,8 +414,10 @@ void plan_restart_output(const CheckpointState& c, const fs::path& checkpoint_pa
       }
     }
   copy_energy_rows(checkpoint_folder / "energy.csv", out / "energy.csv", c.energy_rows);
-  for (const char* table : {kBondFailuresFile, kGroupsFile, kSolverFile})
+  for (const char* table : {kBondFailuresFile, kSolverFile})
     copy_rows_up_to_step(checkpoint_folder / table, out / table, c.step_count);
+  copy_rows_up_to_step(checkpoint_folder / kGroupsFile, out / kGroupsFile,
+                       last_scheduled_row(c.step_count, plan.output.energy_every));
   for (const std::string& name : frame_files) link_or_copy(checkpoint_folder / name, out / name);
   write_run_id(out, c.run_id);  // last: the folder is the run's once complete
   log << "continuing the series of " << checkpoint_folder.string() << " in " << out.string() << ": "
@@ -483,7 +494,7 @@ int run_to_end(Simulation& sim, const RunPlan& given, std::ostream& log, RunSumm
   if (writes && implicit) solver.emplace(out / kSolverFile, solver_header());
   if (plan.resume) {
     if (failures) failures->resume(first_step);
-    if (groups) groups->resume(first_step);
+    if (groups) groups->resume(last_scheduled_row(first_step, o.energy_every));
     if (solver) solver->resume(first_step);
   }
   std::size_t newton_total = 0, cg_total = 0, halvings_total = 0;
@@ -565,6 +576,8 @@ int run_to_end(Simulation& sim, const RunPlan& given, std::ostream& log, RunSumm
       // before it is written (the gather below waits for every rank).
       if (vtk && domain != nullptr) output([&] { vtk->flush(); });
       const Simulation* view = domain != nullptr ? domain->whole_view() : &sim;
+      // (Every rank has flushed: the collections list every piece's frame.)
+      if (vtk && writes && domain != nullptr) output([&] { vtk->relist(); });
       if (writes && view != nullptr)
         output([&] { write_checkpoint(checkpoint_path, checkpoint_of(*view, plan, frame_times, energy_rows)); });
     }
@@ -675,6 +688,7 @@ int run_to_end(Simulation& sim, const RunPlan& given, std::ostream& log, RunSumm
     end_progress_line();
     if (vtk) output([&] { vtk->flush(); });
     if (domain != nullptr) (void)domain->any(false);  // every rank's pieces are on disk
+    if (vtk && writes && domain != nullptr) output([&] { vtk->relist(); });
     if (writes) write_tables(nullptr);
     if (checkpoints) save_checkpoint();
   } catch (const OutputFailure& e) {

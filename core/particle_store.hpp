@@ -94,6 +94,12 @@ class ParticleStore {
   /// undivided run's order. Empty without a decomposition; carried along
   /// like ghost.
   std::vector<std::uint64_t> order_key;
+  /// Set on a part of a decomposed system (engine/partition.hpp), also on
+  /// one that holds no particle (more MPI ranks than particles), whose
+  /// empty `ghost` would otherwise read as an undivided system.
+  bool decomposed = false;
+  /// A part of a decomposed system (decomposed, or any ghosts).
+  bool is_part() const { return decomposed || !ghost.empty(); }
 
   /// True if this process owns the particle in slot i (its energy, momentum
   /// and one-body terms are booked here).

@@ -55,7 +55,7 @@ std::vector<std::uint32_t> slots_of_ids(const ParticleStore& s, const std::vecto
   const std::size_t n = s.size();
   std::vector<std::uint32_t> slots;
   slots.reserve(ids.size());
-  if (!s.ghost.empty()) {
+  if (s.is_part()) {
     // A part of a decomposed system (engine/partition.hpp): ids are any
     // subset of the whole system's.
     std::vector<std::pair<std::uint32_t, std::uint32_t>> by_id(n);

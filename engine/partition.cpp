@@ -232,6 +232,7 @@ double PartFactory::interaction_range(const GlobalState& state) const {
 Simulation PartFactory::make(const GlobalState& state, const PartLayout& layout) const {
   ParticleStore part = select_particles(state.particles, layout.members);
   part.ghost = layout.ghost;
+  part.decomposed = true;
   // Each slot of the template's particles -> its slot in the part.
   const auto by_id = slots_by_id(part);
   const ParticleStore& t = whole_.particles();

@@ -52,14 +52,14 @@ void Simulation::start() {
   index_clumps();
   // A part of a decomposed system is made from a step's state, whose
   // members were placed at its end; a set-up or restored system is placed.
-  if (particles_.ghost.empty()) place_members();
+  if (!particles_.is_part()) place_members();
   // Without any moment the gather does not write the moments: zero them
   // once (a checkpoint's are zero already).
   if (!forces_.gives_moments()) std::fill(particles_.moment.begin(), particles_.moment.end(), Vec3::Zero());
   // A part of a decomposed system (ghosts flagged, engine/partition.hpp)
   // comes with its records restored as the whole run has them; whether a
   // rebuild is due is decided by all ranks together at the next step.
-  if (particles_.ghost.empty()) rebuild_phase();
+  if (!particles_.is_part()) rebuild_phase();
   forces_.evaluate(particles_);
   reduce_forces();
   ledger_on_ = forces_.dissipative();
@@ -87,7 +87,7 @@ void Simulation::index_groups() {
     if (g.motion != ParticleGroup::Motion::free && !g.ids.empty()) has_kinematic_ = true;
   group_slots_.clear();
   for (const ParticleGroup& g : groups_) {
-    if (particles_.ghost.empty()) {
+    if (!particles_.is_part()) {
       group_slots_.push_back(slots_of_ids(particles_, g.ids, "group '" + g.name + "': id"));
       continue;
     }

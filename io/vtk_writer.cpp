@@ -135,12 +135,12 @@ void write_summary(const fs::path& folder, const char* stem, std::size_t frame, 
   write_vtk_text(folder / frame_file_name(stem, frame, "pvtp"), text);
 }
 
-/// Rewrites the collection `stem.pvd` listing for every time its frame:
+/// Rewrites the collection `stem.pvd` listing the first `count` frames:
 /// stem_NNNNNN.pvtp where `parallel` says so, else stem_NNNNNN.vtp.
 void write_collection(const fs::path& folder, const char* stem, const std::vector<double>& times,
-                      const std::vector<std::uint8_t>& parallel) {
+                      const std::vector<std::uint8_t>& parallel, std::size_t count) {
   std::string text = "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"0.1\">\n  <Collection>\n";
-  for (std::size_t k = 0; k < times.size(); ++k) {
+  for (std::size_t k = 0; k < count; ++k) {
     char time[32];
     std::snprintf(time, sizeof time, "%.16e", times[k]);
     text += std::string("    <DataSet timestep=\"") + time + "\" part=\"0\" file=\"" + frame_file_name(stem, k, parallel[k] ? "pvtp" : "vtp") +
@@ -148,6 +148,22 @@ void write_collection(const fs::path& folder, const char* stem, const std::vecto
   }
   text += "  </Collection>\n</VTKFile>\n";
   write_vtk_text(folder / (std::string(stem) + ".pvd"), text);
+}
+
+/// The frames [listed, frames) of a series, from `listed` on, while each is
+/// whole on disk: a .vtp (written by the one writer), or a parallel frame
+/// of `pieces` pieces each of whose particles and bonds files exists (pieces
+/// are renamed into place once complete). Returns the new count.
+std::size_t complete_frames(const fs::path& folder, std::size_t listed, std::size_t frames,
+                            const std::vector<std::uint8_t>& parallel, int pieces) {
+  std::error_code ec;
+  for (; listed < frames; ++listed) {
+    if (!parallel[listed]) continue;
+    for (int p = 0; p < pieces; ++p)
+      for (const char* stem : {"particles", "bonds"})
+        if (!fs::exists(folder / frame_file_name(stem, listed, "vtp", p), ec)) return listed;
+  }
+  return listed;
 }
 
 /// A named, empty VTK array of `components` values per tuple.
@@ -289,6 +305,7 @@ struct VtkSeriesWriter::FrameJob {
   std::size_t index = 0;
   std::vector<double> times;  ///< the series' times up to this frame
   std::vector<std::uint8_t> parallel;  ///< per frame of the series: a .pvtp (else a .vtp)
+  std::size_t listed = 0;  ///< frames the collections list, every piece on disk (in and out)
   int compression_level = kDefaultCompressionLevel;
   VtkPieces pieces;
   bool narrow = true;  ///< cell connectivity and offsets as Int32 (else Int64)
@@ -571,8 +588,9 @@ struct VtkSeriesWriter::FrameJob {
       write_summary(folder, "particles", index, pieces.count, cloud);
       write_summary(folder, "bonds", index, pieces.count, network);
     }
-    write_collection(folder, "particles", times, parallel);
-    write_collection(folder, "bonds", times, parallel);
+    listed = complete_frames(folder, listed, times.size(), parallel, pieces.count);
+    write_collection(folder, "particles", times, parallel, listed);
+    write_collection(folder, "bonds", times, parallel, listed);
   }
 };
 
@@ -664,16 +682,29 @@ void VtkSeriesWriter::resume(std::vector<double> times) {
   if (!times_.empty() && pieces_.piece == 0) {
     // The collections list exactly the earlier frames from now on (not the
     // frames an earlier attempt wrote after them).
-    write_collection(folder_, "particles", times_, parallel_);
-    write_collection(folder_, "bonds", times_, parallel_);
+    write_collection(folder_, "particles", times_, parallel_, times_.size());
+    write_collection(folder_, "bonds", times_, parallel_, times_.size());
   }
+  listed_ = times_.size();  // each checked on disk by the restart (vtk_frame_files)
 }
 
 void VtkSeriesWriter::flush() {
+  const bool in_flight = worker_.joinable();
   if (std::exception_ptr error = wait()) {
     times_.pop_back();  // the failed frame is not part of the series
     std::rethrow_exception(error);
   }
+  if (in_flight) listed_ = job_->listed;
+}
+
+void VtkSeriesWriter::relist() {
+  flush();
+  if (pieces_.piece != 0 || pieces_.count < 2) return;
+  const std::size_t listed = complete_frames(folder_, listed_, times_.size(), parallel_, pieces_.count);
+  if (listed == listed_) return;
+  listed_ = listed;
+  write_collection(folder_, "particles", times_, parallel_, listed_);
+  write_collection(folder_, "bonds", times_, parallel_, listed_);
 }
 
 void VtkSeriesWriter::write_frame(double t, const ParticleStore& particles, const BondList& bonds,
@@ -692,6 +723,7 @@ void VtkSeriesWriter::write_frame(double t, const ParticleStore& particles, cons
   try {
     job->times = times_;
     job->parallel = parallel_;
+    job->listed = listed_;
     worker_ = std::thread([this, job] {
       try {
         job->run();

@@ -143,9 +143,19 @@ class VtkSeriesWriter {
                    const FrameExtras& extras = {});
 
   /// Waits until the frame in flight (if any) is on disk, with both .pvd
-  /// files listing it. Throws std::runtime_error naming the file if writing
-  /// it failed (the error is then cleared).
+  /// files listing it (a parallel series: listing the frames whose every
+  /// piece is on disk, see relist()). Throws std::runtime_error naming the
+  /// file if writing it failed (the error is then cleared).
   void flush();
+
+  /// A parallel series (pieces().count > 1), piece 0: the .pvd collections
+  /// list a frame only once every rank's piece of it is on disk (a rank that
+  /// could not write its piece, a full disk, leaves the frame unlisted, and
+  /// so do all after it). Frames whose pieces other ranks were still writing
+  /// when the collections were last written are listed by the next frame or
+  /// by this call, made once every rank has flushed (the run's end, before a
+  /// checkpoint). Does nothing for other writers.
+  void relist();
 
   /// Continues a series whose first frames (at these times) an earlier run
   /// wrote into the folder: the next frame gets number times.size(), and the
@@ -176,6 +186,7 @@ class VtkSeriesWriter {
   VtkPieces pieces_;
   std::vector<double> times_;       ///< times of the accepted frames
   std::vector<std::uint8_t> parallel_;  ///< per frame: written as a parallel frame (.pvtp)
+  std::size_t listed_ = 0;          ///< the collections list frames [0, listed_), every piece on disk
   std::unique_ptr<FrameJob> job_;   ///< the frame in flight, or the last one's buffers
   std::thread worker_;              ///< writing job_, if joinable
   std::exception_ptr error_;        ///< set by the worker, read after join()

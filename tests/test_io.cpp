@@ -355,6 +355,44 @@ TEST(VtkSeriesWriter, FramesReadBackExactly) {
   fs::remove_all(dir.parent_path().parent_path());
 }
 
+// Issue 22, item 9: on a full disk one rank's piece was never written and
+// particles.pvd listed the frame anyway (ParaView read it as empty). A frame
+// is listed once every piece of it is on disk.
+TEST(VtkSeriesWriter, ParallelFramesAreListedOnlyWhenEveryPieceIsOnDisk) {
+  const fs::path dir = fresh_folder("vtk_missing_piece");
+  Scene scene;
+  const auto listed = [&] {
+    const std::string pvd = read_text(dir / "particles.pvd");
+    std::size_t count = 0;
+    for (std::size_t at = pvd.find("<DataSet"); at != std::string::npos; at = pvd.find("<DataSet", at + 1)) ++count;
+    return count;
+  };
+  VtkSeriesWriter w0(dir, VtkSeriesWriter::kDefaultCompressionLevel, VtkPieces{0, 3});
+  VtkSeriesWriter w1(dir, VtkSeriesWriter::kDefaultCompressionLevel, VtkPieces{1, 3});
+  VtkSeriesWriter w2(dir, VtkSeriesWriter::kDefaultCompressionLevel, VtkPieces{2, 3});
+  w0.write_frame(0.25, scene.store, scene.bonds);
+  w1.write_frame(0.25, ParticleStore{}, BondList{});
+  w0.flush();
+  w1.flush();
+  w0.relist();
+  EXPECT_EQ(listed(), 0u);  // piece 2 is missing
+  EXPECT_EQ(read_text(dir / "bonds.pvd").find("<DataSet"), std::string::npos);
+  w2.write_frame(0.25, ParticleStore{}, BondList{});
+  w2.flush();
+  w0.relist();
+  EXPECT_EQ(listed(), 1u);
+  // The next frame lists the ones before it that became whole.
+  w0.write_frame(0.5, scene.store, scene.bonds);
+  w0.flush();
+  EXPECT_EQ(listed(), 1u);
+  w1.write_frame(0.5, ParticleStore{}, BondList{});
+  w2.write_frame(0.5, ParticleStore{}, BondList{});
+  w1.flush();
+  w2.flush();
+  w0.relist();
+  EXPECT_EQ(listed(), 2u);
+}
+
 TEST(VtkSeriesWriter, ParallelPiecesReadBackAsOneDataset) {
   // Three writers of one series, as three MPI ranks: piece 0 shows the
   // particles of even slot and the bonds from them, piece 1 the others,
@@ -392,6 +430,7 @@ TEST(VtkSeriesWriter, ParallelPiecesReadBackAsOneDataset) {
     w0.flush();
     w1.flush();
     w2.flush();
+    w0.relist();  // every writer has flushed (the run loop calls it then)
   }
   EXPECT_EQ(vtk_frame_files(dir, "particles", 0),
             (std::vector<std::string>{"particles_000000.pvtp", "particles_000000_0.vtp", "particles_000000_1.vtp",

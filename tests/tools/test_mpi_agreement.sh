@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Issue 22, item 10: MPI ranks started on different scenes
+# (`mpirun -np 2 dem run a.toml : -np 1 dem run b.toml`) or with different
+# options ran and wrote mixed results. Every rank must agree on the scene
+# text, the run options and the build before the first step, or all stop
+# with exit 1 naming what differs and where.
+#
+# Usage: tests/tools/test_mpi_agreement.sh BUILD_DIR SCENE_A SCENE_B
+# Prints one line per case and "N passed, M failed"; exits 1 on a failure.
+set -uo pipefail
+build=$1 a=$2 b=$3
+dem="$build/apps/dem"
+[ -x "$dem" ] || { echo "FAIL: no $dem" >&2; exit 2; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/mpi_agreement.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+mpi=(mpirun --oversubscribe --allow-run-as-root --bind-to none)
+export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_mpi_yield_when_idle=1
+passed=0 failed=0
+expect() {  # expect NAME STATUS TEXT -- COMMAND...: exit status and a text in the output
+  local name=$1 status=$2 text=$3
+  shift 4
+  "$@" >"$tmp/out.log" 2>&1
+  local got=$?
+  if [ "$got" -eq "$status" ] && grep -qF -- "$text" "$tmp/out.log"; then
+    echo "ok: $name"
+    passed=$((passed + 1))
+  else
+    echo "FAIL: $name (exit $got, expected $status and \"$text\"):"
+    sed 's/^/    /' "$tmp/out.log" | tail -20
+    failed=$((failed + 1))
+  fi
+}
+expect "two scenes" 1 "the scene text differs from rank 0's on rank 2" -- \
+  "${mpi[@]}" -np 2 "$dem" run "$a" --steps 20 --quiet --threads 1 --output-dir "$tmp/x" : \
+  -np 1 "$dem" run "$b" --steps 20 --quiet --threads 1 --output-dir "$tmp/x"
+expect "two step counts" 1 "the run (end step, output folder, time step, integrator, start step) differs from rank 0's on rank 1" -- \
+  "${mpi[@]}" -np 1 "$dem" run "$a" --steps 20 --quiet --threads 1 --output-dir "$tmp/y" : \
+  -np 1 "$dem" run "$a" --steps 30 --quiet --threads 1 --output-dir "$tmp/y"
+[ ! -e "$tmp/x/energy.csv" ] && [ ! -e "$tmp/y/energy.csv" ] || { echo "FAIL: a refused run wrote energy.csv"; failed=$((failed + 1)); }
+expect "one scene" 0 "done:" -- \
+  "${mpi[@]}" -np 2 "$dem" run "$a" --steps 20 --quiet --threads 1 --output-dir "$tmp/z"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
