@@ -142,10 +142,12 @@ int run(Simulation sim, RunPlan& plan) {
                                 ", time step " + format_g(sim.time_step(), 17) + ", integrator " +
                                 integrator_map_name(sim.map()) + ", from step " + std::to_string(sim.step_count());
     const std::string build = std::string("dem built ") + __DATE__ + " " + __TIME__;
-    const std::string differs = disagreement(
-        MPI_COMM_WORLD, {{"the scene text", plan.scene_path + '\n' + plan.scene_text}, {"the run (end step, output folder, time step, integrator, start step)", options},
-                         {"the build", build}},
-        {scene, options, build});
+    const std::string differs =
+        disagreement(MPI_COMM_WORLD,
+                     {{"the scene text", plan.scene_path + '\n' + plan.scene_text},
+                      {"the run (end step, output folder, time step, integrator, start step)", options},
+                      {"the build", build}},
+                     {scene, options, build});
     if (!differs.empty()) {
       int rank = 0;
       MPI_Comm_rank(MPI_COMM_WORLD, &rank);

@@ -15,6 +15,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iomanip>
 #include <sstream>
 #include <string>
 
@@ -59,7 +60,8 @@ std::string falling_grains(double z0) {
   for (int i = 0; i < 4; ++i)
     for (int j = 0; j < 4; ++j)
       for (int k = 0; k < 4; ++k)
-        csv << (i - 1.5) * 0.005 << "," << (j - 1.5) * 0.005 << "," << z0 + (k - 1.5) * 0.005 << ",0.002,glass\n";
+        csv << (i - 1.5) * 0.005 << "," << (j - 1.5) * 0.005 << "," << std::setprecision(17) << z0 + (k - 1.5) * 0.005
+            << std::setprecision(6) << ",0.002,glass\n";
   return csv.str();
 }
 
@@ -186,13 +188,15 @@ TEST(EnergyCheck, ContinuesFromItsStateExactly) {
 
 // ---------------------------------------------------------------- runs
 
-// Issue 22, item 3: at the origin the first row used to stop the run (exit
-// 2); 1 m higher it ran clean. Now both run clean with the same scale.
+// Issue 22, item 3: with the centre of mass a hair (1e-18 m) above the
+// origin, U_gravity(0) about 1e-20 J, the old scale |E_0| + |U_gravity(0)|
+// stopped the run at step 40 with a drift of 0.75 (exit 2); 1 m higher it
+// ran clean. Now both run clean with the same scale.
 TEST(EnergyCheckRuns, FreeFallIsCleanWhereverTheOriginIs) {
   std::string summaries[2];
   for (int k = 0; k < 2; ++k) {
     const fs::path dir = scratch("fall_" + std::to_string(k));
-    write_text_file(dir / "grains.csv", falling_grains(k == 0 ? 0.0 : 1.0));
+    write_text_file(dir / "grains.csv", falling_grains(k == 0 ? 1e-18 : 1.0));
     write_text_file(dir / "fall.toml", kFallingScene);
     const Result r = sh(dem_app() + " run " + (dir / "fall.toml").string() + " --quiet --output-dir " +
                         (dir / "out").string());
@@ -233,7 +237,9 @@ TEST(EnergyCheckRuns, ZeroEnergyRunRestartsAsItWouldHaveRun) {
 // and the run says so.
 TEST(EnergyCheckRuns, ExplicitAfterImplicitIsMeasuredFromTheSwitch) {
   const fs::path dir = scratch("switch");
-  // The shipped plate drop, 8 x 8 x 2 cells instead of 28 x 28 x 2.
+  // The shipped plate drop, 8 x 8 x 2 cells instead of 28 x 28 x 2 (the
+  // code before the fix stopped this one too, at step 480 with a drift of
+  // 0.876).
   std::string plate = dem::testing::read_file_text(scenes() + "plate_drop.toml");
   const std::size_t cells = plate.find("cells = [28, 28, 2]");
   ASSERT_NE(cells, std::string::npos);
@@ -243,15 +249,15 @@ TEST(EnergyCheckRuns, ExplicitAfterImplicitIsMeasuredFromTheSwitch) {
   Result r = sh(dem_app() + " run " + (dir / "plate.toml").string() + " --quiet --steps 400 --output-dir " +
                 (dir / "out").string());
   ASSERT_EQ(r.status, 0) << r.output;
-  r = sh(dem_app() + " restart " + ckpt.string() + " --quiet --integrator implicit --time-step 1e-4 --steps 410");
+  r = sh(dem_app() + " restart " + ckpt.string() + " --quiet --integrator implicit --time-step 1e-4 --steps 440");
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_TRUE(contains(r.output, "energy check: its reference E_0 = ")) << r.output;
-  r = sh(dem_app() + " restart " + ckpt.string() + " --quiet --integrator 25 --time-step 2.5e-7 --steps 460");
+  r = sh(dem_app() + " restart " + ckpt.string() + " --quiet --integrator 25 --time-step 2.5e-7 --steps 500");
   ASSERT_EQ(r.status, 0) << r.output;
-  EXPECT_TRUE(contains(r.output, "is taken at step 410, where this run's integration starts")) << r.output;
-  EXPECT_EQ(read_checkpoint(ckpt).energy_check.reference_step, 410u);
+  EXPECT_TRUE(contains(r.output, "is taken at step 440, where this run's integration starts")) << r.output;
+  EXPECT_EQ(read_checkpoint(ckpt).energy_check.reference_step, 440u);
   // The limits can be given to a restart.
-  r = sh(dem_app() + " restart " + ckpt.string() + " --quiet --steps 480 --max-energy-drift 1e-30");
+  r = sh(dem_app() + " restart " + ckpt.string() + " --quiet --steps 520 --max-energy-drift 1e-30");
   EXPECT_EQ(r.status, 2) << r.output;
   EXPECT_TRUE(contains(r.output, "past the limit --max-energy-drift = 1e-30")) << r.output;
 }
