@@ -96,12 +96,14 @@ void print_summary(const BuiltScene& b, const SceneSpec& spec, std::ostream& out
     for (int a = 0; a < 3; ++a) out << ", " << names[a] << " " << format_g(lo[a]) << (lo[a] < hi[a] ? " to " + format_g(hi[a]) : "");
   }
   out << ")\n"
-      << "  contact: K^pp " << format_g(s.contact.stiffness) << ", skin " << format_g(s.contact.skin) << "\n"
+      << "  contact: law \"" << s.contact_law << "\", stiffness "
+      << format_g(s.contact_setup ? s.contact_setup->pair_stiffness() : s.contact.stiffness) << ", skin "
+      << format_g(s.contact.skin) << "\n"
       << "  clumps: " << b.clumps.size() << "\n"
       << "  walls: " << s.walls.size();
   for (const Wall& w : s.walls)
     out << "; point (" << format_g(w.point.x()) << ", " << format_g(w.point.y()) << ", " << format_g(w.point.z()) << ") normal ("
-        << format_g(w.normal.x()) << ", " << format_g(w.normal.y()) << ", " << format_g(w.normal.z()) << ") K^pw " << format_g(w.stiffness);
+        << format_g(w.normal.x()) << ", " << format_g(w.normal.y()) << ", " << format_g(w.normal.z()) << ") stiffness " << format_g(w.stiffness);
   out << "\n  gravity: (" << format_g(s.gravity.x()) << ", " << format_g(s.gravity.y()) << ", " << format_g(s.gravity.z()) << ")\n"
       << "  integrator: "
       << (b.map == IntegratorMap::implicit

@@ -78,6 +78,26 @@ struct HertzContactLaw {
   double radial_curvature(double r, double reach) const {
     return 1.5 * stiffness / (reach * reach) * std::sqrt(1.0 - r / reach);
   }
+  /// Zero stiffness: no contact at all (the gather skips the provider).
+  bool active() const { return stiffness > 0.0; }
+  /// The vectorised loop (contact/pair_kernel.hpp) in ranges of whole
+  /// 8-pair blocks: the same bits as force() pair by pair.
+  void block_forces(const NeighbourList& list, const ParticleStore& s, const std::uint8_t* excluded,
+                    std::span<Vec3> pair_force) const {
+    HertzPairArgs a;
+    a.owner = list.owner.data();
+    a.partner = list.partner.data();
+    a.excluded = excluded;
+    a.position = s.position.data();
+    a.radius = s.radius.data();
+    a.stiffness = stiffness;
+    a.force = pair_force.data();
+    constexpr std::size_t kBlock = 8;
+    const std::size_t m = list.pair_count();
+    parallel_for_ranges((m + kBlock - 1) / kBlock, [&](std::size_t begin, std::size_t end) {
+      hertz_pair_forces(a, begin * kBlock, std::min(end * kBlock, m));
+    }, 64);
+  }
   void save(ByteWriter& w) const { w.f64(stiffness); }
   static HertzContactLaw load(ByteReader& r);
 };
@@ -335,6 +355,15 @@ concept FilterLaw = requires(const Law& law) {
   { law.filter() } -> std::convertible_to<bool>;
 };
 
+/// Laws with a vectorised kernel over the whole pair list, which gives the
+/// same bits as their force() pair by pair:
+///   void block_forces(const NeighbourList&, const ParticleStore&,
+///                     const std::uint8_t* excluded, std::span<Vec3> pair_force) const;
+template <class Law>
+concept BlockKernelLaw = requires(const Law& law, const NeighbourList& l, const ParticleStore& s, std::span<Vec3> f) {
+  law.block_forces(l, s, static_cast<const std::uint8_t*>(nullptr), f);
+};
+
 template <class Law>
 class ContactProvider final : public ContactProviderBase {
  public:
@@ -411,8 +440,9 @@ class ContactProvider final : public ContactProviderBase {
   /// Laws with moments (Hertz-Mindlin) give them whether or not any pair is
   /// listed now.
   bool gives_moments() const override { return kKinetic; }
+  /// Laws that can do nothing say so (`bool active() const`).
   bool active() const override {
-    if constexpr (std::is_same_v<Law, HertzContactLaw>) return law_.stiffness > 0.0;
+    if constexpr (requires { law_.active(); }) return law_.active();
     return true;
   }
 
@@ -424,22 +454,8 @@ class ContactProvider final : public ContactProviderBase {
     }
     const NeighbourList& list = search_.list();
     const std::uint8_t* excluded = excluded_.empty() ? nullptr : excluded_.data();
-    if constexpr (std::is_same_v<Law, HertzContactLaw>) {
-      // The vectorised loop (contact/pair_kernel.hpp), in ranges of whole
-      // 8-pair blocks: the same bits as law_.force() pair by pair.
-      HertzPairArgs a;
-      a.owner = list.owner.data();
-      a.partner = list.partner.data();
-      a.excluded = excluded;
-      a.position = s.position.data();
-      a.radius = s.radius.data();
-      a.stiffness = law_.stiffness;
-      a.force = pair_force_.data();
-      constexpr std::size_t kBlock = 8;
-      const std::size_t m = list.pair_count();
-      parallel_for_ranges((m + kBlock - 1) / kBlock, [&](std::size_t begin, std::size_t end) {
-        hertz_pair_forces(a, begin * kBlock, std::min(end * kBlock, m));
-      }, 64);
+    if constexpr (BlockKernelLaw<Law>) {
+      law_.block_forces(list, s, excluded, pair_force_);
       return;
     }
     parallel_for_ranges(list.pair_count(), [&](std::size_t begin, std::size_t end) {

@@ -1,5 +1,11 @@
 #include "contact/hertz_mindlin.hpp"
 
+#include <memory>
+
+#include "contact/contact_laws.hpp"
+#include "contact/friction_wall_provider.hpp"
+#include "core/format.hpp"
+
 #include <cmath>
 #include <numbers>
 #include <stdexcept>
@@ -167,6 +173,102 @@ HertzMindlinLaw HertzMindlinLaw::load(ByteReader& r) {
   } catch (const std::invalid_argument& e) {
     throw StateError(std::string("inconsistent: ") + e.what());
   }
+}
+
+double rayleigh_time_step(double radius, double mass, double youngs_modulus, double poisson_ratio) {
+  if (!(radius > 0.0 && mass > 0.0 && youngs_modulus > 0.0 && poisson_ratio > -1.0 && poisson_ratio <= 0.5))
+    throw std::invalid_argument("rayleigh_time_step: radius, mass and E must be > 0 and nu in (-1, 0.5]");
+  const double pi = std::numbers::pi;
+  const double density = mass / (4.0 / 3.0 * pi * radius * radius * radius);
+  const double shear_modulus = youngs_modulus / (2.0 * (1.0 + poisson_ratio));
+  return pi * radius * std::sqrt(density / shear_modulus) / (0.1631 * poisson_ratio + 0.8766);
+}
+
+
+namespace {
+
+class PreparedHertzMindlin final : public PreparedContactLaw {
+ public:
+  explicit PreparedHertzMindlin(const ContactLawInput& in) : rolling_(in.values.flag("rolling")) {
+    for (const LawMaterial& m : in.materials) {
+      materials_.push_back({m.youngs_modulus, m.poisson_ratio, m.restitution, m.sliding_friction, m.rolling_friction});
+      names_.push_back(m.name);
+    }
+    r_max_ = in.r_max;
+  }
+  /// The smallest Rayleigh step of every particle of its material (walls too).
+  std::optional<StepLimit> time_step_limit(const ParticleStore& s) const override {
+    std::optional<StepLimit> out;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      const ContactMaterial& m = materials_.at(s.material[i]);
+      if (!(m.youngs_modulus > 0.0 && m.poisson_ratio > -1.0 && m.poisson_ratio <= 0.5)) continue;  // refused later
+      const double h = rayleigh_time_step(s.radius[i], s.mass[i], m.youngs_modulus, m.poisson_ratio);
+      if (!out || h < out->h)
+        out = StepLimit{h, "Rayleigh time step of particle " + std::to_string(s.id[i]) + " (contact/hertz_mindlin.hpp: pi r " +
+                               "sqrt(rho/G)/(0.1631 nu + 0.8766) with r = " + format_g(s.radius[i]) + ", E = " +
+                               format_g(m.youngs_modulus) + ", nu = " + format_g(m.poisson_ratio) +
+                               "; [[material]] \"" + names_[s.material[i]] + "\" E, nu, density)"};
+    }
+    return out;
+  }
+  /// The rolling spring 2.25 k_n mu_r^2 R*^2 at R* = r_max.
+  std::optional<std::pair<std::size_t, std::string>> overflow(const ParticleStore&) const override {
+    if (!rolling_) return std::nullopt;
+    for (std::size_t k = 0; k < materials_.size(); ++k) {
+      const ContactMaterial& m = materials_[k];
+      if (!std::isfinite(2.25 * m.youngs_modulus * r_max_ * m.rolling_friction * m.rolling_friction * r_max_ * r_max_))
+        return std::pair<std::size_t, std::string>{
+            k, "[[material]] \"" + names_[k] + "\" mu_r = " + format_g(m.rolling_friction) +
+                   ": the rolling spring 2.25 k_n mu_r^2 R*^2 overflows; give a smaller mu_r"};
+    }
+    return std::nullopt;
+  }
+  ContactLawProviders make(const ParticleStore& s, std::vector<Wall> walls, double skin, double h) override {
+    const HertzMindlinLaw law(materials_, h, rolling_);
+    ContactLawProviders p;
+    p.pairs = std::make_unique<HertzMindlinProvider>(law, skin, "mindlin");
+    if (!walls.empty()) p.walls = std::make_unique<FrictionWallProvider>(std::move(walls), law, s.size(), "mwalls");
+    return p;
+  }
+
+ private:
+  std::vector<ContactMaterial> materials_;
+  std::vector<std::string> names_;
+  double r_max_ = 0.0;
+  bool rolling_ = false;
+};
+
+}  // namespace
+
+ContactLawEntry hertz_mindlin_contact_law() {
+  ContactLawEntry e;
+  e.keyword = "hertz-mindlin";
+  e.title = "Hertz contact with Hertz-Mindlin friction, viscoelastic damping from e and optional rolling "
+            "resistance (LIGGGHTS hertz tangential history)";
+  e.section = "§11.2";
+  e.needs_materials = true;
+  e.materials_note = "(E, nu, ...)";
+  LawKey r;
+  r.name = "rolling";
+  r.kind = LawKeyKind::boolean;
+  r.symbol = "M_r";
+  r.unit = "-";
+  r.meaning = "rolling resistance with the [[material]] mu_r";
+  r.default_text = "false";
+  e.keys.push_back(r);
+  e.refusals.push_back({"stiffness", LawTable::contact,
+                        "does not apply to law \"hertz-mindlin\" (its stiffness comes from E and nu of the "
+                        "[[material]]s)"});
+  e.prepare = [](const ContactLawInput& in) -> std::unique_ptr<PreparedContactLaw> {
+    return std::make_unique<PreparedHertzMindlin>(in);
+  };
+  e.sections = {{"mindlin", [](ByteReader& r, const ParticleStore& s) -> std::unique_ptr<ForceProvider> {
+                   return HertzMindlinProvider::load(r, s, "mindlin");
+                 }},
+                {"mwalls", [](ByteReader& r, const ParticleStore& s) -> std::unique_ptr<ForceProvider> {
+                   return FrictionWallProvider::load(r, s, "mwalls");
+                 }}};
+  return e;
 }
 
 }  // namespace dem

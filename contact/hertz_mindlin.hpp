@@ -78,6 +78,7 @@ struct HertzMindlinLaw {
 
   void save(ByteWriter& w) const;
   static HertzMindlinLaw load(ByteReader& r);
+  static constexpr std::size_t kStateBytes = 48;
   static void save_state(ByteWriter& w, const State& st) {
     w.vec3(st.xi);
     w.vec3(st.rolling);
@@ -108,5 +109,18 @@ struct HertzMindlinLaw {
 };
 
 using HertzMindlinProvider = ContactProvider<HertzMindlinLaw>;
+
+/// The Rayleigh time step of a Hertz-Mindlin sphere (MODEL.md 11.2):
+///
+///   h_R = pi r sqrt(rho/G) / (0.1631 nu + 0.8766),  G = E / (2 (1 + nu)),
+///
+/// rho = m / (4/3 pi r^3), the time a Rayleigh surface wave takes to cross
+/// the sphere (Li, Xu & Thornton 2005, Powder Technol. 160; the time step
+/// LIGGGHTS checks Hertz-Mindlin runs against, warning past 20% of it).
+/// Energy moves between contacts no faster than that wave, so a step over
+/// h_R is refused as a step over the stability limit. Radius and mass > 0,
+/// E > 0, nu in (-1, 0.5] (else std::invalid_argument).
+double rayleigh_time_step(double radius, double mass, double youngs_modulus, double poisson_ratio);
+
 
 }  // namespace dem

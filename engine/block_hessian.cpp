@@ -6,6 +6,7 @@
 
 #include <Eigen/Cholesky>
 
+#include "contact/contact_laws.hpp"
 #include "core/parallel.hpp"
 
 namespace dem {
@@ -16,8 +17,9 @@ void require_implicit_support(const ForceField& forces, bool has_clumps) {
     if (!p->provides_hessian())
       throw std::invalid_argument("the implicit integrator needs the second derivatives of every interaction, and '" +
                                   p->name() +
-                                  "' gives none (MODEL.md 12.4: BDEM bonds, penalty or hertz contact, walls, "
-                                  "gravity and group loads have them); use integrator = \"rrp25\"");
+                                  "' gives none (docs/model.md §12.4: BDEM bonds, contact law " +
+                                  contact_law_keywords([](const ContactLawEntry& e) { return e.hessian; }) +
+                                  " and its walls, gravity and group loads have them); use integrator = \"rrp25\"");
 }
 
 void BlockHessian::assemble(const ParticleStore& s, const ForceField& forces, std::span<const Mat6> inertia,

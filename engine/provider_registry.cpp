@@ -5,10 +5,7 @@
 
 #include "bonds/bdem_provider.hpp"
 #include "bonds/bond_provider.hpp"
-#include "contact/contact_provider.hpp"
-#include "contact/friction_wall_provider.hpp"
-#include "contact/hertz_mindlin.hpp"
-#include "contact/wall_provider.hpp"
+#include "contact/contact_laws.hpp"
 #include "fields/gravity_provider.hpp"
 #include "fields/load_provider.hpp"
 
@@ -26,21 +23,9 @@ struct Registry {
     loaders["bdem"] = [](ByteReader& r, const ParticleStore& s) -> std::unique_ptr<ForceProvider> {
       return BdemBondProvider::load(r, s);
     };
-    loaders["contact"] = [](ByteReader& r, const ParticleStore& s) -> std::unique_ptr<ForceProvider> {
-      return HertzContactProvider::load(r, s);
-    };
-    loaders["penalty"] = [](ByteReader& r, const ParticleStore& s) -> std::unique_ptr<ForceProvider> {
-      return PenaltyContactProvider::load(r, s, "penalty");
-    };
-    loaders["mindlin"] = [](ByteReader& r, const ParticleStore& s) -> std::unique_ptr<ForceProvider> {
-      return HertzMindlinProvider::load(r, s, "mindlin");
-    };
-    loaders["mwalls"] = [](ByteReader& r, const ParticleStore& s) -> std::unique_ptr<ForceProvider> {
-      return FrictionWallProvider::load(r, s);
-    };
-    loaders["walls"] = [](ByteReader& r, const ParticleStore&) -> std::unique_ptr<ForceProvider> {
-      return WallProvider::load(r);
-    };
+    // Every contact law's sections (pairs and walls), from its registry entry.
+    for (const ContactLawEntry& law : contact_laws())
+      for (const auto& [name, loader] : law.sections) loaders[name] = loader;
     loaders["loads"] = [](ByteReader& r, const ParticleStore& s) -> std::unique_ptr<ForceProvider> {
       return LoadProvider::load(r, s);
     };

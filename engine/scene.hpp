@@ -4,10 +4,12 @@
 /// the bonds, the contact settings, the walls and uniform gravity.
 
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "bonds/bond_list.hpp"
+#include "contact/contact_laws.hpp"
 #include "contact/contact_potential.hpp"
 #include "contact/contact_provider.hpp"
 #include "core/particle_store.hpp"
@@ -18,13 +20,6 @@ namespace dem {
 
 /// The bond law of a scene (MODEL.md Part II: a scene chooses).
 enum class BondLaw { baker_gonzalez, bdem };
-/// The particle-particle (and wall) contact law of a scene.
-enum class ContactLaw {
-  hertz,          ///< MODEL.md section 4: frictionless Hertz-type, K^pp and K^pw
-  penalty,        ///< iBDEM's penalty (11.1) between unbonded pairs, k_ec and k_c
-  hertz_mindlin,  ///< 11.2: Hertz with Hertz-Mindlin friction, damping, rolling
-};
-
 /// One [[material]] of a scene file (docs/scene-format.md), SI units.
 struct SceneMaterial {
   std::string name;
@@ -51,12 +46,12 @@ struct Scene {
 
   // Part II (MODEL.md sections 9-11); the defaults are the scenes before it.
   BondLaw bond_law = BondLaw::baker_gonzalez;
-  ContactLaw contact_law = ContactLaw::hertz;
+  /// The contact law's keyword (contact/contact_laws.hpp) and its constants
+  /// for this scene; nullptr: the frictionless Hertz law of `contact` and
+  /// `walls` (scenes made in code).
+  std::string contact_law = "hertz";
+  std::shared_ptr<PreparedContactLaw> contact_setup;
   std::vector<SceneMaterial> materials;  ///< particles.material indexes this
-  double penalty_stiffness = 0.0;        ///< k_ec (force/length), law penalty
-  double wall_penalty_stiffness = 0.0;   ///< k_c (force/length), law penalty
-  bool friction_filter = false;          ///< iBDEM's filter (11.1), law penalty
-  bool rolling_resistance = false;       ///< EPSD2 rolling (11.2), law hertz_mindlin
   std::vector<ParticleGroup> groups;     ///< fixed, prescribed-velocity and loaded groups
 };
 

@@ -105,15 +105,6 @@ CriticalTimeStep bdem_bonds_time_step(const ParticleStore& particles, const Bond
   return out;
 }
 
-double rayleigh_time_step(double radius, double mass, double youngs_modulus, double poisson_ratio) {
-  if (!(radius > 0.0 && mass > 0.0 && youngs_modulus > 0.0 && poisson_ratio > -1.0 && poisson_ratio <= 0.5))
-    throw std::invalid_argument("rayleigh_time_step: radius, mass and E must be > 0 and nu in (-1, 0.5]");
-  const double pi = std::numbers::pi;
-  const double density = mass / (4.0 / 3.0 * pi * radius * radius * radius);
-  const double shear_modulus = youngs_modulus / (2.0 * (1.0 + poisson_ratio));
-  return pi * radius * std::sqrt(density / shear_modulus) / (0.1631 * poisson_ratio + 0.8766);
-}
-
 double critical_time_step(const ParticleStore& particles, const BondList& bonds, const ContactSettings& contact,
                           std::span<const Wall> walls) {
   return critical_time_step_of(particles, bonds, contact, walls).h;

@@ -34,6 +34,7 @@
 #include "bonds/bdem_bond.hpp"
 #include "bonds/bond_list.hpp"
 #include "contact/contact_potential.hpp"
+#include "contact/hertz_mindlin.hpp"
 #include "core/particle_store.hpp"
 #include "engine/force_field.hpp"
 
@@ -97,17 +98,7 @@ CriticalTimeStep critical_time_step_of(const ParticleStore& particles, const Bon
 CriticalTimeStep bdem_bonds_time_step(const ParticleStore& particles, const BondList& bonds,
                                       std::span<const BdemStiffness> stiffness);
 
-/// The Rayleigh time step of a Hertz-Mindlin sphere (MODEL.md 11.2):
-///
-///   h_R = pi r sqrt(rho/G) / (0.1631 nu + 0.8766),  G = E / (2 (1 + nu)),
-///
-/// rho = m / (4/3 pi r^3), the time a Rayleigh surface wave takes to cross
-/// the sphere (Li, Xu & Thornton 2005, Powder Technol. 160; the time step
-/// LIGGGHTS checks Hertz-Mindlin runs against, warning past 20% of it).
-/// Energy moves between contacts no faster than that wave, so a step over
-/// h_R is refused as a step over the stability limit. Radius and mass > 0,
-/// E > 0, nu in (-1, 0.5] (else std::invalid_argument).
-double rayleigh_time_step(double radius, double mass, double youngs_modulus, double poisson_ratio);
+// rayleigh_time_step(): contact/hertz_mindlin.hpp.
 
 /// critical_time_step_of(...).h.
 double critical_time_step(const ParticleStore& particles, const BondList& bonds, const ContactSettings& contact,

@@ -18,9 +18,6 @@
 #include "bonds/bdem_bond.hpp"
 #include "bonds/bdem_provider.hpp"
 #include "bonds/bond_provider.hpp"
-#include "contact/friction_wall_provider.hpp"
-#include "contact/hertz_mindlin.hpp"
-#include "contact/wall_provider.hpp"
 #include "fields/gravity_provider.hpp"
 #include "fields/load_provider.hpp"
 #include "scene/csv_table.hpp"
@@ -654,11 +651,10 @@ void check_overflowing_values(const SceneSpec& spec, const Scene& scene, const P
         !std::isfinite(s.youngs_modulus * r_b * r_b * r_b * r_b / r_max))
       fail(m.place, "[[material]] \"" + s.name + "\" beta = " + format_g(s.bond_radius_factor) + ", E = " +
                         format_g(s.youngs_modulus) + ": the BDEM bond stiffnesses (E pi r_b^4/(4 l0)) overflow");
-    if (scene.contact_law == ContactLaw::hertz_mindlin && scene.rolling_resistance &&
-        !std::isfinite(2.25 * s.youngs_modulus * r_max * s.rolling_friction * s.rolling_friction * r_max * r_max))
-      fail(m.place, "[[material]] \"" + s.name + "\" mu_r = " + format_g(s.rolling_friction) +
-                        ": the rolling spring 2.25 k_n mu_r^2 R*^2 overflows; give a smaller mu_r");
   }
+  if (scene.contact_setup)
+    if (const auto over = scene.contact_setup->overflow(particles))
+      fail(over->first < spec.materials.size() ? spec.materials[over->first].place : spec.contact.place, over->second);
 }
 
 /// Refuses, naming the key, what makes the first step of length h overflow:
@@ -733,18 +729,55 @@ std::string stiffness_key(const std::string& term, const SceneSpec& spec, Source
   const bool direct = spec.bonds.stiffness.has_value();
   if (term == "contact") {
     place = spec.contact.place;
-    return spec.contact.stiffness ? "[contact] stiffness" : "[material] particle_modulus (contact stiffness \"auto\")";
+    return spec.contact.values.number("stiffness") ? "[contact] stiffness"
+                                                   : "[material] particle_modulus (contact stiffness \"auto\")";
   }
   if (term == "wall") {
     place = spec.walls.empty() ? SourcePlace{spec.file} : spec.walls.front().place;
     for (const WallSpec& w : spec.walls)
-      if (!w.stiffness) return "[material] particle_modulus (wall stiffness \"auto\")";
+      if (!w.values.number("stiffness")) return "[material] particle_modulus (wall stiffness \"auto\")";
     return "[[wall]] stiffness";
   }
   place = direct ? spec.bonds.place : spec.material.place.line > 0 ? spec.material.place : spec.bonds.place;
   if (place.line == 0 && !spec.sources.empty()) place = spec.sources.front().place;
   const std::string which = term == "bond axial" ? "axial" : term == "bond shear" ? "shear" : "bending";
   return direct ? "[bonds] " + which : "[material] binder_modulus (" + which + " stiffness)";
+}
+
+/// The contact law of the scene with its constants (contact/contact_laws.hpp).
+std::shared_ptr<PreparedContactLaw> prepare_contact_law(const ContactLawEntry& law, const SceneSpec& spec,
+                                                        const ParticleStore& particles, double r_min, double r_max) {
+  ContactLawInput in;
+  in.particles = &particles;
+  for (const NamedMaterialSpec& m : spec.materials) {
+    const SceneMaterial& x = m.material;
+    in.materials.push_back(
+        {x.name, x.density, x.youngs_modulus, x.poisson_ratio, x.restitution, x.sliding_friction, x.rolling_friction});
+    in.e_max = std::max(in.e_max, x.youngs_modulus);
+  }
+  in.values = spec.contact.values;
+  for (const WallSpec& w : spec.walls) in.wall_values.push_back(w.values);
+  in.contact_given = spec.contact.given;
+  in.r_min = r_min;
+  in.r_max = r_max;
+  in.material_pair_stiffness = [&spec, r_min] {
+    return hertz_constants(spec.material, r_min, spec.contact.place, "contact stiffness \"auto\"").k_contact;
+  };
+  in.material_wall_stiffness = [&spec, r_min](std::size_t w) {
+    return hertz_constants(spec.material, r_min, spec.walls.at(w).place, "wall stiffness \"auto\"").k_wall;
+  };
+  try {
+    return law.prepare(in);
+  } catch (const std::invalid_argument& e) {
+    fail(spec.contact.place, std::string("[contact] law = \"") + law.keyword + "\": " + e.what());
+  }
+}
+
+/// The symbol of a law's "stiffness" key in a table (K^pp, k_n), for messages.
+std::string law_symbol(const ContactLawEntry& law, LawTable table, const std::string& otherwise) {
+  for (const LawKey& k : law.keys)
+    if (k.table == table && k.name == "stiffness") return k.symbol;
+  return otherwise;
 }
 
 }  // namespace
@@ -815,10 +848,6 @@ BuiltScene build_scene(const SceneSpec& spec, const BuildOptions& options) {
 
   // Clumps: members appended after every source, so no bond reaches them.
   for (const ClumpSpec& c : spec.clumps) {
-    if (spec.contact.friction_filter)
-      fail(c.place, "a [[clump]] cannot be combined with [contact] friction_filter = true: the filter changes "
-                    "the velocities of spheres, a clump's members take theirs from the clump, so the work it "
-                    "books would not be taken out");
     ClumpStart start;
     start.velocity = c.velocity;
     start.angular_velocity = c.angular_velocity;
@@ -862,22 +891,14 @@ BuiltScene build_scene(const SceneSpec& spec, const BuildOptions& options) {
   for (const NamedMaterialSpec& m : spec.materials) scene.materials.push_back(m.material);
   scene.bond_law = bonds.law;
   scene.contact_law = spec.contact.law;
-  scene.friction_filter = spec.contact.friction_filter;
-  scene.rolling_resistance = spec.contact.rolling;
   const double r_max = *std::max_element(particles.radius.begin(), particles.radius.end());
-  double e_max = 0.0;
-  for (const SceneMaterial& m : scene.materials) e_max = std::max(e_max, m.youngs_modulus);
-  const bool hertz = spec.contact.law == ContactLaw::hertz;
-  if (spec.contact.law == ContactLaw::penalty) {
-    scene.penalty_stiffness = spec.contact.stiffness ? *spec.contact.stiffness : e_max * r_max;
-    scene.wall_penalty_stiffness = spec.contact.wall_stiffness ? *spec.contact.wall_stiffness : e_max * r_max;
-  }
-  scene.contact.stiffness =
-      !hertz ? 0.0
-      : spec.contact.stiffness ? *spec.contact.stiffness
-      : spec.contact.given
-          ? hertz_constants(material, r_min, spec.contact.place, "contact stiffness \"auto\"").k_contact
-          : 0.0;
+  const ContactLawEntry& law = *find_contact_law(spec.contact.law);
+  scene.contact_setup = prepare_contact_law(law, spec, particles, r_min, r_max);
+  if (!spec.clumps.empty())
+    if (const std::string conflict = scene.contact_setup->clump_conflict(); !conflict.empty())
+      fail(spec.clumps.front().place, conflict);
+  // The combined estimate of docs/model.md §7 (and the Part I providers) take K^pp.
+  scene.contact.stiffness = law.combined_estimate ? scene.contact_setup->pair_stiffness() : 0.0;
   scene.contact.skin = spec.contact.skin ? *spec.contact.skin : spec.contact.skin_fraction * (2.0 * r_min);
   scene.contact.reorder_on_rebuild = spec.contact.reorder_on_rebuild;
   if (!(scene.contact.skin <= kMaxLength))
@@ -887,8 +908,9 @@ BuiltScene build_scene(const SceneSpec& spec, const BuildOptions& options) {
   if (bonds.pairs == BondPairs::distance && !(bonds.distance <= kMaxLength))
     fail(bonds.place,
          "[bonds] distance: " + format_g(bonds.distance) + " is over 1e100 (squares of lengths would overflow)");
-  if (!std::isfinite(scene.contact.stiffness))
-    fail(spec.contact.place, "[contact] stiffness: K^pp = " + format_g(scene.contact.stiffness) + " is not finite");
+  if (const double k = scene.contact_setup->pair_stiffness(); !std::isfinite(k))
+    fail(spec.contact.place, "[contact] stiffness: " + law_symbol(law, LawTable::contact, "K^pp") + " = " +
+                                 format_g(k) + " is not finite");
 
   // Count the close pairs, as many as the limit leaves room for: contact
   // candidates and coincident particles over all particles, bonds by
@@ -1023,15 +1045,12 @@ BuiltScene build_scene(const SceneSpec& spec, const BuildOptions& options) {
     Wall wall;
     wall.point = w.point;
     wall.normal = w.normal;
-    wall.stiffness =
-        w.stiffness                                   ? *w.stiffness
-        : spec.contact.law == ContactLaw::penalty     ? scene.wall_penalty_stiffness
-        : spec.contact.law == ContactLaw::hertz_mindlin ? 0.0
-                                                      : hertz_constants(material, r_min, w.place, "wall stiffness \"auto\"").k_wall;
+    wall.stiffness = scene.contact_setup->wall_stiffness(scene.walls.size());
     if (!(w.point.cwiseAbs().maxCoeff() <= kMaxLength))
       fail(w.place, "[[wall]] point: " + point_text(w.point) + " has a coordinate over 1e100");
     if (!std::isfinite(wall.stiffness))
-      fail(w.place, "[[wall]] stiffness: K^pw = " + format_g(wall.stiffness) + " is not finite");
+      fail(w.place, "[[wall]] stiffness: " + law_symbol(law, LawTable::wall, "K^pw") + " = " + format_g(wall.stiffness) +
+                        " is not finite");
     for (std::size_t i = 0; i < n_all; ++i)
       if (wall.normal.dot(particles.position[i] - wall.point) < 0.0)
         fail(w.place, "particle " + std::to_string(i) + " (at " + format_g(particles.position[i].x()) + ", " +
@@ -1112,7 +1131,7 @@ BuiltScene build_scene(const SceneSpec& spec, const BuildOptions& options) {
   out.critical = critical_time_step_of(particles, scene.bonds, scene.contact, scene.walls);
   out.critical_time_step = out.critical.h;
   double fraction = spec.run.time_step_fraction;
-  if (scene.bond_law == BondLaw::bdem || scene.contact_law != ContactLaw::hertz) {
+  if (scene.bond_law == BondLaw::bdem || !law.combined_estimate) {
     // MODEL.md 9.6: the stability limit 2/omega_est of the BDEM bonds,
     // omega_est = 2.9 sqrt(E_max/(rho_min r_min^2)) over bonded particles,
     // and the penalty contact and walls as in section 7 (sqrt(m/k)); the
@@ -1144,32 +1163,11 @@ BuiltScene build_scene(const SceneSpec& spec, const BuildOptions& options) {
                  "bonds' rest lengths)";
       }
     }
-    if (scene.contact_law == ContactLaw::hertz_mindlin) {
-      // The Rayleigh step of every particle of its material (also against walls).
-      for (std::size_t i = 0; i < particles.size(); ++i) {
-        const SceneMaterial& m = scene.materials.at(particles.material[i]);
-        if (!(m.youngs_modulus > 0.0 && m.poisson_ratio > -1.0 && m.poisson_ratio <= 0.5)) continue;  // refused later
-        const double h = rayleigh_time_step(particles.radius[i], particles.mass[i], m.youngs_modulus, m.poisson_ratio);
-        if (h < out.critical.h) {
-          out.critical.h = h;
-          source = "Rayleigh time step of particle " + std::to_string(particles.id[i]) + " (engine/time_step.hpp: pi r " +
-                   "sqrt(rho/G)/(0.1631 nu + 0.8766) with r = " + format_g(particles.radius[i]) + ", E = " +
-                   format_g(m.youngs_modulus) + ", nu = " + format_g(m.poisson_ratio) + "; [[material]] \"" + m.name +
-                   "\" E, nu, density)";
-        }
-      }
-    }
-    if (scene.contact_law == ContactLaw::penalty) {
-      const double m_min = *std::min_element(particles.mass.begin(), particles.mass.end());
-      for (const auto& [k, what] : {std::pair<double, const char*>{scene.penalty_stiffness, "[contact] stiffness"},
-                                    {scene.walls.empty() ? 0.0 : scene.wall_penalty_stiffness, "[contact] wall_stiffness"}}) {
-        if (!(k > 0.0)) continue;
-        const double h = std::sqrt(m_min / k);
-        if (h < out.critical.h) {
-          out.critical.h = h;
-          source = "penalty stiffness " + format_g(k) + " for the smallest mass " + format_g(m_min) + " (" + what + ")";
-        }
-      }
+    // The contact law's own limit (contact/contact_laws.hpp).
+    if (const std::optional<StepLimit> own = scene.contact_setup->time_step_limit(particles);
+        own && own->h < out.critical.h) {
+      out.critical.h = own->h;
+      source = own->source;
     }
     out.critical_time_step = out.critical.h;
     out.critical_source = source;
@@ -1239,46 +1237,25 @@ std::uint64_t end_step_of(const RunSpec& run, double h) {
 
 namespace {
 
-/// The providers of a Part II scene (MODEL.md sections 9-11), in gather
-/// order: bonds, contact, walls, gravity, loads.
-ForceField part_two_forces(Scene& s, double time_step) {
+/// The providers of a scene, in gather order: bonds, the contact law's pairs
+/// and walls, gravity, loads.
+ForceField scene_forces(Scene& s, double time_step) {
   ForceField f;
   if (s.bond_law == BondLaw::bdem) {
     f.add(std::make_unique<BdemBondProvider>(s.particles, std::move(s.bonds), bdem_materials(s.materials)));
   } else {
     f.add(std::make_unique<BondProvider>(s.particles, std::move(s.bonds)));
   }
-  switch (s.contact_law) {
-    case ContactLaw::hertz:
-      f.add(std::make_unique<HertzContactProvider>(HertzContactLaw{s.contact.stiffness}, s.contact.skin));
-      f.add(std::make_unique<WallProvider>(std::move(s.walls)));
-      break;
-    case ContactLaw::penalty: {
-      PenaltyContactLaw law{s.penalty_stiffness, {}, {}};
-      std::vector<double> sliding, rolling;
-      if (s.friction_filter)
-        for (const SceneMaterial& m : s.materials) {
-          sliding.push_back(m.sliding_friction);
-          rolling.push_back(m.rolling_friction);
-        }
-      law.sliding_friction = sliding;
-      law.rolling_friction = rolling;
-      f.add(std::make_unique<PenaltyContactProvider>(std::move(law), s.contact.skin, "penalty"));
-      auto walls = std::make_unique<WallProvider>(std::move(s.walls), WallLaw::penalty);
-      walls->set_filter(std::move(sliding), std::move(rolling));
-      f.add(std::move(walls));
-      break;
-    }
-    case ContactLaw::hertz_mindlin: {
-      std::vector<ContactMaterial> mats;
-      for (const SceneMaterial& m : s.materials)
-        mats.push_back({m.youngs_modulus, m.poisson_ratio, m.restitution, m.sliding_friction, m.rolling_friction});
-      const HertzMindlinLaw law(std::move(mats), time_step, s.rolling_resistance);
-      f.add(std::make_unique<HertzMindlinProvider>(law, s.contact.skin, "mindlin"));
-      if (!s.walls.empty()) f.add(std::make_unique<FrictionWallProvider>(std::move(s.walls), law, s.particles.size()));
-      break;
-    }
+  if (!s.contact_setup) {  // a scene made in code: its law's keys from `contact` and `walls`
+    ContactLawInput in;
+    in.particles = &s.particles;
+    in.values.numbers["stiffness"] = s.contact.stiffness;
+    for (const Wall& w : s.walls) in.wall_values.emplace_back().numbers["stiffness"] = w.stiffness;
+    s.contact_setup = find_contact_law(s.contact_law)->prepare(in);
   }
+  ContactLawProviders contact = s.contact_setup->make(s.particles, std::move(s.walls), s.contact.skin, time_step);
+  f.add(std::move(contact.pairs));
+  if (contact.walls) f.add(std::move(contact.walls));
   if (!s.gravity.allFinite()) throw std::invalid_argument("gravity is not finite");
   f.add(std::make_unique<GravityProvider>(s.gravity));
   std::vector<std::uint32_t> load_ids;
@@ -1303,12 +1280,7 @@ AssembledScene assemble_scene(BuiltScene built) {
   try {
     for (const ClumpStart& c : built.clumps)
       a.clumps.push_back(make_clump(s.particles, slots_of_ids(s.particles, c.ids), c.velocity, c.angular_velocity));
-    const bool part_two = s.bond_law != BondLaw::baker_gonzalez || s.contact_law != ContactLaw::hertz ||
-                          !s.groups.empty();
-    if (part_two)
-      a.forces = part_two_forces(s, built.time_step);
-    else
-      a.forces = ForceField(s.particles, std::move(s.bonds), s.contact, std::move(s.walls), s.gravity);
+    a.forces = scene_forces(s, built.time_step);
     a.groups = std::move(s.groups);
     if (built.map == IntegratorMap::implicit) require_implicit_support(a.forces, !a.clumps.empty());
   } catch (const SceneError&) {

@@ -3,6 +3,7 @@
 // file, the line and the key.
 #include <toml++/toml.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <set>
@@ -459,31 +460,74 @@ void read_bonds(TableReader& t, BondSpec& b, const std::filesystem::path& base) 
   t.finish();
 }
 
+/// Reads the keys of every contact law (contact/contact_laws.hpp) of one
+/// table, in registry order: the chosen law's into `values`; another law's
+/// key, when given, is refused by the chosen law's own reason or as "only
+/// applies to law ...".
+void read_law_keys(TableReader& t, const ContactLawEntry& law, LawTable table, LawValues& values) {
+  std::vector<std::string> seen;
+  for (const ContactLawEntry& e : contact_laws())
+    for (const LawKey& k : e.keys) {
+      if (k.table != table || std::find(seen.begin(), seen.end(), k.name) != seen.end()) continue;
+      seen.push_back(k.name);
+      // Read as the most general kind any law gives the key.
+      bool any_auto = false, boolean = false;
+      const LawKey* own = nullptr;
+      for (const ContactLawEntry& x : contact_laws())
+        for (const LawKey& y : x.keys)
+          if (y.table == table && y.name == k.name) {
+            any_auto |= y.kind == LawKeyKind::number_or_auto;
+            boolean |= y.kind == LawKeyKind::boolean;
+            if (&x == &law) own = &y;
+          }
+      bool automatic = false;
+      std::optional<double> number;
+      std::optional<bool> flag;
+      const std::string check = own != nullptr ? own->check : k.check;
+      if (boolean) flag = t.boolean(k.name);
+      else if (any_auto) number = t.number_or_auto(k.name, check.c_str(), automatic);
+      else number = t.number(k.name, check.c_str());
+      const bool given = number || flag || automatic;
+      if (own == nullptr) {
+        if (!given) continue;
+        if (table == LawTable::wall) {  // refused by parse_scene once the whole scene is read
+          if (number) values.numbers[k.name] = *number;
+          if (automatic) values.automatic.insert(k.name);
+          if (flag) values.flags[k.name] = *flag;
+          continue;
+        }
+        for (const LawRefusal& r : law.refusals)
+          if (r.table == table && r.name == k.name) t.fail(t.find(k.name), k.name, r.message);
+        std::string note;
+        for (const ContactLawEntry& x : contact_laws())
+          for (const LawKey& y : x.keys)
+            if (y.table == table && y.name == k.name && note.empty()) note = y.note;
+        t.fail(t.find(k.name), k.name,
+               "only applies to law " +
+                   contact_law_keywords([&](const ContactLawEntry& x) {
+                     return std::any_of(x.keys.begin(), x.keys.end(),
+                                        [&](const LawKey& y) { return y.table == table && y.name == k.name; });
+                   }) +
+                   (note.empty() ? "" : " " + note));
+      }
+      if (automatic && own->kind != LawKeyKind::number_or_auto)
+        t.fail(t.find(k.name), k.name, "\"auto\" does not apply to law \"" + law.keyword + "\": give " + own->required);
+      if (!given && !own->required.empty()) t.fail(nullptr, k.name, "is required: " + own->required);
+      if (number) values.numbers[k.name] = *number;
+      if (flag) values.flags[k.name] = *flag;
+      if (automatic) values.automatic.insert(k.name);
+    }
+}
+
 void read_contact(TableReader& t, ContactSpec& c) {
   c.place = t.place();
   c.given = true;
   if (const auto law = t.string("law")) {
-    if (*law == "hertz") c.law = ContactLaw::hertz;
-    else if (*law == "penalty") c.law = ContactLaw::penalty;
-    else if (*law == "hertz-mindlin") c.law = ContactLaw::hertz_mindlin;
-    else t.fail(t.find("law"), "law", "expected \"hertz\", \"penalty\" or \"hertz-mindlin\", got \"" + *law + "\"");
+    if (find_contact_law(*law) == nullptr)
+      t.fail(t.find("law"), "law", "expected " + contact_law_keywords() + ", got \"" + *law + "\"");
+    c.law = *law;
   }
-  bool automatic = false;
-  c.stiffness = t.number_or_auto("stiffness", "nonnegative", automatic);
-  if (!c.stiffness && !automatic && c.law == ContactLaw::hertz)
-    t.fail(nullptr, "stiffness", "is required: K^pp (energy) or \"auto\"");
-  if (c.law == ContactLaw::hertz_mindlin && c.stiffness)
-    t.fail(t.find("stiffness"), "stiffness", "does not apply to law \"hertz-mindlin\" (its stiffness comes from E and nu of the [[material]]s)");
-  bool wall_auto = false;
-  c.wall_stiffness = t.number_or_auto("wall_stiffness", "nonnegative", wall_auto);
-  if ((c.wall_stiffness || wall_auto) && c.law != ContactLaw::penalty)
-    t.fail(t.find("wall_stiffness"), "wall_stiffness", "only applies to law \"penalty\" (k_c)");
-  set_if(t.boolean("friction_filter"), c.friction_filter);
-  if (c.friction_filter && c.law != ContactLaw::penalty)
-    t.fail(t.find("friction_filter"), "friction_filter", "only applies to law \"penalty\" (iBDEM's filter, MODEL.md 11.1)");
-  set_if(t.boolean("rolling"), c.rolling);
-  if (c.rolling && c.law != ContactLaw::hertz_mindlin)
-    t.fail(t.find("rolling"), "rolling", "only applies to law \"hertz-mindlin\"");
+  read_law_keys(t, *find_contact_law(c.law), LawTable::contact, c.values);
   c.skin = t.number("skin", "nonnegative");
   if (const auto f = t.number("skin_fraction", "nonnegative")) {
     if (c.skin) t.fail(t.find("skin_fraction"), "skin_fraction", "give skin (a length) or skin_fraction, not both");
@@ -507,7 +551,7 @@ void read_clump(TableReader& t, ClumpSpec& c) {
   t.finish();
 }
 
-void read_wall(TableReader& t, WallSpec& w, ContactLaw law) {
+void read_wall(TableReader& t, WallSpec& w, const ContactLawEntry& law) {
   w.place = t.place();
   const auto point = t.vector("point");
   const auto normal = t.vector("normal");
@@ -519,10 +563,7 @@ void read_wall(TableReader& t, WallSpec& w, ContactLaw law) {
   if (!(largest > 0.0)) t.fail(t.find("normal"), "normal", "must not be the zero vector");
   w.point = *point;
   w.normal = (*normal / largest).normalized();
-  bool automatic = false;
-  w.stiffness = t.number_or_auto("stiffness", "nonnegative", automatic);
-  if (!w.stiffness && !automatic && law == ContactLaw::hertz)
-    t.fail(nullptr, "stiffness", "is required: K^pw (energy) or \"auto\"");
+  read_law_keys(t, law, LawTable::wall, w.values);
   t.finish();
 }
 
@@ -757,7 +798,7 @@ SceneSpec parse_scene_root(const toml::table& root, const std::string& file, con
   for (const toml::table* t : walls) {
     TableReader r(*t, "[wall]", file);
     s.walls.emplace_back();
-    read_wall(r, s.walls.back(), s.contact.law);
+    read_wall(r, s.walls.back(), *find_contact_law(s.contact.law));
   }
   check_walls_enclose_something(s.walls);
   const auto groups = tables_of("group");
@@ -788,14 +829,19 @@ SceneSpec parse_scene_root(const toml::table& root, const std::string& file, con
   top.finish();
   if (s.bonds.law == BondLaw::bdem && s.materials.empty())
     throw SceneError(s.bonds.place.text() + ": [bonds] law = \"bdem\" needs [[material]] tables (E, nu, beta, strengths)");
-  if (s.contact.law != ContactLaw::hertz && s.materials.empty())
-    throw SceneError(s.contact.place.text() + ": [contact] law = \"" +
-                     std::string(s.contact.law == ContactLaw::penalty ? "penalty" : "hertz-mindlin") +
-                     "\" needs [[material]] tables (E, nu, ...)");
-  if (s.contact.law != ContactLaw::hertz)
-    for (const WallSpec& w : s.walls)
-      if (w.stiffness && s.contact.law == ContactLaw::hertz_mindlin)
-        throw SceneError(w.place.text() + ": [[wall]] stiffness does not apply with [contact] law = \"hertz-mindlin\"");
+  const ContactLawEntry& law = *find_contact_law(s.contact.law);
+  if (law.needs_materials && s.materials.empty())
+    throw SceneError(s.contact.place.text() + ": [contact] law = \"" + law.keyword + "\" needs [[material]] tables " +
+                     law.materials_note);
+  // [[wall]] keys of another law (read_law_keys left them for here).
+  for (const WallSpec& w : s.walls)
+    for (const ContactLawEntry& e : contact_laws())
+      for (const LawKey& k : e.keys)
+        if (k.table == LawTable::wall && w.values.given(k.name) &&
+            std::none_of(law.keys.begin(), law.keys.end(),
+                         [&](const LawKey& y) { return y.table == LawTable::wall && y.name == k.name; }))
+          throw SceneError(w.place.text() + ": [[wall]] " + k.name + " does not apply with [contact] law = \"" +
+                           law.keyword + "\"");
   return s;
 }
 

@@ -91,15 +91,13 @@ struct BondSpec {
 
 /// The [contact] table.
 struct ContactSpec {
-  std::optional<double> stiffness;  ///< K^pp; nullopt = "auto" (Hertz, from the material)
-  bool given = false;               ///< the table or its stiffness key exists
+  bool given = false;               ///< the table exists
   std::optional<double> skin;       ///< length; nullopt: skin_fraction of the smallest diameter
   double skin_fraction = 0.1;
   bool reorder_on_rebuild = true;
-  ContactLaw law = ContactLaw::hertz;  ///< "hertz", "penalty" or "hertz-mindlin"
-  std::optional<double> wall_stiffness;  ///< penalty law: k_c; nullopt = auto (E_max r_max)
-  bool friction_filter = false;          ///< penalty law: iBDEM's filter (11.1)
-  bool rolling = false;                  ///< hertz-mindlin: EPSD2 rolling resistance
+  /// The law's keyword (contact/contact_laws.hpp) and the values of its keys.
+  std::string law = "hertz";
+  LawValues values;
   SourcePlace place;
 };
 
@@ -118,8 +116,8 @@ struct GroupSpec {
 /// One [[wall]] table.
 struct WallSpec {
   Vec3 point = Vec3::Zero();
-  Vec3 normal = Vec3::UnitX();      ///< unit (normalised when read)
-  std::optional<double> stiffness;  ///< K^pw; nullopt = "auto" (Hertz, from the material)
+  Vec3 normal = Vec3::UnitX();  ///< unit (normalised when read)
+  LawValues values;             ///< the contact law's [[wall]] keys (stiffness)
   SourcePlace place;
 };
 

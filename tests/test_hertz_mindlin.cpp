@@ -227,7 +227,7 @@ double incline_acceleration(double theta, double mu_s, bool spin_locked) {
   ContactMaterial m{1e7, kNu, 0.5, mu_s, 0.0};
   const HertzMindlinLaw law({m}, h, false);
   ForceField f;
-  f.add(std::make_unique<FrictionWallProvider>(std::vector<Wall>{Wall{Vec3::Zero(), n, 0.0}}, law, 1));
+  f.add(std::make_unique<FrictionWallProvider>(std::vector<Wall>{Wall{Vec3::Zero(), n, 0.0}}, law, 1, "mwalls"));
   f.add(std::make_unique<GravityProvider>(Vec3(0, 0, -g)));
   Simulation sim(std::move(s), std::move(f), IntegratorMap::rrp25, h);
   const Vec3 down(-std::cos(theta), 0.0, -std::sin(theta));  // down the slope

@@ -83,14 +83,14 @@ TEST(SceneMaterials, EveryMaterialKeyIsRead) {
   EXPECT_EQ(b.tensile_strength, INFINITY);
   EXPECT_EQ(s.sources[0].material_index, 1u);
   EXPECT_EQ(s.bonds.law, BondLaw::bdem);
-  EXPECT_EQ(s.contact.law, ContactLaw::penalty);
+  EXPECT_EQ(s.contact.law, "penalty");
   const BuiltScene built = build_scene(s);
   EXPECT_EQ(built.scene.particles.size(), 5u);
   EXPECT_EQ(built.scene.bonds.size(), 4u);
   EXPECT_EQ(built.scene.particles.material[0], 1u);
   EXPECT_NEAR(built.scene.particles.mass[0], 2000.0 * M_PI * 1e-6 / 6, 1e-15);
   // Penalty default E_max r_max.
-  EXPECT_EQ(built.scene.penalty_stiffness, 2e7 * 0.005);
+  EXPECT_EQ(built.scene.contact_setup->pair_stiffness(), 2e7 * 0.005);
 }
 
 TEST(SceneMaterials, BadMaterialsAndLawsAreRefusedByName) {
@@ -106,7 +106,7 @@ TEST(SceneMaterials, BadMaterialsAndLawsAreRefusedByName) {
   expect_error(with("nu = 0.25", "nu = 0.7"), "nu: expected Poisson's ratio in (-1, 0.5]");
   expect_error(with("e = 0.7", "e = 1.5"), "e: expected a number in (0, 1]");
   expect_error(with("law = \"bdem\"", "law = \"glue\""), "[bonds] law: expected \"baker-gonzalez\"");
-  expect_error(with("law = \"penalty\"", "law = \"sticky\""), "[contact] law: expected \"hertz\", \"penalty\" or \"hertz-mindlin\"");
+  expect_error(with("law = \"penalty\"", "law = \"sticky\""), "[contact] law: expected \"hertz\", \"penalty\", \"hertz-mindlin\" or \"linear\"");
   expect_error(with("law = \"penalty\"", "law = \"penalty\"\nrolling = true"), "rolling: only applies to law \"hertz-mindlin\"");
   EXPECT_EQ(error_of(with("law = \"penalty\"", "law = \"penalty\"\nfriction_filter = true")), "");
   std::string no_materials = base;

@@ -1,0 +1,183 @@
+#pragma once
+/// \file contact_laws.hpp
+/// The registry of contact laws. Each law describes itself once, in its own
+/// file, as a ContactLawEntry: its scene keyword (`[contact] law = "..."`),
+/// its keys in [contact] and [[wall]] with their checks, units, defaults
+/// and messages, whether it needs [[material]] tables and has Hessian
+/// blocks, how its constants are resolved from a scene, its critical time
+/// step, its providers for pairs and walls, and the loaders of its
+/// checkpoint sections. The scene parser and builder, `dem laws`, the
+/// implicit integrator's support check, the checkpoint reader and the key
+/// tables of docs/scene-format.md all read this registry; no other list of
+/// contact laws exists. contact_laws.cpp holds the list, one line a law
+/// (docs/extending.md).
+
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "contact/contact_potential.hpp"
+#include "core/byte_stream.hpp"
+#include "core/force_provider.hpp"
+#include "core/particle_store.hpp"
+
+namespace dem {
+
+/// The kinds of value a law key takes.
+enum class LawKeyKind {
+  number,          ///< a number, checked by LawKey::check
+  number_or_auto,  ///< a number or the string "auto"
+  boolean,         ///< true or false
+};
+/// The scene table a law key is read from.
+enum class LawTable { contact, wall };
+
+/// One key of a law's schema.
+struct LawKey {
+  std::string name;  ///< the TOML key
+  LawTable table = LawTable::contact;
+  LawKeyKind kind = LawKeyKind::number;
+  /// The parser's value check of a number: "finite", "positive", "nonnegative", "fraction".
+  std::string check = "nonnegative";
+  std::string symbol;   ///< the quantity, for docs and messages ("K^pp", "k_n")
+  std::string unit;     ///< "energy", "force/length", "-"
+  std::string meaning;  ///< one line for docs/scene-format.md
+  /// Non-empty: the key is required, and a scene without it is refused with
+  /// "is required: " + this.
+  std::string required;
+  /// Added to "only applies to law \"...\"" when another law's scene gives
+  /// the key (e.g. "(k_c)").
+  std::string note;
+  std::string default_text;  ///< the default as docs say it ("false", "auto: E_max r_max")
+};
+
+/// A key of another law that this law refuses with its own reason.
+struct LawRefusal {
+  std::string name;
+  LawTable table = LawTable::contact;
+  std::string message;  ///< e.g. "does not apply to law \"hertz-mindlin\" (its stiffness ...)"
+};
+
+/// The values a scene gave for a law's keys (absent keys are absent).
+struct LawValues {
+  std::map<std::string, double> numbers;
+  std::map<std::string, bool> flags;
+  std::set<std::string> automatic;  ///< number_or_auto keys given as "auto"
+
+  std::optional<double> number(const std::string& key) const {
+    const auto it = numbers.find(key);
+    return it == numbers.end() ? std::nullopt : std::optional<double>(it->second);
+  }
+  bool flag(const std::string& key) const {
+    const auto it = flags.find(key);
+    return it != flags.end() && it->second;
+  }
+  bool is_auto(const std::string& key) const { return automatic.count(key) > 0; }
+  bool given(const std::string& key) const { return numbers.count(key) + flags.count(key) + automatic.count(key) > 0; }
+};
+
+/// The contact properties of one [[material]] (SI units), as laws take them.
+struct LawMaterial {
+  std::string name;
+  double density = 0.0;           ///< rho (kg/m^3)
+  double youngs_modulus = 0.0;    ///< E (Pa)
+  double poisson_ratio = 0.3;     ///< nu
+  double restitution = 0.5;       ///< e in (0, 1]
+  double sliding_friction = 0.5;  ///< mu_s >= 0
+  double rolling_friction = 0.0;  ///< mu_r >= 0
+};
+
+/// A scene's contact as the builder hands it to a law.
+struct ContactLawInput {
+  const ParticleStore* particles = nullptr;  ///< every particle, with masses and materials
+  std::vector<LawMaterial> materials;        ///< the [[material]] tables, by index
+  LawValues values;                          ///< the [contact] keys
+  std::vector<LawValues> wall_values;        ///< per [[wall]], its keys
+  bool contact_given = false;                ///< the scene has a [contact] table
+  double r_min = 0.0, r_max = 0.0;           ///< smallest and largest radius (length)
+  double e_max = 0.0;                        ///< largest E of the [[material]] tables (Pa)
+  /// K^pp and K^pw of wall w "auto" from the [material] table (Hertz
+  /// constants, docs/model.md §7); they throw the scene's error naming the
+  /// key when that table cannot give them.
+  std::function<double()> material_pair_stiffness;
+  std::function<double(std::size_t)> material_wall_stiffness;
+};
+
+/// A time-step limit and what sets it, for messages.
+struct StepLimit {
+  double h = 0.0;      ///< time
+  std::string source;  ///< "penalty stiffness 1e7 for the smallest mass 0.2 ([contact] stiffness)"
+};
+
+/// The providers a law makes, in gather order; `walls` may be null.
+struct ContactLawProviders {
+  std::unique_ptr<ForceProvider> pairs, walls;
+};
+
+/// A law with its constants resolved for one scene (ContactLawEntry::prepare).
+class PreparedContactLaw {
+ public:
+  virtual ~PreparedContactLaw() = default;
+  /// The law's pair stiffness as the scene reports it (K^pp, k_ec, k_n),
+  /// or 0 where it has none.
+  virtual double pair_stiffness() const { return 0.0; }
+  /// Wall w's stiffness (K^pw, k_c), or 0 where the law takes none.
+  virtual double wall_stiffness(std::size_t /*w*/) const { return 0.0; }
+  /// The law's own critical time step (laws outside the combined estimate
+  /// of docs/model.md §7); nullopt: nothing sets one.
+  virtual std::optional<StepLimit> time_step_limit(const ParticleStore&) const { return std::nullopt; }
+  /// A value that would overflow during the run, as (material index, message); nullopt: none.
+  virtual std::optional<std::pair<std::size_t, std::string>> overflow(const ParticleStore&) const { return std::nullopt; }
+  /// Non-empty: why the scene may not hold a [[clump]] with this law.
+  virtual std::string clump_conflict() const { return ""; }
+  /// The pair and wall providers, for these walls (points and normals) and
+  /// Verlet skin, with the run's time step h. Called once.
+  virtual ContactLawProviders make(const ParticleStore& particles, std::vector<Wall> walls, double skin,
+                                   double h) = 0;
+};
+
+/// Makes a provider from its checkpoint section; throws StateError.
+using SectionLoader = std::function<std::unique_ptr<ForceProvider>(ByteReader&, const ParticleStore&)>;
+
+/// One contact law (see the file comment).
+struct ContactLawEntry {
+  std::string keyword;  ///< [contact] law = "..."
+  std::string title;    ///< one line: the model and its source
+  std::string section;  ///< its docs/model.md section, "§11.4"
+  /// The scene needs [[material]] tables; the parenthesis of the message
+  /// that says so ("(E, nu, ...)").
+  bool needs_materials = false;
+  std::string materials_note;
+  /// The implicit integrator can use it (Hessian blocks, docs/model.md §12.4).
+  bool hessian = false;
+  /// Its stiffness joins the bonds' in the combined per-particle estimate of
+  /// docs/model.md §7 (default step 0.1 of it); else the scene takes the
+  /// smallest of every law's own limit (default step 0.2 of it).
+  bool combined_estimate = false;
+  std::vector<LawKey> keys;
+  std::vector<LawRefusal> refusals;
+  /// Its constants for a scene. Throws std::invalid_argument or the scene's
+  /// own error, naming the key.
+  std::function<std::unique_ptr<PreparedContactLaw>(const ContactLawInput&)> prepare;
+  /// Its checkpoint sections: provider name and loader.
+  std::vector<std::pair<std::string, SectionLoader>> sections;
+};
+
+/// Every contact law, in registry order.
+const std::vector<ContactLawEntry>& contact_laws();
+/// The law of this keyword, or nullptr.
+const ContactLawEntry* find_contact_law(std::string_view keyword);
+/// "\"hertz\", \"penalty\" or \"linear\"": the keywords, for messages.
+std::string contact_law_keywords(const std::function<bool(const ContactLawEntry&)>& which = {});
+
+/// docs/scene-format.md's key tables of every law, as Markdown (`dem laws`).
+std::string contact_law_tables();
+
+}  // namespace dem

@@ -1,0 +1,247 @@
+#pragma once
+/// \file wall_contact_provider.hpp
+/// Plane walls for any kinetic contact law (one with per-contact history,
+/// velocities and moments, contact/contact_provider.hpp) as a one-body force
+/// provider. A wall is the law's pair contact against a body of infinite
+/// radius and mass at rest, of the touching particle's material
+/// (docs/model.md §11.2); the law supplies it:
+///
+///   void evaluate_wall(const ParticleStore&, uint32 i, const Vec3& point, const Vec3& normal,
+///                      State&, PairOutput&) const;   (out.moment_j unused)
+///   double wall_energy(const ParticleStore&, uint32 i, const Vec3& point, const Vec3& normal) const;
+///   static constexpr std::size_t kStateBytes;   (bytes save_state writes)
+///
+/// and save/load/save_state/load_state/set_time_step as for its pairs. So a
+/// law written for ContactProvider gets walls by defining these two
+/// functions; the provider never names a law.
+///
+/// Per particle and wall it keeps the law's State, which follows the
+/// particles when they are re-ordered and goes into checkpoints and MPI
+/// parts. evaluate() advances the history and writes each particle's wall
+/// force, its non-conservative part and its moment (walls in order) into
+/// per-particle slots; the gather adds them. A checkpoint keeps these slots,
+/// so that a restart does not advance the history a second time at the
+/// checkpoint's configuration.
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "contact/contact_potential.hpp"
+#include "contact/contact_provider.hpp"
+#include "core/force_provider.hpp"
+#include "core/parallel.hpp"
+
+namespace dem {
+
+/// Laws that give plane walls (see the file comment).
+template <class Law>
+concept WallLawContract = requires(const Law& law, const ParticleStore& s, typename Law::State& st, PairOutput& out) {
+  law.evaluate_wall(s, std::uint32_t{0}, Vec3{}, Vec3{}, st, out);
+  { law.wall_energy(s, std::uint32_t{0}, Vec3{}, Vec3{}) } -> std::convertible_to<double>;
+  { Law::kStateBytes } -> std::convertible_to<std::size_t>;
+};
+
+template <WallLawContract Law>
+class WallContactProvider final : public ForceProvider {
+ public:
+  using State = typename Law::State;
+
+  /// walls: points and unit normals (Wall::stiffness is not used);
+  /// particle_count: the store's size; name: the provider's (checkpoint
+  /// section) name. Throws std::invalid_argument for a point that is not
+  /// finite or a normal that is not a unit vector (to 1e-12).
+  WallContactProvider(std::vector<Wall> walls, Law law, std::size_t particle_count, std::string name)
+      : walls_(std::move(walls)), law_(std::move(law)), name_(std::move(name)) {
+    for (std::size_t w = 0; w < walls_.size(); ++w) {
+      if (!walls_[w].point.allFinite()) throw std::invalid_argument("wall " + std::to_string(w) + ": point is not finite");
+      if (!(std::abs(walls_[w].normal.norm() - 1.0) < 1e-12))
+        throw std::invalid_argument("wall " + std::to_string(w) + ": normal must be a unit vector");
+    }
+    state_.assign(particle_count * walls_.size(), State{});
+    force_.assign(particle_count, Vec3::Zero());
+    nc_force_.assign(particle_count, Vec3::Zero());
+    moment_.assign(particle_count, Vec3::Zero());
+  }
+
+  std::string name() const override { return name_; }
+  void set_time_step(double h) override { law_.set_time_step(h); }
+  bool dissipative() const override { return true; }
+
+  void renumber(std::span<const std::uint32_t> new_slot) override {
+    const std::size_t walls = walls_.size();
+    std::vector<State> state(state_.size());
+    std::vector<Vec3> f(force_.size()), nc(force_.size()), m(force_.size());
+    for (std::size_t s = 0; s < new_slot.size(); ++s) {
+      const std::size_t t = new_slot[s];
+      for (std::size_t w = 0; w < walls; ++w) state[t * walls + w] = state_[s * walls + w];
+      f[t] = force_[s];
+      nc[t] = nc_force_[s];
+      m[t] = moment_[s];
+    }
+    state_.swap(state);
+    force_.swap(f);
+    nc_force_.swap(nc);
+    moment_.swap(m);
+  }
+
+  void evaluate(const ParticleStore& s) override {
+    if (skip_evaluate_) {
+      skip_evaluate_ = false;
+      return;
+    }
+    const std::size_t walls = walls_.size();
+    parallel_for_ranges(s.size(), [&](std::size_t begin, std::size_t end) {
+      for (std::size_t i = begin; i < end; ++i) {
+        Vec3 f = Vec3::Zero(), nc = Vec3::Zero(), m = Vec3::Zero();
+        for (std::size_t w = 0; w < walls; ++w) {
+          PairOutput out;
+          law_.evaluate_wall(s, static_cast<std::uint32_t>(i), walls_[w].point, walls_[w].normal,
+                             state_[i * walls + w], out);
+          f += out.force;
+          nc += out.nc_force;
+          m += out.moment_i;
+        }
+        force_[i] = f;
+        nc_force_[i] = nc;
+        moment_[i] = m;
+      }
+    });
+  }
+
+  void add_body_forces(const ParticleStore&, std::size_t begin, std::size_t end, std::span<Vec3> force,
+                       std::span<Vec3> moment) const override {
+    for (std::size_t i = begin; i < end; ++i) {
+      force[i] += force_[i];
+      moment[i] += moment_[i];
+    }
+  }
+
+  /// U_wall: the law's conservative wall energy of each particle-wall contact.
+  void add_potential_energies(const ParticleStore& s, EnergyReport& r) const override {
+    r.add("U_wall", exact_sum(s.size(), [&](std::size_t i) {
+            double u = 0.0;
+            if (!s.owns(i)) return u;
+            for (const Wall& w : walls_) u += law_.wall_energy(s, static_cast<std::uint32_t>(i), w.point, w.normal);
+            return u;
+          }));
+  }
+
+  ExactSum nonconservative_power(const ParticleStore& s, std::span<const Vec3> u,
+                                 std::span<const Vec3> w) const override {
+    return exact_sum(s.size(), [&](std::size_t i) {
+      return s.owns(i) ? nc_force_[i].dot(u[i]) + moment_[i].dot(w[i]) : 0.0;
+    });
+  }
+
+  /// Per particle this process owns: id, its history with each wall, its slots.
+  void pack_history(const ParticleStore& s, ByteWriter& w) const override {
+    const std::size_t walls = walls_.size();
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      if (!s.owns(i)) continue;
+      w.u32(s.id[i]);
+      for (std::size_t k = 0; k < walls; ++k) Law::save_state(w, state_[i * walls + k]);
+      w.vec3(force_[i]);
+      w.vec3(nc_force_[i]);
+      w.vec3(moment_[i]);
+    }
+  }
+
+  /// The same walls and law; each particle of the part takes its history
+  /// and result slots from map.history (engine/partition.hpp).
+  std::unique_ptr<ForceProvider> make_part(const ParticleStore& part, const PartMap& map) const override {
+    auto p = std::make_unique<WallContactProvider>(walls_, law_, part.size(), name_);
+    if (map.history.empty()) return p;
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> by_id(part.size());
+    for (std::size_t i = 0; i < part.size(); ++i) by_id[i] = {part.id[i], static_cast<std::uint32_t>(i)};
+    std::sort(by_id.begin(), by_id.end());
+    const std::size_t walls = walls_.size();
+    ByteReader r(map.history);
+    std::vector<State> st(walls);
+    while (r.remaining() > 0) {
+      const std::uint32_t id = r.u32("wall history particle id");
+      for (State& x : st) x = Law::load_state(r);
+      const Vec3 f = r.vec3("wall force"), nc = r.vec3("wall force"), m = r.vec3("wall moment");
+      const auto it = std::lower_bound(by_id.begin(), by_id.end(), std::make_pair(id, 0u));
+      if (it == by_id.end() || it->first != id) continue;
+      const std::uint32_t i = it->second;
+      for (std::size_t k = 0; k < walls; ++k) p->state_[i * walls + k] = st[k];
+      p->force_[i] = f;
+      p->nc_force_[i] = nc;
+      p->moment_[i] = m;
+    }
+    // The slots stand for the first evaluation (which would advance the history).
+    p->skip_evaluate_ = true;
+    return p;
+  }
+
+  /// Section: the law, the walls, then per particle and wall the state, and
+  /// per particle the force, non-conservative force and moment slots.
+  void save(ByteWriter& w) const override {
+    law_.save(w);
+    w.array(walls_, [](ByteWriter& ww, const Wall& wall) {
+      ww.vec3(wall.point);
+      ww.vec3(wall.normal);
+    });
+    w.u64(force_.size());
+    for (const State& st : state_) Law::save_state(w, st);
+    for (std::size_t i = 0; i < force_.size(); ++i) {
+      w.vec3(force_[i]);
+      w.vec3(nc_force_[i]);
+      w.vec3(moment_[i]);
+    }
+  }
+
+  /// The provider save() wrote. Throws StateError if anything is
+  /// inconsistent with `s` or cut short.
+  static std::unique_ptr<WallContactProvider> load(ByteReader& r, const ParticleStore& s, std::string name) {
+    Law law = Law::load(r);
+    std::vector<Wall> walls;
+    r.array(walls, 48, "wall", [](ByteReader& rr) {
+      Wall w;
+      w.point = rr.vec3("walls");
+      w.normal = rr.vec3("walls");
+      return w;
+    });
+    const std::uint64_t n = r.u64("wall particle count");
+    if (n != s.size())
+      throw StateError("inconsistent: wall history for " + std::to_string(n) + " particles, the store has " +
+                       std::to_string(s.size()));
+    std::unique_ptr<WallContactProvider> p;
+    try {
+      p = std::make_unique<WallContactProvider>(std::move(walls), std::move(law), n, std::move(name));
+    } catch (const std::invalid_argument& e) {
+      throw StateError(std::string("inconsistent: ") + e.what());
+    }
+    if (p->state_.size() > r.remaining() / Law::kStateBytes) throw StateError("truncated: the wall history is cut short");
+    for (State& st : p->state_) st = Law::load_state(r);
+    if (n > r.remaining() / 72) throw StateError("truncated: the wall results are cut short");
+    for (std::size_t i = 0; i < n; ++i) {
+      p->force_[i] = r.vec3("wall force");
+      p->nc_force_[i] = r.vec3("wall force");
+      p->moment_[i] = r.vec3("wall moment");
+    }
+    p->skip_evaluate_ = true;
+    return p;
+  }
+
+  const std::vector<Wall>& walls() const { return walls_; }
+  const Law& law() const { return law_; }
+  /// Per particle and wall, particle-major: [slot * walls + wall].
+  const std::vector<State>& state() const { return state_; }
+
+ private:
+  std::vector<Wall> walls_;
+  Law law_;
+  std::string name_;
+  std::vector<State> state_;                     ///< particle-major: [slot * walls + wall]
+  std::vector<Vec3> force_, nc_force_, moment_;  ///< per particle slot
+  bool skip_evaluate_ = false;                   ///< restored slots stand for the next evaluate()
+};
+
+}  // namespace dem
