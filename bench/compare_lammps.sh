@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The lattice contact benchmark (../shared/peers/README.md) side by side in
+# The lattice contact benchmark (scene/lattice_scene.hpp) side by side in
 # one invocation: LAMMPS (Debian `lammps`, pair_style granular hertz) on 1 and
 # 2 MPI ranks and this engine's dem_bench on 1 and 2 threads, same system
 # (a cube of spheres of diameter 1 overlapping their face neighbours by about

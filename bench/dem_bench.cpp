@@ -7,10 +7,10 @@
 //             [--repeat R] [--integrator 23|25|27] [--memory-table]
 //
 // Scenes:
-//   lattice      the contact benchmark of ../shared/peers/README.md
-//                (scene/lattice_scene.hpp): n^3 spheres, n = round(cbrt(N)),
+//   lattice      the contact benchmark run against LAMMPS by
+//                bench/compare_lammps.sh (scene/lattice_scene.hpp): n^3 spheres, n = round(cbrt(N)),
 //                default N = 64000, h = 1e-3, 500 steps.
-//   solid-torus  the bonded solid torus of MODEL.md section 7
+//   solid-torus  the bonded solid torus of docs/model.md §7
 //                (scene/solid_torus.hpp) with about N particles (default
 //                100000), h = kDefaultTimeStepFraction x critical step,
 //                200 steps.

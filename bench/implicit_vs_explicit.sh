@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# iBDEM's speed claim (MODEL.md 12, 13.1) measured on this engine, side by
+# iBDEM's speed claim (docs/model.md §12, §13.1) measured on this engine, side by
 # side in one invocation: wall time per simulated millisecond of the
 # implicit integrator (integrator = "implicit") and the explicit map (25) on
-#   (a) the plate edge drop of MODEL.md 13.3 (scenes/plate_drop.toml): h =
+#   (a) the plate edge drop of docs/model.md §13.3 (scenes/plate_drop.toml): h =
 #       2.5e-7 s explicit, Dt = 2.5e-6 and 2.5e-5 s implicit, to PLATE_T_END,
 #       with broken bonds and fragments beside each;
 #   (b) the beam stretch of iBDEM's class (scenes/beam_stretch.toml, 19013
-#       particles, E = 1e7): explicit at 0.2 of the limit of MODEL.md 9.6,
+#       particles, E = 1e7): explicit at 0.2 of the limit of docs/model.md §9.6,
 #       implicit at 123 times T = 2/omega_est (Table 1's ratio), to
 #       BEAM_T_END;
 #   (c) the large plate (scenes/plate_drop_large.toml, 220,523 particles):
@@ -85,7 +85,7 @@ for threads in $threads_list; do
         run plate scenes/plate_drop.toml implicit 2.5e-5 "$threads" --t-end "$plate_t_end"
         ;;
       b)
-        # T = 2/omega_est of MODEL.md 9.6 for E = 1e7, rho = 1000, r = 1.0102 mm.
+        # T = 2/omega_est of docs/model.md §9.6 for E = 1e7, rho = 1000, r = 1.0102 mm.
         t_limit=$(python3 -c "import math; print(2 / (2.9 * math.sqrt(1e7 / (1000 * 0.0010101525445522107 ** 2))))")
         run stretch scenes/beam_stretch.toml rrp25 "$(python3 -c "print(0.2 * $t_limit)")" "$threads" --t-end "$beam_t_end"
         run stretch scenes/beam_stretch.toml implicit "$(python3 -c "print(123 * $t_limit)")" "$threads" --t-end "$beam_t_end"

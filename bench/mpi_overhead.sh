@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The cost of MPI at equal cores (issue 14): the solid torus at about 10^6
+# The cost of MPI at equal cores (mpi/domain.hpp): the solid torus at about 10^6
 # particles on 2 MPI ranks x 1 thread against 1 process x 2 threads, same
 # scene, same steps, same bits (the files are compared too).
 #

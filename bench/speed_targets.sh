@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The speed targets of the vectorised kernels (issue 13), side by side in one
+# The speed targets of the vectorised kernels (core/simd.hpp), side by side in one
 # invocation on this machine: the solid torus at 10^6 particles, the large
 # plate (iBDEM's Plate, BDEM bonds with fracture) and the lattice against
 # LAMMPS, each at 1 and 2 threads, with the peak memory and a stage profile

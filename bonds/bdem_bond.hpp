@@ -1,6 +1,6 @@
 #pragma once
 /// \file bdem_bond.hpp
-/// The BDEM bond law of iBDEM section 3.2 as corrected in MODEL.md section 9,
+/// The BDEM bond law of iBDEM section 3.2 as corrected in docs/model.md §9,
 /// and the bond stresses of section 10.1: one bond's energy, force, spatial
 /// moments and stresses from the positions and attitudes of its two ends.
 ///
@@ -21,7 +21,7 @@
 ///     tau_j = ½ k_s g (b - h x b) + [m - (m.t) t / (4 (1 + s_P))]
 ///
 /// Quaternions are Eigen's (coefficients x, y, z, w; w the scalar; the
-/// product is the Hamilton product of MODEL.md Part II). Units: SI in the
+/// product is the Hamilton product of docs/model.md Part II). Units: SI in the
 /// engine's BDEM scenes (m, N, N m, Pa), any consistent set otherwise.
 
 #include <cmath>
@@ -170,7 +170,7 @@ template <class S>
   return bdem_bond_t<double>(x_i, x_j, q_i, q_j, d0, l0, k);
 }
 
-/// Stresses of eqs. (12)-(13) (MODEL.md 10.1), pressure units.
+/// Stresses of eqs. (12)-(13) (docs/model.md §10.1), pressure units.
 struct BdemStress {
   double sigma = 0.0;  ///< |F_n|/S + M_b r_b/I (max(F_n, 0) with tension_only)
   double tau = 0.0;    ///< F_s/S + M_t r_b/J_p
@@ -198,7 +198,7 @@ inline bool bdem_over_strength(const BdemBondResult& r, const BdemStiffness& k, 
   return tau_left < 0.0 || r.shear_force2 * (k.inv_area * k.inv_area) > tau_left * tau_left;
 }
 
-/// The estimate of MODEL.md 9.6: omega_est = 2.9 sqrt(E/(rho r²)) (the
+/// The estimate of docs/model.md §9.6: omega_est = 2.9 sqrt(E/(rho r²)) (the
 /// largest angular frequency of an FCC lattice of touching spheres at
 /// nu = 0, safe for nu >= 0), and the explicit step fraction * 2/omega_est
 /// (time). Throws std::invalid_argument for a value not finite and > 0.

@@ -1,6 +1,6 @@
 #pragma once
 /// \file bdem_kernel.hpp
-/// The force loop of the BDEM bonds (MODEL.md sections 9 and 10),
+/// The force loop of the BDEM bonds (docs/model.md §9 and §10),
 /// vectorised like the Baker-Gonzalez one (bonds/bond_kernel.hpp): bonds in
 /// lane blocks, the arithmetic of bonds/bdem_lanes.inc, which bdem_bond()
 /// runs for one bond; lanes whose shear angle needs atan2 (over about 0.57

@@ -1,6 +1,6 @@
 #pragma once
 /// \file bdem_provider.hpp
-/// The BDEM bonds of iBDEM (MODEL.md section 9) with stress-based fracture
+/// The BDEM bonds of iBDEM (docs/model.md §9) with stress-based fracture
 /// (section 10) as a force provider (core/force_provider.hpp).
 ///
 /// Records: the bonds of a BondList (geometry: ends, rest length l0, rest
@@ -23,7 +23,7 @@
 /// bonded_pairs() (contact providers then take the pair in, 11.1).
 /// book_fracture() books W = V_b - U_contact,new (10.3).
 ///
-/// Bonded pairs have no contact (MODEL.md Part II choices): bonded_pairs()
+/// Bonded pairs have no contact (docs/model.md Part II choices): bonded_pairs()
 /// lists the live bonds' keys.
 
 #include <cstdint>
@@ -39,7 +39,7 @@
 
 namespace dem {
 
-/// The bond properties of one material (MODEL.md 9.2, 10.1).
+/// The bond properties of one material (docs/model.md §9.2, §10.1).
 struct BdemMaterial {
   double youngs_modulus = 0.0;      ///< E (Pa), > 0
   double poisson_ratio = 0.3;       ///< nu, in (-1, 0.5]
@@ -97,9 +97,9 @@ class BdemBondProvider final : public ForceProvider {
   PairResults pair_results() const override;
   Incidence incidence() const override;
   /// U_axial = sum V_stretch, U_shear = sum V_shear, U_bend = sum V_bt over
-  /// live bonds (MODEL.md 9.8).
+  /// live bonds (docs/model.md §9.8).
   void add_potential_energies(const ParticleStore& particles, EnergyReport& report) const override;
-  /// MODEL.md 12.4: each live bond's H_e (bonds/bond_hessian.hpp), projected
+  /// docs/model.md §12.4: each live bond's H_e (bonds/bond_hessian.hpp), projected
   /// to positive semi-definite; zero for a failed bond.
   bool provides_hessian() const override { return true; }
   std::span<const std::uint32_t> record_second_ends() const override { return bonds_.second; }
@@ -137,7 +137,7 @@ class BdemBondProvider final : public ForceProvider {
   /// of the live-bond graph (a fragment label that does not change with
   /// re-ordering).
   std::vector<std::uint32_t> fragment_labels(const ParticleStore& particles) const;
-  /// Live bonds whose relative rotation passed 2pi/3 (MODEL.md 9.1: the run
+  /// Live bonds whose relative rotation passed 2pi/3 (docs/model.md §9.1: the run
   /// summary's count, expected 0), at the last evaluate().
   std::uint64_t overturned_count() const;
 

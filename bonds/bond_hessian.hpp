@@ -1,7 +1,7 @@
 #pragma once
 /// \file bond_hessian.hpp
-/// Second derivatives of one bond's energy, BDEM (MODEL.md 9.3) or
-/// Baker-Gonzalez (section 4), for the implicit integrator (MODEL.md 12.4),
+/// Second derivatives of one bond's energy, BDEM (docs/model.md §9.3) or
+/// Baker-Gonzalez (section 4), for the implicit integrator (docs/model.md §12.4),
 /// and the per-element projection to positive semi-definite.
 ///
 /// Coordinates: the 12 numbers (delta x_i, phi_i, delta x_j, phi_j), each
@@ -12,7 +12,7 @@
 /// forward-mode dual numbers over the 12 inputs (Eigen's AutoDiffScalar,
 /// bonds/element_hessian.hpp): the Jacobian J of the generalised force
 /// (F_i, tau_i, F_j, tau_j) gives H_e = -J, except in each end's own rotation
-/// block, where -d tau_i / d phi_i = H_e + ½ S(tau_i) (MODEL.md 12.4: the
+/// block, where -d tau_i / d phi_i = H_e + ½ S(tau_i) (docs/model.md §12.4: the
 /// derivative of the moment of a turned end also turns the moment).
 
 #include <Eigen/Core>
@@ -30,13 +30,13 @@ namespace dem {
 Mat12 bdem_bond_hessian(const Vec3& x_i, const Vec3& x_j, const Quat& q_i, const Quat& q_j, const Vec3& d0, double l0,
                         const BdemStiffness& k);
 
-/// H_e of one Baker-Gonzalez bond (MODEL.md section 4; bond_all_t of
+/// H_e of one Baker-Gonzalez bond (docs/model.md §4; bond_all_t of
 /// bonds/bond_potential.hpp), symmetrised, in the same coordinates.
 Mat12 bond_hessian(const Vec3& x_i, const Vec3& x_j, const Quat& q_i, const Quat& q_j, double r0, const Vec3& d0,
                    double k_bending, double k_axial, double k_shear);
 
 /// Sets the negative eigenvalues of the symmetric matrix h to zero
-/// (Eigen's SelfAdjointEigenSolver; MODEL.md 12.4, the per-element
+/// (Eigen's SelfAdjointEigenSolver; docs/model.md §12.4, the per-element
 /// projection of iBDEM Algorithm 3 line 10).
 void project_positive_semidefinite(Mat12& h);
 

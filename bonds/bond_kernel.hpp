@@ -1,6 +1,6 @@
 #pragma once
 /// \file bond_kernel.hpp
-/// The force loop of the Baker-Gonzalez bonds (MODEL.md section 4),
+/// The force loop of the Baker-Gonzalez bonds (docs/model.md §4),
 /// vectorised: bonds in lane blocks (one bond a lane, as many lanes as the
 /// target has doubles: 8 on AVX-512, 4 on AVX2, 2 on SSE4), the arithmetic
 /// of bonds/bond_lanes.inc, which bond_all() runs for one bond. Lanes whose

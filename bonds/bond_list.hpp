@@ -1,6 +1,6 @@
 #pragma once
 /// \file bond_list.hpp
-/// Binder bonds between particle pairs (MODEL.md section 4), stored as a
+/// Binder bonds between particle pairs (docs/model.md §4), stored as a
 /// structure of arrays indexed by bond. Stiffnesses are stored once per
 /// distinct (K^m, K^a, K^s) triple (a bond "type", as in LAMMPS), so a scene
 /// of one binder costs 4 bytes a bond for them.

@@ -1,13 +1,13 @@
 #pragma once
 /// \file bond_potential.hpp
-/// Particle-binder-particle potentials, MODEL.md section 4 (Baker & Gonzalez
+/// Particle-binder-particle potentials, docs/model.md §4 (Baker & Gonzalez
 /// 2021, eqs. 44-53, with the shear term in its objective, symmetric form).
 ///
 /// Each evaluator is a stateless function of one bond's geometry. Inputs:
 /// centres x_i, x_j (length); relative attitudes Q_i = R_i R_i0^T and
 /// Q_j = R_j R_j0^T (unit quaternions); reference length r0 and direction
 /// d0 = (x_i0 - x_j0)/r0. Outputs: the force on i (the force on j is its
-/// negative), the spatial moments on i and on j (MODEL.md section 2), and the
+/// negative), the spatial moments on i and on j (docs/model.md §2), and the
 /// energy. Tests call these same functions.
 
 #include "core/rotation.hpp"
@@ -35,7 +35,7 @@ struct BondTermsT {
 using BondTerms = BondTermsT<double>;
 
 /// Relative rotation vector theta_ij with Q_i Q_j^T = exp(S(theta_ij)),
-/// |theta_ij| in [0, pi] (eqs. 44-46 in MODEL.md's sign convention).
+/// |theta_ij| in [0, pi] (eqs. 44-46 in the sign convention of docs/model.md §4).
 Vec3 bond_rotation_vector(const Quat& q_i, const Quat& q_j);
 
 /// Bending and torsion, eqs. (44)-(47): U = K^m |theta_ij|^2 / 2,
@@ -46,7 +46,7 @@ BondTerms bond_bending(const Quat& q_i, const Quat& q_j, double k_bending);
 /// F_i = -(K^a/r0)(r/r0 - 1) d with d = (x_i - x_j)/r.
 BondTerms bond_axial(const Vec3& x_i, const Vec3& x_j, double r0, double k_axial);
 
-/// Shear, objective symmetric form of eq. (53) (MODEL.md section 4):
+/// Shear, objective symmetric form of eq. (53) (docs/model.md §4):
 /// s_i = 1 - (Q_i d0).d, U = K^s (s_i^2 + s_j^2)/4,
 /// tau_i = K^s s_i (Q_i d0 x d)/2, F_i = K^s/(2r) (I - d d^T)(s_i Q_i d0 + s_j Q_j d0).
 BondTerms bond_shear(const Vec3& x_i, const Vec3& x_j, const Quat& q_i, const Quat& q_j,

@@ -1,6 +1,6 @@
 #pragma once
 /// \file bond_provider.hpp
-/// The Baker-Gonzalez binder bonds (MODEL.md section 4) as a force provider
+/// The Baker-Gonzalez binder bonds (docs/model.md §4) as a force provider
 /// (core/force_provider.hpp).
 ///
 /// Records: the bonds of a BondList. evaluate() computes, in parallel over
@@ -44,7 +44,7 @@ class BondProvider final : public ForceProvider {
   Incidence incidence() const override;
   /// U_bend, U_axial, U_shear.
   void add_potential_energies(const ParticleStore& particles, EnergyReport& report) const override;
-  /// MODEL.md 12.4: each bond's H_e (bonds/bond_hessian.hpp).
+  /// docs/model.md §12.4: each bond's H_e (bonds/bond_hessian.hpp).
   bool provides_hessian() const override { return true; }
   std::span<const std::uint32_t> record_second_ends() const override { return bonds_.second; }
   void element_hessians(const ParticleStore& particles, std::span<Mat12> out, bool project) const override;

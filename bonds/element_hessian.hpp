@@ -1,7 +1,7 @@
 #pragma once
 /// \file element_hessian.hpp
 /// The Hessian of a two-particle element's energy in the implicit
-/// integrator's coordinates (MODEL.md 12.4) from the element's own force
+/// integrator's coordinates (docs/model.md §12.4) from the element's own force
 /// kernel, run on forward-mode dual numbers over the 12 inputs
 /// (delta x_i, phi_i, delta x_j, phi_j), R <- exp(S(phi)) R (Eigen's
 /// AutoDiffScalar). Included only by the .cpp files that instantiate it.

@@ -1,6 +1,6 @@
 #pragma once
 /// \file contact_potential.hpp
-/// Particle-particle and particle-wall contact, MODEL.md section 4
+/// Particle-particle and particle-wall contact, docs/model.md §4
 /// (Baker & Gonzalez 2021, eqs. 56-57, with the energy prefactor 2/5 that
 /// makes eq. (57) its gradient; eq. (56) misprints it as 5/2).
 

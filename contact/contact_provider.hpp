@@ -16,7 +16,7 @@
 /// new pair starts from State{}. The key order (id_lo, id_hi) is a total
 /// order on pairs; the carry-over merges the old and new pair lists in that
 /// order, so it does not depend on slots, re-ordering or threads. Laws whose
-/// State is empty (the frictionless law of MODEL.md section 4) keep no
+/// State is empty (the frictionless law of docs/model.md §4) keep no
 /// state and skip the carry-over.
 ///
 /// A contact law is a class with
@@ -60,7 +60,7 @@ struct ContactSettings {
   bool reorder_on_rebuild = true;
 };
 
-/// The frictionless Hertz-type law of MODEL.md section 4 (eqs. 56-57): no
+/// The frictionless Hertz-type law of docs/model.md §4 (eqs. 56-57): no
 /// per-pair state.
 struct HertzContactLaw {
   struct State {};
@@ -74,7 +74,7 @@ struct HertzContactLaw {
     return particle_contact(x_i, x_j, r_i, r_j, stiffness).energy;
   }
   /// U''(r) at centre distance r < reach = r_i + r_j (the implicit
-  /// integrator's Hessian, MODEL.md 12.4): (3/2) K/reach² [1 - r/reach]^{1/2}.
+  /// integrator's Hessian, docs/model.md §12.4): (3/2) K/reach² [1 - r/reach]^{1/2}.
   double radial_curvature(double r, double reach) const {
     return 1.5 * stiffness / (reach * reach) * std::sqrt(1.0 - r / reach);
   }
@@ -102,14 +102,14 @@ struct HertzContactLaw {
   static HertzContactLaw load(ByteReader& r);
 };
 
-/// iBDEM's repulsion between unbonded particles (MODEL.md 11.1, eq. 32 with
+/// iBDEM's repulsion between unbonded particles (docs/model.md §11.1, eq. 32 with
 /// the [.]_+ the paper drops): V = ½ k_ec [r_i + r_j - |x_i - x_j|]_+²,
 /// F_i = k_ec [.]_+ d. No per-pair state; conservative.
 struct PenaltyContactLaw {
   struct State {};
   static constexpr const char* energy_column = "U_contact";
   double stiffness = 0.0;  ///< k_ec (force/length), >= 0
-  /// iBDEM's friction filter (MODEL.md 11.1, eqs. 34-35 corrected): off
+  /// iBDEM's friction filter (docs/model.md §11.1, eqs. 34-35 corrected): off
   /// unless the per-material coefficients are given (indexed by
   /// ParticleStore::material; a pair takes the geometric mean).
   std::vector<double> sliding_friction, rolling_friction;
@@ -126,7 +126,7 @@ struct PenaltyContactLaw {
     const double overlap = r_i + r_j - (x_i - x_j).norm();
     return overlap > 0.0 ? 0.5 * stiffness * overlap * overlap : 0.0;
   }
-  /// U''(r) at centre distance r < reach: k_ec (MODEL.md 12.4).
+  /// U''(r) at centre distance r < reach: k_ec (docs/model.md §12.4).
   double radial_curvature(double, double) const { return stiffness; }
   /// The filter's changes of one touching pair whose repulsion is `force`
   /// (on i), added to dv, dw of both ends (filter_change below).
@@ -141,7 +141,7 @@ struct PenaltyContactLaw {
   static PenaltyContactLaw load(ByteReader& r);
 };
 
-/// The friction filter's change for one contact (MODEL.md 11.1): with
+/// The friction filter's change for one contact (docs/model.md §11.1): with
 /// the relative centre velocity v_ij, its part v_t across the normal n,
 /// the relative spin w_ij and the repulsion |F_n| over a step dt,
 ///   dv = -min(1, mu_s |F_n| dt / (m |v_t|)) v_t,
@@ -332,7 +332,7 @@ class ContactProviderBase : public ForceProvider {
 /// What a velocity-dependent (kinetic) law gives for one pair.
 struct PairOutput {
   Vec3 force = Vec3::Zero();     ///< on the first end (the second takes -force)
-  Vec3 nc_force = Vec3::Zero();  ///< the non-conservative part of force (MODEL.md 11.3)
+  Vec3 nc_force = Vec3::Zero();  ///< the non-conservative part of force (docs/model.md §11.3)
   Vec3 moment_i = Vec3::Zero();  ///< spatial moment on the first end
   Vec3 moment_j = Vec3::Zero();  ///< spatial moment on the second end
 };
@@ -343,13 +343,13 @@ concept KineticLaw = Law::kKinetic;
 /// Stateless repulsive laws U(r) of the centre distance r, U'(r) <= 0, that
 /// give U''(r) in contact (radial_curvature): their pair Hessian is
 /// [[A, -A], [-A, A]] with A = U'' d dᵀ + (U'/r)(I - d dᵀ), whose projection
-/// to positive semi-definite keeps A = U'' d dᵀ (MODEL.md 12.4).
+/// to positive semi-definite keeps A = U'' d dᵀ (docs/model.md §12.4).
 template <class Law>
 concept RadialLaw = requires(const Law& law) {
   { law.radial_curvature(1.0, 1.0) } -> std::convertible_to<double>;
 };
 
-/// Laws that may apply iBDEM's friction filter (MODEL.md 11.1).
+/// Laws that may apply iBDEM's friction filter (docs/model.md §11.1).
 template <class Law>
 concept FilterLaw = requires(const Law& law) {
   { law.filter() } -> std::convertible_to<bool>;
@@ -586,7 +586,7 @@ class ContactProvider final : public ContactProviderBase {
     return p;
   }
 
-  /// The freed pairs of a fracture (MODEL.md 10.2, 10.3): each listed one
+  /// The freed pairs of a fracture (docs/model.md §10.2, §10.3): each listed one
   /// takes part from now on, evaluated at once into its slot (state from
   /// State{}), and its energy is added to batch.contact_energy.
   void release_pairs(const ParticleStore& s, FractureBatch& batch) override {
@@ -628,7 +628,7 @@ class ContactProvider final : public ContactProviderBase {
     if constexpr (FilterLaw<Law>) return law_.filter();
     return false;
   }
-  /// iBDEM's friction filter (MODEL.md 11.1): each touching unbonded pair's
+  /// iBDEM's friction filter (docs/model.md §11.1): each touching unbonded pair's
   /// changes from the velocities as they are, in pair order (serial: the
   /// same for any thread count).
   void add_filter_changes(const ParticleStore& s, double h, std::span<Vec3> dv, std::span<Vec3> dw) const override {
@@ -764,9 +764,9 @@ class ContactProvider final : public ContactProviderBase {
   std::vector<typename Law::State> pending_state_;
 };
 
-/// The contact provider of MODEL.md section 4.
+/// The contact provider of docs/model.md §4.
 using HertzContactProvider = ContactProvider<HertzContactLaw>;
-/// iBDEM's penalty contact between unbonded pairs (MODEL.md 11.1).
+/// iBDEM's penalty contact between unbonded pairs (docs/model.md §11.1).
 using PenaltyContactProvider = ContactProvider<PenaltyContactLaw>;
 
 }  // namespace dem

@@ -51,7 +51,7 @@ HertzMindlinLaw::HertzMindlinLaw(std::vector<ContactMaterial> materials, double 
 }
 
 namespace {
-/// One contact of MODEL.md 11.2 once its geometry is known: normal n (from
+/// One contact of docs/model.md §11.2 once its geometry is known: normal n (from
 /// j to i), overlap delta, R*, m*, the contact-point velocity v_rel, the
 /// relative spin dw (rolling), the arms r_i, r_j (r_j = 0 for a wall: its
 /// moment is not used).

@@ -1,12 +1,13 @@
 #pragma once
 /// \file hertz_mindlin.hpp
 /// Hertz contact with Hertz-Mindlin friction, a Coulomb limit, viscoelastic
-/// damping by restitution and optional EPSD2 rolling resistance (MODEL.md
-/// 11.2; LIGGGHTS `hertz tangential history`, LAMMPS `pair granular hertz/
-/// material ... mindlin ... damping coeff_restitution`), as a kinetic law of
-/// ContactProvider (contact/contact_provider.hpp). Per contact pair it keeps
-/// the tangential spring xi and the rolling moment M_r; both start at 0 when
-/// the pair first touches and are forgotten when it separates.
+/// damping by restitution and optional EPSD2 rolling resistance
+/// (docs/model.md §11.2; LIGGGHTS `hertz tangential history`, LAMMPS
+/// `pair granular hertz/material ... mindlin ... damping coeff_restitution`),
+/// as a kinetic law of ContactProvider (contact/contact_provider.hpp). Per
+/// contact pair it keeps the tangential spring xi and the rolling moment M_r;
+/// both start at 0 when the pair first touches and are forgotten when it
+/// separates.
 ///
 /// For delta = r_i + r_j - |x_i - x_j| > 0, n = (x_i - x_j)/|x_i - x_j|:
 ///
@@ -20,7 +21,7 @@
 ///
 /// The conservative part is the Hertz force k_n delta n, whose energy
 /// (8/15) E* sqrt(R*) delta^(5/2) is U_contact; everything else is booked
-/// in W_contact (MODEL.md 11.3). The velocities are those the stepper holds
+/// in W_contact (docs/model.md §11.3). The velocities are those the stepper holds
 /// at the evaluation (v_{k+1/2}, Omega_{k+1/2}, after the first half kick).
 
 #include <cstdint>
@@ -41,7 +42,7 @@ struct ContactMaterial {
   double rolling_friction = 0.0;  ///< mu_r >= 0
 };
 
-/// The constants of one pair of materials (MODEL.md 11.2): E*, G* from the
+/// The constants of one pair of materials (docs/model.md §11.2): E*, G* from the
 /// formulas there; e, mu_s, mu_r of two different materials as the geometric
 /// mean sqrt(a b) (LAMMPS pair granular's mixing of such coefficients).
 struct ContactPair {
@@ -70,7 +71,7 @@ struct HertzMindlinLaw {
   double energy(const ParticleStore& s, std::uint32_t i, std::uint32_t j, const State& st) const;
   /// Particle i against a plane wall (point x_w, unit normal n towards the
   /// particles), a particle of infinite radius and mass at rest, of the
-  /// particle's own material (MODEL.md 11.2): R* = r_i, m* = m_i,
+  /// particle's own material (docs/model.md §11.2): R* = r_i, m* = m_i,
   /// delta = r_i - (x_i - x_w).n. out.moment_j is unused.
   void evaluate_wall(const ParticleStore& s, std::uint32_t i, const Vec3& point, const Vec3& normal, State& st,
                      PairOutput& out) const;
@@ -110,7 +111,7 @@ struct HertzMindlinLaw {
 
 using HertzMindlinProvider = ContactProvider<HertzMindlinLaw>;
 
-/// The Rayleigh time step of a Hertz-Mindlin sphere (MODEL.md 11.2):
+/// The Rayleigh time step of a Hertz-Mindlin sphere (docs/model.md §11.2):
 ///
 ///   h_R = pi r sqrt(rho/G) / (0.1631 nu + 0.8766),  G = E / (2 (1 + nu)),
 ///

@@ -1,6 +1,6 @@
 #pragma once
 /// \file neighbour_search.hpp
-/// Verlet neighbour list of candidate contact pairs (MODEL.md section 4:
+/// Verlet neighbour list of candidate contact pairs (docs/model.md §4:
 /// contact acts between every pair of overlapping particles, bonded or not),
 /// found with a uniform cell grid of side 2 r_max + skin for dense packings
 /// of similar spheres (radii within a factor 2, at most about 4 cells a

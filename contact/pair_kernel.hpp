@@ -1,6 +1,6 @@
 #pragma once
 /// \file pair_kernel.hpp
-/// The force loop of the Hertz-type pair contact (MODEL.md section 4,
+/// The force loop of the Hertz-type pair contact (docs/model.md §4,
 /// eq. 57), vectorised like the bond kernel (bonds/bond_kernel.hpp): pairs
 /// in lane blocks, the arithmetic of contact/pair_lanes.inc, which
 /// contact_force() runs for one pair, so every pair's force has the same

@@ -21,7 +21,7 @@ std::string wall_problem(const Wall& w) {
 }  // namespace
 
 namespace {
-/// iBDEM's penalty wall (MODEL.md 11.1, eq. 33 with [.]_+).
+/// iBDEM's penalty wall (docs/model.md §11.1, eq. 33 with [.]_+).
 inline ContactTerms penalty_wall(const Vec3& x, double r, const Wall& w) {
   const double overlap = r - (x - w.point).dot(w.normal);
   ContactTerms t;

@@ -3,7 +3,7 @@
 /// Rigid plane walls as a one-body force provider: each particle feels every
 /// wall, in wall order. Two laws: section 4's Hertz-type wall (eq. 57 with
 /// the mirror image; Wall::stiffness is K^pw, energy), or iBDEM's penalty
-/// (MODEL.md 11.1, eq. 33 corrected: V = ½ k_c [r_i - g]_+², g = (x_i -
+/// (docs/model.md §11.1, eq. 33 corrected: V = ½ k_c [r_i - g]_+², g = (x_i -
 /// x_w).n, F_i = k_c [r_i - g]_+ n; Wall::stiffness is k_c, force/length).
 
 #include <cstdint>
@@ -50,7 +50,7 @@ class WallProvider final : public ForceProvider {
   }
   WallLaw law() const { return law_; }
 
-  /// iBDEM's friction filter (MODEL.md 11.1) at penalty walls: per-material
+  /// iBDEM's friction filter (docs/model.md §11.1) at penalty walls: per-material
   /// mu_s and mu_r (indexed by ParticleStore::material); empty: off.
   void set_filter(std::vector<double> sliding, std::vector<double> rolling) {
     filter_sliding_ = std::move(sliding);

@@ -1,6 +1,6 @@
 #pragma once
 /// \file diagnostics.hpp
-/// Energies and momenta of the whole system, MODEL.md section 5.
+/// Energies and momenta of the whole system, docs/model.md §5.
 
 #include <cstdint>
 #include <stdexcept>
@@ -32,7 +32,7 @@ struct EnergyReport {
   Vec3 linear_momentum = Vec3::Zero();   ///< P = sum m v
   Vec3 angular_momentum = Vec3::Zero();  ///< L = sum (x x m v + J Omega)
 
-  // The dissipation ledger (MODEL.md sections 10.3 and 11.3): work taken
+  // The dissipation ledger (docs/model.md §10.3 and §11.3): work taken
   // out of E_total since the run's start, each never negative in a
   // physical run, so that E_balance = E_total + W_fracture + W_contact +
   // W_filter stays at E_0 up to the integrator's error.
@@ -126,8 +126,8 @@ struct EnergyReport {
     }
   }
 
-  /// E_balance = E_total + W_fracture + W_contact + W_filter (MODEL.md
-  /// 11.3) + W_boundary (zero without kinematic groups).
+  /// E_balance = E_total + W_fracture + W_contact + W_filter
+  /// (docs/model.md §11.3) + W_boundary (zero without kinematic groups).
   double balance() const { return total() + fracture_work + contact_work + filter_work + boundary_work; }
 };
 

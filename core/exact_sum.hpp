@@ -12,7 +12,7 @@
 /// threads or blocks, and however they are split between MPI ranks
 /// (merge(), or a sum of limbs after normalize()): what the engine's global
 /// reductions (energies, momenta, the ledger's per-step work) need to be the
-/// same on any rank x thread layout (issue 14).
+/// same on any rank x thread layout (engine/partition.hpp, mpi/domain.hpp).
 ///
 /// Non-finite terms are summed apart (an inf or NaN total is returned as
 /// such). Cost: a few integer operations per term; about 560 bytes.

@@ -68,7 +68,7 @@ struct PairResults {
   std::span<const Vec3> moment;
   /// Spatial moment on the second end; empty: it follows from the balance of
   /// angular momentum of any objective pair interaction,
-  /// tau_j = -tau_i - (x_i - x_j) x F_i (MODEL.md section 2).
+  /// tau_j = -tau_i - (x_i - x_j) x F_i (docs/model.md §2).
   std::span<const Vec3> moment_second;
 };
 
@@ -99,7 +99,7 @@ struct InteractionEvent {
   double value = 0.0;          ///< a number that goes with it (provider-defined)
 };
 
-/// One failed bond (MODEL.md 10.4): a row of bond_failures.csv.
+/// One failed bond (docs/model.md §10.4): a row of bond_failures.csv.
 struct BondFailure {
   std::uint64_t step = 0;  ///< the step at whose end it failed (set by the stepper)
   double time = 0.0;       ///< t of that configuration (set by the stepper)
@@ -236,7 +236,7 @@ class ForceProvider {
   /// Moves the events of the last evaluation to `out`, in record order.
   virtual void take_events(std::vector<InteractionEvent>& /*out*/) {}
 
-  // --- dissipation (MODEL.md section 11.3) ------------------------------------
+  // --- dissipation (docs/model.md §11.3) -----------------------------
 
   /// True if the last evaluate() produced non-conservative forces or moments
   /// (damping, tangential and rolling friction).
@@ -253,7 +253,7 @@ class ForceProvider {
                                          std::span<const Vec3> /*w*/) const {
     return ExactSum();
   }
-  /// iBDEM's friction filter (MODEL.md 11.1), for providers that apply it:
+  /// iBDEM's friction filter (docs/model.md §11.1), for providers that apply it:
   /// adds each of its contacts' velocity change (from the velocities as
   /// they are, before any filtering) to dv[i] and dw[i] of the particles it
   /// touches, in an order that does not depend on the thread count. The
@@ -263,7 +263,7 @@ class ForceProvider {
   /// True if add_filter_changes() does anything (the filter is on).
   virtual bool applies_filter() const { return false; }
 
-  // --- bonded pairs and fracture (MODEL.md sections 9.8, 10, 11.1) --------------
+  // --- bonded pairs and fracture (docs/model.md §9.8, §10, §11.1) --------
 
   /// The pairs this provider bonds that must have no contact (pair_key of
   /// the particle ids, ascending): the live bonds of a BDEM bond provider;
@@ -279,10 +279,10 @@ class ForceProvider {
   /// conservative contact energy is added to batch.contact_energy[k]
   /// (sized like keys by the caller, zero for a pair that does not touch).
   virtual void release_pairs(const ParticleStore&, FractureBatch& /*batch*/) {}
-  /// Fracture test at the configuration of the last evaluate() (MODEL.md
-  /// 10.1, 10.2): marks every live record over strength as failed, zeroes
-  /// its result slot (so that a new gather leaves it out), and appends its
-  /// pair key and bond energy V_b to `batch` (keys ascending within this
+  /// Fracture test at the configuration of the last evaluate()
+  /// (docs/model.md §10.1, §10.2): marks every live record over strength as
+  /// failed, zeroes its result slot (so that a new gather leaves it out), and
+  /// appends its pair key and bond energy V_b to `batch` (keys ascending within this
   /// provider). Returns the number of new failures.
   virtual std::size_t fracture(const ParticleStore&, FractureBatch& /*batch*/) { return 0; }
   /// After fracture() and the contact providers' release_pairs(): books each
@@ -296,7 +296,7 @@ class ForceProvider {
   /// at the current state; providers without bonds add nothing.
   virtual void add_bond_counts(const ParticleStore&, EnergyReport& /*report*/) const {}
 
-  // --- second derivatives (the implicit integrator, MODEL.md 12.4) -------------
+  // --- second derivatives (the implicit integrator, docs/model.md §12.4) -------
 
   /// True if the provider gives the second derivatives of its energy
   /// (element_hessians() or add_body_hessians()); the implicit integrator

@@ -1,6 +1,6 @@
 #pragma once
 /// \file particle_store.hpp
-/// Structure-of-arrays store of rigid spherical particles (MODEL.md section 1).
+/// Structure-of-arrays store of rigid spherical particles (docs/model.md §1).
 ///
 /// Every per-particle quantity is a contiguous array indexed by the particle's
 /// slot 0..size()-1, so hot loops stream through what they read. The original
@@ -83,7 +83,7 @@ class ParticleStore {
   std::vector<std::uint32_t> material;
 
   /// Per slot, 1 for a ghost: a copy of a particle that another MPI rank
-  /// owns (engine/domain.hpp), kept for the interactions of this rank's own
+  /// owns (mpi/domain.hpp), kept for the interactions of this rank's own
   /// particles. Empty (the default, and always without MPI): no ghosts.
   /// Not one of the fields above: ghosts are never written to a checkpoint
   /// or output; permute_particles() carries it along.

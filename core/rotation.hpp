@@ -1,6 +1,6 @@
 #pragma once
 /// \file rotation.hpp
-/// Rotation algebra in rescaled Rodrigues parameters (RRP), MODEL.md section 1
+/// Rotation algebra in rescaled Rodrigues parameters (RRP), docs/model.md §1
 /// (Baker & Gonzalez 2021, eqs. 3-5), and its link to unit quaternions.
 ///
 /// An RRP vector alpha of a rotation by angle theta about unit axis n is
@@ -54,7 +54,7 @@ Mat3 rotation_matrix_exp(const Vec3& phi);
 
 /// Spatial composition of an attitude with an RRP increment:
 /// returns q(delta_alpha) * q, i.e. R_new = R(delta_alpha) R, renormalised.
-/// This is alpha_{k+1} = alpha_k (+) delta_alpha (MODEL.md section 1) for an
+/// This is alpha_{k+1} = alpha_k (+) delta_alpha (docs/model.md §1) for an
 /// attitude that stays valid for any number of turns.
 inline Quat compose_spatial(const Quat& q, const Vec3& delta_alpha) {
   Quat r = rrp_quaternion(delta_alpha) * q;

@@ -1,6 +1,6 @@
 #pragma once
 /// \file simd.hpp
-/// Which vector instruction set the force kernels run on (issue 13).
+/// Which vector instruction set the force kernels run on.
 ///
 /// The kernels (bonds/bond_kernel.hpp, bonds/bdem_kernel.hpp,
 /// contact/pair_kernel.hpp) are compiled for every x86-64 target Google

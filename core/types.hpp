@@ -14,7 +14,7 @@ using Mat3 = Eigen::Matrix3d;
 using Quat = Eigen::Quaterniond;
 /// A particle's 6 generalised coordinates or forces (translation, rotation),
 /// and the blocks of second derivatives of the implicit integrator
-/// (MODEL.md 12.4): 6x6 per particle pair of ends, 12x12 per two-particle
+/// (docs/model.md §12.4): 6x6 per particle pair of ends, 12x12 per two-particle
 /// element in (delta x_i, phi_i, delta x_j, phi_j).
 using Vec6 = Eigen::Matrix<double, 6, 1>;
 using Mat6 = Eigen::Matrix<double, 6, 6>;

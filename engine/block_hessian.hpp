@@ -1,9 +1,9 @@
 #pragma once
 /// \file block_hessian.hpp
-/// The linear algebra of the implicit integrator's Newton step (MODEL.md
-/// 12.4 and 12.5 c): the Hessian H of the incremental potential in the
-/// coordinates (delta x_i, phi_i), kept as one 6x6 diagonal block per
-/// particle plus every pair provider's 12x12 element blocks (never assembled
+/// The linear algebra of the implicit integrator's Newton step
+/// (docs/model.md §12.4 and §12.5 c): the Hessian H of the incremental
+/// potential in the coordinates (delta x_i, phi_i), kept as one 6x6 diagonal
+/// block per particle plus every pair provider's 12x12 element blocks (never assembled
 /// into one sparse matrix), its product with a vector, and conjugate
 /// gradients preconditioned by the inverses of the 6x6 diagonal blocks
 /// (block Jacobi).
@@ -43,7 +43,7 @@ class BlockHessian {
   /// diag[i] = inertia[i] + the one-body providers' blocks + the own 6x6
   /// blocks of i's records of every pair provider (in incidence order);
   /// couplings from each pair provider's element Hessians, each projected to
-/// positive semi-definite if `project` (MODEL.md 12.4). `inertia` has one
+/// positive semi-definite if `project` (docs/model.md §12.4). `inertia` has one
   /// block per particle; `fixed` one flag per particle, or is empty. Throws
   /// std::invalid_argument if a provider gives no Hessian
   /// (require_implicit_support).
@@ -105,7 +105,7 @@ struct CgResult {
 
 /// Solves H d = b by preconditioned conjugate gradients from d = 0 until
 /// |H d - b|_W <= tolerance |b|_W, where |r|_W² = sum_i r_iᵀ diag(w_i) r_i
-/// (MODEL.md 12.5 c: W = M^-1, the inverse inertia diagonal), or for at most
+/// (docs/model.md §12.5 c: W = M^-1, the inverse inertia diagonal), or for at most
 /// max_iterations. d is resized by the caller (one entry per particle).
 /// With `ghost` (per slot, 1 = a ghost copy, as ParticleStore::ghost) and a
 /// domain, sums run over the owned particles of all ranks and the direction

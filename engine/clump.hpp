@@ -1,6 +1,6 @@
 #pragma once
 /// \file clump.hpp
-/// Rigid clumps of spheres (MODEL.md section 8): a rigid body of general
+/// Rigid clumps of spheres (docs/model.md §8): a rigid body of general
 /// inertia whose member spheres live in the particle store like any
 /// particle, so that the neighbour search, contacts, walls and bonds see
 /// them. Members are named by particle id, so the store may be re-ordered.

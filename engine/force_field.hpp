@@ -3,7 +3,7 @@
 /// The force assembly: an ordered list of force providers
 /// (core/force_provider.hpp) and the one generic gather that turns their
 /// per-record results into the force F_i and spatial moment tau_i of every
-/// particle (MODEL.md sections 2 and 4), in parallel and deterministically.
+/// particle (docs/model.md §2 and §4), in parallel and deterministically.
 ///
 /// Design note: data flow of one evaluation.
 ///
@@ -45,7 +45,7 @@ class ForceField {
   ForceField() = default;
 
   /// The built-in providers of a scene, in gather order: "bonds"
-  /// (Baker-Gonzalez, MODEL.md section 4), "contact" (Hertz-type, with a
+  /// (Baker-Gonzalez, docs/model.md §4), "contact" (Hertz-type, with a
   /// Verlet list of skin contact.skin), "walls", "gravity" (uniform g,
   /// length/time^2). Throws std::invalid_argument if a bond refers to a
   /// particle outside `particles`, a contact setting is negative or not
@@ -117,7 +117,7 @@ class ForceField {
   /// Events of the providers since the last call, provider by provider.
   void take_events(std::vector<InteractionEvent>& out);
 
-  // --- dissipation and fracture (MODEL.md sections 10 and 11) ----------------
+  // --- dissipation and fracture (docs/model.md §10 and §11) ----------------
 
   /// True if some provider may give moments (ForceProvider::gives_moments, a
   /// property of the providers, not of their current records); false means
@@ -135,7 +135,7 @@ class ForceField {
   /// Adds every provider's friction-filter changes (ForceProvider::add_filter_changes).
   void add_filter_changes(const ParticleStore& particles, double h, std::span<Vec3> dv,
                           std::span<Vec3> dw) const;
-  /// The fracture phase of MODEL.md 10.2 at the configuration of the last
+  /// The fracture phase of docs/model.md §10.2 at the configuration of the last
   /// evaluate(): the providers mark their records over strength, the contact
   /// providers take the freed pairs in (release_pairs), each failure's
   /// W = V_b - U_contact,new is booked, and, if anything failed, F and tau
@@ -166,7 +166,7 @@ class ForceField {
   /// Per particle slot: the smallest particle id of its live-bond fragment;
   /// empty when no bond can fail.
   std::vector<std::uint32_t> fragment_labels(const ParticleStore& particles) const;
-  /// Live bonds turned past 2pi/3 at the last evaluation (MODEL.md 9.1).
+  /// Live bonds turned past 2pi/3 at the last evaluation (docs/model.md §9.1).
   std::uint64_t overturned_bonds() const;
   /// K^pp, skin and the re-ordering setting.
   ContactSettings contact() const;
@@ -212,7 +212,7 @@ class ForceField {
   bool reorder_on_rebuild_ = true;
 };
 
-/// Kinetic energies and momenta of the particles (MODEL.md section 5), in
+/// Kinetic energies and momenta of the particles (docs/model.md §5), in
 /// deterministic block sums; the potential fields are left zero. Particles
 /// whose entry in `skip` is non-zero (clump members, whose motion their
 /// clump carries) are left out; an empty `skip` leaves out none.

@@ -14,7 +14,7 @@ namespace dem {
 namespace {
 
 /// The unit quaternion p = q_{n-1} q̄_n of a particle turning at spatial
-/// Omega over dt (MODEL.md 12.1): vec(p) = -Omega dt/2, p.w > 0.
+/// Omega over dt (docs/model.md §12.1): vec(p) = -Omega dt/2, p.w > 0.
 /// 1 - p.w is returned separately, without cancellation.
 struct StepBack {
   Quat p;
@@ -30,7 +30,7 @@ std::optional<StepBack> step_back(const Vec3& omega, double dt) {
   return StepBack{Quat(root, v.x(), v.y(), v.z()), y / (1.0 + root)};
 }
 
-/// exp(S(phi)) q, renormalised (MODEL.md 12.3).
+/// exp(S(phi)) q, renormalised (docs/model.md §12.3).
 Quat retract(const Quat& q, const Vec3& phi) {
   const double angle = phi.norm();
   if (angle == 0.0) return q;

@@ -1,6 +1,6 @@
 #pragma once
 /// \file implicit_step.hpp
-/// The implicit integrator of iBDEM as MODEL.md section 12 specifies it:
+/// The implicit integrator of iBDEM as docs/model.md §12 specifies it:
 /// backward Euler as the minimisation of the incremental potential
 ///
 ///     Phi(x, q) = sum_i [ m_i/(2 Dt²) |x_i - x̂_i|² + (2 J_i/Dt²) |q_i - q̂_i|² ] + V(x, q)
@@ -37,7 +37,7 @@
 
 namespace dem {
 
-/// Settings of the Newton iteration (MODEL.md 12.5; scene keys of [run],
+/// Settings of the Newton iteration (docs/model.md §12.5; scene keys of [run],
 /// docs/scene-format.md).
 /// The largest newton_tolerance a scene may give ([run] newton_tolerance):
 /// a residual force that moves a particle by 1e-3 of its radius in a step.
@@ -49,7 +49,7 @@ struct ImplicitSettings {
   std::size_t max_newton_iterations = 100;
   std::size_t max_cg_iterations = 1000;
   std::size_t max_halvings = 30;         ///< line-search halvings per iteration
-  /// Project each element Hessian to positive semi-definite (MODEL.md 12.4;
+  /// Project each element Hessian to positive semi-definite (docs/model.md §12.4;
   /// iBDEM Algorithm 3 line 10). Off: the exact Hessian (quadratic Newton
   /// convergence, but H may be indefinite at large steps); for tests.
   bool project_elements = true;
@@ -75,7 +75,7 @@ class ImplicitStepper {
  public:
   explicit ImplicitStepper(ImplicitSettings settings = {}) : settings_(settings) {}
 
-  /// One step n -> n+1 of size dt (MODEL.md 12.5 items 1-4): on entry the
+  /// One step n -> n+1 of size dt (docs/model.md §12.5 items 1-4): on entry the
   /// store holds x_n, q_n, u (velocity) and Omega (angular_velocity);
   /// particles whose `fixed` flag is set (one per particle, or empty) move
   /// with their velocity and keep their attitude. On return it holds
@@ -127,9 +127,10 @@ class ImplicitStepper {
   BlockHessian hessian_;
 };
 
-/// The part of the scheme's rotational kinetic energy 2 J |w|² (MODEL.md
-/// 12.1) beyond ½ J |Omega|²: sum_i 2 J_i s_i², s_i = (1 - sqrt(1 - y))/Dt,
-/// y = |Omega_i Dt/2|² (energy; the exact sum over the owned particles).
+/// The part of the scheme's rotational kinetic energy 2 J |w|²
+/// (docs/model.md §12.1) beyond ½ J |Omega|²: sum_i 2 J_i s_i²,
+/// s_i = (1 - sqrt(1 - y))/Dt, y = |Omega_i Dt/2|² (energy; the exact sum over
+/// the owned particles).
 ExactSum implicit_rotational_energy_excess(const ParticleStore& particles, double dt);
 
 }  // namespace dem

@@ -1,7 +1,7 @@
 #pragma once
 /// \file integrator.hpp
 /// Explicit variational integrators in rescaled Rodrigues parameters,
-/// MODEL.md section 3 (Baker & Gonzalez 2021, maps (23), (25) and (27)).
+/// docs/model.md §3 (Baker & Gonzalez 2021, maps (23), (25) and (27)).
 ///
 /// One time step of size h is split around the single force evaluation:
 ///
@@ -30,7 +30,7 @@ enum class IntegratorMap {
   rrp23,  ///< map (23): explicit, second order, closed-form increment (needs h|w| < 1)
   rrp25,  ///< map (25): explicit, second order, Newmark / velocity-Verlet form
   rrp27,  ///< map (27): first order, symplectic Euler form
-  /// MODEL.md section 12: iBDEM's implicit integrator, backward Euler by
+  /// docs/model.md §12: iBDEM's implicit integrator, backward Euler by
   /// Newton's method on the manifold of positions and rotations
   /// (engine/implicit_step.hpp); the stepper runs it, not the two functions
   /// below.

@@ -1,8 +1,8 @@
 #pragma once
 /// \file lgvi.hpp
 /// Rigid bodies of general inertia and the Lie group variational integrator
-/// (LGVI) of Lee, Leok & McClamroch in inertial Hamiltonian form, MODEL.md
-/// section 8 (paper eqs. (92)-(96) and section 4.4).
+/// (LGVI) of Lee, Leok & McClamroch in inertial Hamiltonian form,
+/// docs/model.md §8 (paper eqs. (92)-(96) and section 4.4).
 ///
 /// A body has a mass m, a body-frame inertia tensor J (symmetric, positive
 /// definite), an attitude R in SO(3) (body to inertial), a position x, a

@@ -4,7 +4,7 @@
 /// MPI rank owns, which it holds as ghosts, and the Simulation of its part
 /// of the system. mpi/domain.hpp moves the data between ranks.
 ///
-/// Design note: why every layout gives the same bits (issue 14).
+/// Design note: why every layout of MPI ranks and threads gives the same bits.
 ///
 ///  - A part holds its owned particles and ghost copies of every particle
 ///    within `halo` of them or bonded to one of them, in the order of the

@@ -1,7 +1,7 @@
 #pragma once
 /// \file rigid_rk4.hpp
 /// The classical fourth-order Runge-Kutta method on the continuous rigid
-/// body equations, for comparison with the LGVI (issue: the paper's
+/// body equations, for comparison with the LGVI (as in the paper's
 /// Figure 6): x' = v, v' = F/m, R' = R S(Omega), Pi' = Pi x Omega + M,
 /// Omega = J^-1 Pi, with the attitude as a 3x3 matrix and no projection
 /// back onto SO(3), so that |I - R^T R| shows how far it drifts.

@@ -18,7 +18,7 @@
 
 namespace dem {
 
-/// The bond law of a scene (MODEL.md Part II: a scene chooses).
+/// The bond law of a scene (docs/model.md Part II: a scene chooses).
 enum class BondLaw { baker_gonzalez, bdem };
 /// One [[material]] of a scene file (docs/scene-format.md), SI units.
 struct SceneMaterial {
@@ -44,7 +44,7 @@ struct Scene {
   /// every particle, potential U_gravity = -sum m_i g.x_i.
   Vec3 gravity = Vec3::Zero();
 
-  // Part II (MODEL.md sections 9-11); the defaults are the scenes before it.
+  // Part II (docs/model.md §9-§11); the defaults are the scenes before it.
   BondLaw bond_law = BondLaw::baker_gonzalez;
   /// The contact law's keyword (contact/contact_laws.hpp) and its constants
   /// for this scene; nullptr: the frictionless Hertz law of `contact` and

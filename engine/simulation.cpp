@@ -170,7 +170,7 @@ void Simulation::apply_friction_filter() {
   filter_dw_.assign(n, Vec3::Zero());
   forces_.add_filter_changes(particles_, h_, filter_dv_, filter_dw_);
   // Each particle's summed change, projected on its velocity and clamped so
-  // that the speed drops at most to zero (MODEL.md 11.1, engine reading).
+  // that the speed drops at most to zero (docs/model.md §11.1, engine reading).
   const auto clamp_along = [](const Vec3& x, const Vec3& d) -> Vec3 {
     const double speed = x.norm();
     if (speed == 0.0) return Vec3::Zero();
@@ -464,7 +464,7 @@ EnergyReport Simulation::energy_report() const {
   r.filter_work = ledger_.filter;
   r.boundary_work = ledger_.boundary;
   forces_.add_bond_counts(particles_, r);
-  // The implicit scheme's kinetic energy is 2 J |w|² (MODEL.md 12.1).
+  // The implicit scheme's kinetic energy is 2 J |w|² (docs/model.md §12.1).
   if (map_ == IntegratorMap::implicit) r.add("E_kin_rot", implicit_rotational_energy_excess(particles_, h_));
   for (const Clump& c : clumps_) {
     const RigidBody& b = c.body;

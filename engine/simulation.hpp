@@ -1,7 +1,7 @@
 #pragma once
 /// \file simulation.hpp
 /// The one stepper: free spheres advanced by a rescaled-Rodrigues map
-/// (MODEL.md section 3) and rigid clumps by the LGVI (MODEL.md section 8),
+/// (docs/model.md §3) and rigid clumps by the LGVI (docs/model.md §8),
 /// under a ForceField, with one force evaluation per step.
 ///
 /// Design note: the phases of one step.
@@ -18,13 +18,13 @@
 ///     7. clumps: member forces reduced to F and the body moment M, second
 ///        LGVI part, members placed again
 ///     8. kinematic groups set to their prescribed velocity (engine/groups.hpp)
-///     9. iBDEM's friction filter, if a provider applies it (MODEL.md 11.1)
-///    10. fracture (MODEL.md 10.2): records over strength fail at this
+///     9. iBDEM's friction filter, if a provider applies it (docs/model.md §11.1)
+///    10. fracture (docs/model.md §10.2): records over strength fail at this
 ///        configuration, F and tau are gathered again without them (the
 ///        next step's first half kick uses these)
 ///    11. provider events and failure records collected (in provider order)
 ///
-/// The dissipation ledger (MODEL.md 10.3, 11.3) is kept here: W_fracture
+/// The dissipation ledger (docs/model.md §10.3, §11.3) is kept here: W_fracture
 /// from phase 10, W_contact at both half kicks (only when a provider is
 /// dissipative), W_filter from phase 9, and W_boundary, the work of the
 /// forces on kinematic groups (h/2 F.v at each half kick).
@@ -32,7 +32,7 @@
 /// Re-ordering happens in phase 4 only, never inside a force evaluation.
 /// Without clumps, phases 1, 3 and 7 do nothing.
 ///
-/// With the implicit integrator (IntegratorMap::implicit, MODEL.md 12.5)
+/// With the implicit integrator (IntegratorMap::implicit, docs/model.md §12.5)
 /// phases 1-7 are: kinematic groups set to their velocity, the rebuild phase,
 /// and one implicit step (engine/implicit_step.hpp: Newton iterations that
 /// evaluate the forces as often as they need, rebuilding contact lists
@@ -86,16 +86,16 @@ class Simulation {
   void step();
 
   /// Energies (the providers' potentials by column, kinetic energy of free
-  /// spheres and clumps) and momenta (L about the origin), MODEL.md section 5.
+  /// spheres and clumps) and momenta (L about the origin), docs/model.md §5.
   EnergyReport energy_report() const;
 
   /// Events of the providers since the last call, each with its step.
   std::vector<InteractionEvent> take_events();
-  /// Failed bonds since the last call (MODEL.md 10.4), each with its step
+  /// Failed bonds since the last call (docs/model.md §10.4), each with its step
   /// and time, in (step, bond) order.
   std::vector<BondFailure> take_failures();
 
-  /// Work taken out of E_total so far (MODEL.md 10.3, 11.3; engine/groups.hpp).
+  /// Work taken out of E_total so far (docs/model.md §10.3, §11.3; engine/groups.hpp).
   struct Ledger {
     double fracture = 0.0;  ///< W_fracture
     double contact = 0.0;   ///< W_contact
@@ -149,7 +149,7 @@ class Simulation {
   /// Number of re-orderings so far (rebuilds at which the order changed).
   std::size_t reorder_count() const { return reorders_; }
 
-  /// What a domain decomposition (engine/domain.hpp, MPI) adds to the
+  /// What a domain decomposition (mpi/domain.hpp) adds to the
   /// steps of one rank's part of the system; each member may be empty.
   struct DomainHooks {
     /// Turns exact sums of this rank's particles and records into the whole

@@ -1,7 +1,7 @@
 #pragma once
 /// \file time_step.hpp
-/// Estimate of the critical time step of a bonded particle scene. MODEL.md
-/// section 7 takes h_crit = min_i min( sqrt(m_i / k_i), sqrt(J_i / kr_i) )
+/// Estimate of the critical time step of a bonded particle scene.
+/// docs/model.md §7 takes h_crit = min_i min( sqrt(m_i / k_i), sqrt(J_i / kr_i) )
 /// with k_i the axial bond stiffnesses and the contact at 1% overlap, and
 /// kr_i the bending stiffnesses. That leaves out two stiffnesses that act
 /// on a particle: the shear term of the bonds and the walls (a ring with
@@ -21,7 +21,7 @@
 /// end, which turns both ends' phi by |u|/r0, c_t = 2 * 9/16 = 9/8.
 ///
 /// Safety factor: a single spring of stiffness k is stable for h < 2/omega =
-/// 2 sqrt(m/k) (MODEL.md section 9.6: the maps are stable for h omega < 2);
+/// 2 sqrt(m/k) (docs/model.md §9.6: the maps are stable for h omega < 2);
 /// the estimate takes sqrt(m_i/k_i), half of that, which leaves room for
 /// the coupling of neighbouring particles (Gershgorin: omega^2 <= 2 k_i/m_i
 /// for springs, so 2/omega >= sqrt(2) sqrt(m_i/k_i)). The default step of a
@@ -51,11 +51,11 @@ inline constexpr double kShearTranslationFactor = 9.0 / 8.0;
 inline constexpr double kShearRotationFactor = 9.0 / 16.0;
 
 /// Tangent stiffness dF/d(delta) of the particle-particle contact of
-/// MODEL.md section 4 between radii r_i, r_j at an overlap of 1% of
+/// docs/model.md §4 between radii r_i, r_j at an overlap of 1% of
 /// r_i + r_j: 1.5 K^pp / (r_i + r_j)^2 * 0.1 (force/length).
 double contact_stiffness_at_one_percent(double k_contact, double r_i, double r_j);
 
-/// Tangent stiffness dF/d(delta) of the wall contact of MODEL.md section 4
+/// Tangent stiffness dF/d(delta) of the wall contact of docs/model.md §4
 /// at an overlap of 1% of r_i: 1.5 K^pw / r_i^2 * 0.1 (force/length).
 double wall_stiffness_at_one_percent(double k_wall, double r_i);
 
@@ -79,7 +79,7 @@ struct CriticalTimeStep {
 CriticalTimeStep critical_time_step_of(const ParticleStore& particles, const BondList& bonds,
                                        const ContactSettings& contact, std::span<const Wall> walls = {});
 
-/// The critical step of BDEM bonds (MODEL.md 9) from every bond's own
+/// The critical step of BDEM bonds (docs/model.md §9) from every bond's own
 /// stiffnesses, masses and inertias: each particle on its bonds with the
 /// other ends held, 2/omega_i with omega_i^2 = k_i/m_i (translation) or
 /// kr_i/J_i (rotation), where
@@ -89,7 +89,7 @@ CriticalTimeStep critical_time_step_of(const ParticleStore& particles, const Bon
 ///                                                          turns by half an end's rotation)
 ///
 /// `stiffness[b]` holds bond b's constants (bonds/bdem_bond.hpp, BdemStiffness),
-/// bonds.rest_length[b] its l0. For the nominal bonds of MODEL.md 9.6 (beta
+/// bonds.rest_length[b] its l0. For the nominal bonds of docs/model.md §9.6 (beta
 /// about 1, l0 = r_i + r_j, nu about 0.3) this is above the paper's estimate
 /// 2/omega_est (the scene takes the smaller); it falls with a stiffer bond
 /// (nu near -1: G = E/(2(1 + nu)) large; a large beta; a short rest length),
@@ -98,7 +98,9 @@ CriticalTimeStep critical_time_step_of(const ParticleStore& particles, const Bon
 CriticalTimeStep bdem_bonds_time_step(const ParticleStore& particles, const BondList& bonds,
                                       std::span<const BdemStiffness> stiffness);
 
-// rayleigh_time_step(): contact/hertz_mindlin.hpp.
+// The Rayleigh time step of Hertz-Mindlin contact, rayleigh_time_step(), is in
+// contact/hertz_mindlin.hpp; each contact law gives its own limit
+// (PreparedContactLaw::time_step_limit, contact/contact_laws.hpp).
 
 /// critical_time_step_of(...).h.
 double critical_time_step(const ParticleStore& particles, const BondList& bonds, const ContactSettings& contact,

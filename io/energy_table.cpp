@@ -65,7 +65,7 @@ std::string energy_table_row(const EnergyReport& r) {
   std::string row;
   row.reserve(values.size() * 24);
   for (double v : values) append_value(row, v);
-  // The dissipation ledger (MODEL.md 10.3, 11.3), then the counts as integers.
+  // The dissipation ledger (docs/model.md §10.3, §11.3), then the counts as integers.
   append_value(row, r.fracture_work);
   append_value(row, r.contact_work);
   append_value(row, r.filter_work);

@@ -1,13 +1,13 @@
 #pragma once
 /// \file energy_table.hpp
-/// The energy table `energy.csv` (MODEL.md section 5): one row per output
-/// time with exactly the columns (MODEL.md section 5, plus U_gravity,
+/// The energy table `energy.csv` (docs/model.md §5): one row per output
+/// time with exactly the columns (docs/model.md §5, plus U_gravity,
 /// zero in a scene without gravity)
 /// t,E_kin_trans,E_kin_rot,U_bend,U_axial,U_shear,U_contact,U_wall,U_gravity,E_total,P_x,P_y,P_z,L_x,L_y,L_z,
 /// W_fracture,W_contact,W_filter,E_balance,n_broken,n_fragments,W_boundary
 /// every value written with 17 significant digits (%.16e), the counts
 /// n_broken and n_fragments as integers. The last seven are the dissipation
-/// ledger of MODEL.md 10.3 and 11.3 (E_balance = E_total + W_fracture +
+/// ledger of docs/model.md §10.3 and §11.3 (E_balance = E_total + W_fracture +
 /// W_contact + W_filter + W_boundary; W_boundary is the work of the forces
 /// on fixed and prescribed-velocity groups, engine/groups.hpp); the first 16
 /// columns are those of the tables before the ledger.

@@ -1,14 +1,14 @@
 #pragma once
 /// \file event_tables.hpp
-/// The run's CSV tables beside energy.csv: bond_failures.csv (MODEL.md
-/// 10.4) and groups.csv (engine/groups.hpp).
+/// The run's CSV tables beside energy.csv: bond_failures.csv
+/// (docs/model.md §10.4) and groups.csv (engine/groups.hpp).
 ///
 ///   bond_failures.csv  t,step,bond,i,j,mode,sigma,tau,sigma_ratio,tau_ratio,F_n,F_s,M_b,M_t,x,y,z,energy
 ///                      one row per failed bond in (step, bond) order
 ///   groups.csv         t,step,group,F_x,F_y,F_z,M_x,M_y,M_z,c_x,c_y,c_z,u_x,u_y,u_z
 ///                      one row per group at each row of energy.csv
 ///   solver.csv         t,step,newton_iterations,cg_iterations,halvings,residual
-///                      implicit runs: one row per step (MODEL.md 12.5 item 7)
+///                      implicit runs: one row per step (docs/model.md §12.5 item 7)
 ///
 /// Numbers with 17 significant digits (%.16e), step, bond, i, j as integers.
 /// A RowFile keeps its rows in memory and writes the whole table to

@@ -88,7 +88,7 @@
 
 namespace dem {
 
-/// What a frame shows of fracture (MODEL.md 10.4); every span may be empty.
+/// What a frame shows of fracture (docs/model.md §10.4); every span may be empty.
 struct FrameExtras {
   std::span<const std::uint8_t> bond_live;  ///< per bond of `bonds`: 0 = not shown (failed, or another piece's); empty: all shown
   std::span<const std::uint32_t> broken;    ///< per particle slot: its failed bonds (point data "n_broken"); empty: not written

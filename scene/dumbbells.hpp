@@ -1,7 +1,7 @@
 #pragma once
 /// \file dumbbells.hpp
 /// The two-dumbbell full body problem of Lee, Leok & McClamroch section 5
-/// (MODEL.md section 8), normalized units: dumbbell i is two point masses
+/// (docs/model.md §8), normalized units: dumbbell i is two point masses
 /// m_i/2 at +-l_i/2 on its body x axis; U = -sum_{p,q} (G m1 m2/4)/|y_1q - y_2p|.
 
 #include <vector>
@@ -15,7 +15,7 @@ struct DumbbellPair {
   double length[2] = {0.25, 0.5};  ///< l_1, l_2
 };
 
-/// The paper's section 5.2 bodies and initial state (MODEL.md section 8).
+/// The paper's section 5.2 bodies and initial state (docs/model.md §8).
 std::vector<RigidBody> paper_dumbbells();
 
 /// Writes the gravitational force (inertial) and moment (body frame) on

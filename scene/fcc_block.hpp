@@ -1,8 +1,8 @@
 #pragma once
 /// \file fcc_block.hpp
-/// Two generators of bonded solids for the BDEM scenes (MODEL.md Part II):
+/// Two generators of bonded solids for the BDEM scenes (docs/model.md Part II):
 ///
-/// fcc_block: MODEL.md 13.3's plate lattice, generalised. Equal spheres of
+/// fcc_block: docs/model.md §13.3's plate lattice, generalised. Equal spheres of
 /// diameter d (touching nearest neighbours) on the FCC sites
 /// a (i, j, k) + a b, a = sqrt(2) d, b in {(0,0,0), (½,½,0), (½,0,½),
 /// (0,½,½)}, kept when 0 <= x <= nx a, 0 <= y <= ny a, 0 <= z <= nz a

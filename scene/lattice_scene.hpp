@@ -1,10 +1,10 @@
 #pragma once
 /// \file lattice_scene.hpp
-/// The "lattice" contact benchmark of ../shared/peers/README.md, the same
-/// system as LAMMPS's ../shared/peers/in.lattice.lmp: n x n x n spheres of
+/// The "lattice" contact benchmark, the same system as LAMMPS's
+/// in.lattice.lmp (written out in bench/compare_lammps.sh): n x n x n spheres of
 /// diameter d on a simple cubic lattice of spacing s d (s = 0.98: each sphere
 /// overlaps its six face neighbours by 2% of d), open boundaries, no bonds,
-/// no walls, no gravity, frictionless Hertz contact (MODEL.md section 4),
+/// no walls, no gravity, frictionless Hertz contact (docs/model.md §4),
 /// small random velocities. LAMMPS Lennard-Jones units (dimensionless).
 ///
 /// Contact stiffness. LAMMPS `pair_style granular` with

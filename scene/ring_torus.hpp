@@ -1,7 +1,7 @@
 #pragma once
 /// \file ring_torus.hpp
 /// The particle-binder ring torus of Baker & Gonzalez section 4.1, placed as
-/// MODEL.md section 6 specifies: N_p spheres on a circle of diameter D_t with
+/// docs/model.md §6 specifies: N_p spheres on a circle of diameter D_t with
 /// D_p = D_t sin(pi/N_p) (ring neighbours just touch), each bonded to the
 /// next, thrown at a rigid wall x = 0 with normal [1, 0, 0].
 

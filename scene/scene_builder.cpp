@@ -51,7 +51,7 @@ std::string point_text(const Vec3& x) {
   return "(" + format_g(x.x()) + ", " + format_g(x.y()) + ", " + format_g(x.z()) + ")";
 }
 
-/// MODEL.md section 7 bond stiffnesses for ends of radii r_i, r_j and rest length r0.
+/// docs/model.md §7 bond stiffnesses for ends of radii r_i, r_j and rest length r0.
 BondStiffness binder_stiffness(double e_b, double beta, double r_i, double r_j, double r0) {
   const double pi = std::numbers::pi;
   const double rb = 0.5 * beta * (r_i + r_j);
@@ -283,7 +283,7 @@ Scene generate(const ParticleSourceSpec& src, const MaterialSpec& material, cons
   fail(src.place, "unknown particle source");
 }
 
-/// Hertz stiffnesses of MODEL.md section 7 for radius r.
+/// Hertz stiffnesses of docs/model.md §7 for radius r.
 SolidTorusConstants hertz_constants(const MaterialSpec& m, double r, const SourcePlace& user, const std::string& what) {
   SolidTorusParameters p;
   p.particle_modulus = need(m.particle_modulus, m, "particle_modulus", user, what);
@@ -628,7 +628,7 @@ void check_particles(const ParticleStore& p, const Origins& origins, const Vec3&
 }
 
 /// Refuses, naming the key, values that overflow although each is in its
-/// range (issue 22: beta = 1e200, mu_r = 1e300, a temperature of 1e300):
+/// range (e.g. beta = 1e200, mu_r = 1e300, a temperature of 1e300):
 ///  - the particles' kinetic energy, sum m |v|^2 / 2 + J |w|^2 / 2;
 ///  - BDEM bond stiffnesses, E pi r_b^4 / (4 l0) at r_b = beta r_max, l0 = r_max;
 ///  - Hertz-Mindlin rolling: the spring 2.25 k_n mu_r^2 R*^2 at R* = r_max.
@@ -661,7 +661,7 @@ void check_overflowing_values(const SceneSpec& spec, const Scene& scene, const P
 ///  - a particle's displacement |v| h past 1e100 (the coordinates' limit);
 ///  - group velocities: m |v|^2 / 2 and |v| h;
 ///  - group loads: the acceleration |f|/m and the work of a step of free
-///    acceleration, |f|^2 h^2 / m (issue 22: a group force of 1e300).
+///    acceleration, |f|^2 h^2 / m (e.g. a group force of 1e300).
 void check_first_step(const SceneSpec& spec, const Scene& scene, const ParticleStore& particles, double h) {
   const std::size_t n = particles.size();
   for (std::size_t i = 0; i < n; ++i)
@@ -1132,7 +1132,7 @@ BuiltScene build_scene(const SceneSpec& spec, const BuildOptions& options) {
   out.critical_time_step = out.critical.h;
   double fraction = spec.run.time_step_fraction;
   if (scene.bond_law == BondLaw::bdem || !law.combined_estimate) {
-    // MODEL.md 9.6: the stability limit 2/omega_est of the BDEM bonds,
+    // docs/model.md §9.6: the stability limit 2/omega_est of the BDEM bonds,
     // omega_est = 2.9 sqrt(E_max/(rho_min r_min^2)) over bonded particles,
     // and the penalty contact and walls as in section 7 (sqrt(m/k)); the
     // default step is 0.2 of it.
@@ -1151,7 +1151,7 @@ BuiltScene build_scene(const SceneSpec& spec, const BuildOptions& options) {
         r = std::min(r, particles.radius[i]);
       }
       out.critical.h = bdem_stable_step(e, rho, r, 1.0);
-      source = "BDEM bonds (MODEL.md 9.6: 2/omega_est, omega_est = 2.9 sqrt(E/(rho r^2)) with E = " + format_g(e) +
+      source = "BDEM bonds (docs/model.md §9.6: 2/omega_est, omega_est = 2.9 sqrt(E/(rho r^2)) with E = " + format_g(e) +
                ", rho = " + format_g(rho) + ", r = " + format_g(r) + "; [[material]] E, density)";
       // Every bond's own stiffnesses (nu, beta and the rest length too).
       if (const std::optional<CriticalTimeStep> own = bdem_bond_limit(scene, particles); own && own->h < out.critical.h) {
@@ -1187,7 +1187,7 @@ BuiltScene build_scene(const SceneSpec& spec, const BuildOptions& options) {
   }
   if (spec.run.time_step) {
     out.time_step = *spec.run.time_step;
-    // The implicit integrator is stable at any step (MODEL.md 12.6).
+    // The implicit integrator is stable at any step (docs/model.md §12.6).
     if (out.time_step > out.critical_time_step && out.map != IntegratorMap::implicit)
       fail(spec.run.place, "[run] time_step = " + format_g(out.time_step) +
                                " is over the stability limit: the critical time step estimate "

@@ -84,14 +84,14 @@ struct BuildOptions {
 /// build_scene does for a source it cannot make.
 SceneSizes count_scene(const SceneSpec& spec);
 
-/// Builds the scene (MODEL.md sections 6 and 7 for the generators):
+/// Builds the scene (docs/model.md §6 and §7 for the generators):
 ///  - particles from each [[particles]] source in turn, ids = creation order;
 ///  - bonds: the generators' neighbours, every pair closer than a distance,
 ///    or the pairs of a CSV file; stiffnesses from [bonds] or from
 ///    [material] (K^a = E_b pi r_b^2 r0, K^s = K^a, K^m = E_b pi r_b^4/(4 r0),
 ///    r_b = beta (r_i + r_j)/2);
-///  - "auto" contact and wall stiffnesses from the Hertz formulas of MODEL.md
-///    section 7 for the smallest particle radius;
+///  - "auto" contact and wall stiffnesses from the Hertz formulas of
+///    docs/model.md §7 for the smallest particle radius;
 ///  - clumps: member spheres appended after every source (not bonded),
 ///    masses from member_mass or [material] density, J = m d^2/10 each;
 ///  - the time step: a number, or fraction h_crit.

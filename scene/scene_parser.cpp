@@ -246,7 +246,7 @@ void read_run(TableReader& t, RunSpec& run) {
     run.map = parse_integrator_map(s);
   }
   const bool implicit = run.map == IntegratorMap::implicit;
-  // The implicit integrator's settings (MODEL.md 12.5); only with it.
+  // The implicit integrator's settings (docs/model.md §12.5); only with it.
   for (const char* key : {"newton_tolerance", "cg_tolerance_max", "max_newton_iterations", "max_cg_iterations",
                           "preconditioner"})
     if (!implicit && t.has(key))
@@ -421,7 +421,7 @@ void read_bonds(TableReader& t, BondSpec& b, const std::filesystem::path& base) 
   if (const auto law = t.string("law")) {
     if (*law == "baker-gonzalez") b.law = BondLaw::baker_gonzalez;
     else if (*law == "bdem") b.law = BondLaw::bdem;
-    else t.fail(t.find("law"), "law", "expected \"baker-gonzalez\" (MODEL.md section 4) or \"bdem\" (section 9), got \"" + *law + "\"");
+    else t.fail(t.find("law"), "law", "expected \"baker-gonzalez\" (docs/model.md §4) or \"bdem\" (§9), got \"" + *law + "\"");
   }
   if (const auto pairs = t.string("pairs")) {
     if (*pairs == "generator") b.pairs = BondPairs::generator;
@@ -449,7 +449,7 @@ void read_bonds(TableReader& t, BondSpec& b, const std::filesystem::path& base) 
   if ((km || ka || ks) && b.law == BondLaw::bdem) {
     const char* key = km ? "bending" : ka ? "axial" : "shear";
     t.fail(t.find(key), key,
-           "is a Baker-Gonzalez stiffness (MODEL.md 4); BDEM bonds (law = \"bdem\") take theirs from the "
+           "is a Baker-Gonzalez stiffness (docs/model.md §4); BDEM bonds (law = \"bdem\") take theirs from the "
            "[[material]] tables (E, nu, beta) and the rest lengths: remove bending, axial and shear");
   }
   if (km || ka || ks) {

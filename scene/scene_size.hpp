@@ -31,7 +31,7 @@
 ///
 ///   peak = program + max(build, state + VTK + max(VTK cell map, checkpoint))
 ///
-/// Measured peak RSS against it: README.md, "Memory of a run" (within 13%
+/// Measured peak RSS against it: docs/performance.md, "Memory of a run" (within 13%
 /// on the shipped scenes and at 10^6 particles).
 
 #include <cstdint>

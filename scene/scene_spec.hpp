@@ -40,7 +40,7 @@ struct SourcePlace {
   std::string text() const;
 };
 
-/// Material of the particles and the binder (MODEL.md section 7). Each value
+/// Material of the particles and the binder (docs/model.md §7). Each value
 /// is optional; what needs one says so when it is missing.
 struct MaterialSpec {
   std::optional<double> density;            ///< rho (mass/length^3)
@@ -51,7 +51,7 @@ struct MaterialSpec {
   SourcePlace place;
 };
 
-/// One [[material]] table (MODEL.md Part II materials, SI units).
+/// One [[material]] table (docs/model.md Part II materials, SI units).
 struct NamedMaterialSpec {
   SceneMaterial material;
   SourcePlace place;
@@ -122,7 +122,7 @@ struct WallSpec {
 };
 
 /// One [[clump]] table: a rigid clump of spheres integrated by the LGVI
-/// (MODEL.md section 8, engine/clump.hpp).
+/// (docs/model.md §8, engine/clump.hpp).
 struct ClumpSpec {
   std::vector<Vec3> centres;       ///< member centres at the start (length)
   std::vector<double> diameters;   ///< one per member, or one for all (length)
@@ -137,7 +137,7 @@ struct RunSpec {
   IntegratorMap map = IntegratorMap::rrp25;
   std::optional<double> time_step;  ///< nullopt = "auto"
   double time_step_fraction = 0.1;  ///< with "auto": h = fraction h_crit
-  bool time_step_fraction_given = false;  ///< else BDEM scenes take 0.2 (MODEL.md 9.6)
+  bool time_step_fraction_given = false;  ///< else BDEM scenes take 0.2 (docs/model.md §9.6)
   std::optional<double> end_time;   ///< exactly one of end_time and steps
   std::optional<std::uint64_t> steps;
   /// Stop an explicit run (exit 2) when |E_balance - E_0| passes this

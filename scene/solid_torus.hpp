@@ -1,6 +1,6 @@
 #pragma once
 /// \file solid_torus.hpp
-/// The solid torus of bonded spheres, MODEL.md section 7: spheres of one
+/// The solid torus of bonded spheres, docs/model.md §7: spheres of one
 /// diameter d on a face-centred cubic lattice (nearest neighbours touch)
 /// clipped to a torus, every pair of lattice nearest neighbours bonded, masses
 /// and stiffnesses from material moduli, thrown at a rigid wall x = 0 with
@@ -14,7 +14,7 @@
 
 namespace dem {
 
-/// Parameters of the solid torus; defaults are MODEL.md section 7's.
+/// Parameters of the solid torus; defaults are docs/model.md §7's.
 struct SolidTorusParameters {
   double major_diameter = 0.1;      ///< D_t, diameter of the centre-line circle (m)
   double tube_diameter = 0.02;      ///< D_tube (m), > d
@@ -33,7 +33,7 @@ struct SolidTorusParameters {
                                     ///< lattice neighbours are candidates at rest)
 };
 
-/// Material constants of one solid-torus particle and bond (MODEL.md section 7).
+/// Material constants of one solid-torus particle and bond (docs/model.md §7).
 struct SolidTorusConstants {
   double mass = 0.0;       ///< m = rho pi d^3 / 6 (kg)
   double inertia = 0.0;    ///< J = m d^2 / 10 (kg m^2)

@@ -2,7 +2,7 @@
 # The main job: the shipped scene scenes/ring_torus.toml, the particle-binder
 # ring torus of Baker & Gonzalez (2021, section 4.1) hitting a rigid wall,
 # map (25), h = 1e-3, t_N = 35. Sets everything up on a fresh Debian 12
-# machine, then runs `dem run`. Extra arguments go to `dem run` (README.md);
+# machine, then runs `dem run`. Extra arguments go to `dem run` (docs/running.md);
 # DEM_SCENE picks another scene file (e.g. scenes/solid_torus.toml),
 # DEM_OUTPUT_DIR the output folder (default torus_output). DEM_BUILD_DIR
 # runs an existing build instead of setting up and building into build/.

@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 jobs=$(nproc 2>/dev/null || echo 2)
 ctest --test-dir build --output-on-failure -j "$jobs"
-# The MPI build (issue 14): the same sources with -DDEM_WITH_MPI=ON, and its
+# The MPI build: the same sources with -DDEM_WITH_MPI=ON, and its
 # tests (label mpi): every layout of 1-4 ranks x 1-2 threads writes the same
 # files as the run without MPI; restarts on another rank count.
 cmake -S . -B build-mpi -DCMAKE_BUILD_TYPE=Release -DDEM_WITH_MPI=ON -DDEM_BUILD_BENCH=OFF

@@ -35,7 +35,7 @@ except ImportError as exc:
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (after selecting the backend)
 
-# Columns of energy.csv (README.md, "The energy table"). U_gravity is optional
+# Columns of energy.csv (docs/running.md, "The energy table"). U_gravity is optional
 # (older builds did not write it) and read as zero when missing; momentum
 # columns are not plotted and not required.
 TIME = "t"

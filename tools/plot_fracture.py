@@ -3,7 +3,7 @@
 force-displacement curves of its particle groups.
 
 Reads the run folder's energy.csv (columns n_broken, n_fragments, and the
-ledger W_fracture, E_total, E_balance), bond_failures.csv (MODEL.md 10.4:
+ledger W_fracture, E_total, E_balance), bond_failures.csv (docs/model.md §10.4:
 one row per failed bond, mode tensile or shear) and, when present,
 groups.csv (reaction force and centroid displacement of each [[group]]).
 

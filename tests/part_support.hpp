@@ -1,0 +1,72 @@
+#pragma once
+// Shared by the partition tests and the law conformance suite: a Simulation
+// split into MPI-style parts (engine/partition.hpp, no transport) must give
+// each owned particle the whole run's F and tau bits, and the parts' energy
+// reports must merge into the whole's bits.
+#include <bit>
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "engine/partition.hpp"
+
+namespace dem {
+
+inline bool same_bits(const Vec3& a, const Vec3& b) {
+  for (int c = 0; c < 3; ++c)
+    if (std::bit_cast<std::uint64_t>(a[c]) != std::bit_cast<std::uint64_t>(b[c])) return false;
+  return true;
+}
+
+inline bool same_bits(double a, double b) { return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b); }
+
+/// Splits `whole` into `ranks` parts and compares each owned particle's F
+/// and tau, and the merged energy report, with the whole's.
+inline void expect_parts_match(const Simulation& whole, std::size_t ranks) {
+  const GlobalState state = capture_global_state(whole);
+  PartFactory factory(Simulation(whole.particles(), whole.forces().make_part(whole.particles(), [&] {
+                                   static std::vector<std::uint32_t> all;
+                                   all.resize(whole.particles().size());
+                                   for (std::size_t i = 0; i < all.size(); ++i) all[i] = static_cast<std::uint32_t>(i);
+                                   return PartMap{all, state.failed_bonds, {}};
+                                 }()),
+                                 whole.clumps(), whole.map(), whole.time_step(), whole.step_count()));
+  factory.release_work();  // as a decomposed run does: parts come from the captured state alone
+  EXPECT_EQ(factory.whole().particles().size(), 0u);
+  const double halo = factory.interaction_range(state) * 1.0001;
+  std::vector<std::uint32_t> owner = bisect_owners(state.particles.position, state.particles.id, ranks);
+  keep_clumps_whole(owner, state.particles, state.clumps);
+  const std::vector<PartLayout> layouts = part_layouts(state.particles, owner, ranks, halo, factory.bond_keys());
+  std::map<std::uint32_t, std::size_t> whole_slot;
+  for (std::size_t i = 0; i < whole.particles().size(); ++i) whole_slot[whole.particles().id[i]] = i;
+  EnergyReport merged;
+  std::size_t owned_total = 0;
+  for (std::size_t r = 0; r < ranks; ++r) {
+    const Simulation part = factory.make(state, layouts[r]);
+    const ParticleStore& p = part.particles();
+    std::size_t mismatches = 0;
+    for (std::size_t i = 0; i < p.size(); ++i) {
+      if (!p.owns(i)) continue;
+      ++owned_total;
+      const std::size_t w = whole_slot.at(p.id[i]);
+      if (!same_bits(p.force[i], whole.particles().force[w]) || !same_bits(p.moment[i], whole.particles().moment[w]))
+        ++mismatches;
+    }
+    EXPECT_EQ(mismatches, 0u) << "part " << r << " of " << ranks;
+    merged.merge(part.energy_report());
+  }
+  EXPECT_EQ(owned_total, whole.particles().size());
+  const EnergyReport w = whole.energy_report();
+  EXPECT_TRUE(same_bits(merged.total(), w.total())) << merged.total() << " vs " << w.total();
+  EXPECT_TRUE(same_bits(merged.kinetic_translation, w.kinetic_translation));
+  EXPECT_TRUE(same_bits(merged.axial, w.axial));
+  EXPECT_TRUE(same_bits(merged.contact, w.contact));
+  EXPECT_TRUE(same_bits(merged.wall, w.wall));
+  EXPECT_TRUE(same_bits(merged.linear_momentum.z(), w.linear_momentum.z()));
+  EXPECT_TRUE(same_bits(merged.angular_momentum.x(), w.angular_momentum.x()));
+}
+
+
+}  // namespace dem
