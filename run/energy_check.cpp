@@ -1,4 +1,4 @@
-#include "apps/energy_check.hpp"
+#include "run/energy_check.hpp"
 
 #include <algorithm>
 #include <cmath>
