@@ -17,7 +17,7 @@
 #include <sstream>
 
 #include "apps/cli_checks.hpp"
-#include "apps/run_loop.hpp"
+#include "run/run_loop.hpp"
 #include "core/parallel.hpp"
 #include "core/simd.hpp"
 #include "scene/scene_builder.hpp"

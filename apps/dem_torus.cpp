@@ -33,7 +33,7 @@
 #include "scene/scene_size.hpp"
 #include "scene/solid_torus.hpp"
 #include "apps/cli_checks.hpp"
-#include "apps/run_loop.hpp"
+#include "run/run_loop.hpp"
 #include "core/format.hpp"
 
 namespace {

@@ -1,6 +1,6 @@
 // dem_bench: whole-step throughput of the engine on a benchmark scene, in
 // particle-steps per second (particles x steps / wall seconds of the loop of
-// Simulation::step() calls made by the run loop of apps/run_loop.hpp; scene set-up, sorting, the first force
+// Simulation::step() calls made by the run loop of run/run_loop.hpp; scene set-up, sorting, the first force
 // evaluation and the energy reports are outside the timed loop).
 //
 //   dem_bench SCENE [--particles N] [--threads T[,T...]] [--steps S]
@@ -48,7 +48,7 @@
 #include <utility>
 #include <vector>
 
-#include "apps/run_loop.hpp"
+#include "run/run_loop.hpp"
 #include "scene/lattice_scene.hpp"
 #include "core/parallel.hpp"
 #include "core/peak_memory.hpp"
@@ -230,7 +230,7 @@ void run_once(const std::string& name, SceneFactory& factory, std::size_t thread
   const std::size_t n = sim.particles().size();
   const double e0 = sim.energy_report().balance();
 
-  // The one run loop of apps/run_loop.hpp, with no output folder (no files,
+  // The one run loop of run/run_loop.hpp, with no output folder (no files,
   // no per-step I/O): its timer covers the steps only.
   dem::RunPlan plan;
   plan.end_step = static_cast<std::uint64_t>(steps);

@@ -50,7 +50,7 @@ struct EnergyReport {
   /// S_field: the work the one-body fields (gravity, loads) do when every
   /// particle moves by its radius along them, sum_i (m_i |g| + |f_i|) r_i
   /// (energy; exact column "S_field", not part of E_total and not written to
-  /// energy.csv). The floor of the run's energy scale (apps/energy_check.hpp):
+  /// energy.csv). The floor of the run's energy scale (run/energy_check.hpp):
   /// it is independent of where the origin is and not zero while a field can
   /// move a particle at rest.
   double field_scale = 0.0;
@@ -131,7 +131,7 @@ struct EnergyReport {
   double balance() const { return total() + fracture_work + contact_work + filter_work + boundary_work; }
 };
 
-/// The state of a run's energy check (apps/energy_check.hpp), kept in its
+/// The state of a run's energy check (run/energy_check.hpp), kept in its
 /// checkpoints so that a restart checks exactly as the run would have.
 struct EnergyCheckState {
   /// The reference below was taken; false: take it at the next start.
@@ -139,13 +139,13 @@ struct EnergyCheckState {
   double initial_energy = 0.0;   ///< E_0: E_balance at the reference step (energy)
   double initial_gravity = 0.0;  ///< U_gravity at the reference step (energy)
   /// The energy scale so far: the largest energy in play at an energy row
-  /// (apps/energy_check.hpp), never below S_field; >= 0 (energy).
+  /// (run/energy_check.hpp), never below S_field; >= 0 (energy).
   double scale = 0.0;
   double highest = 0.0;  ///< largest E_balance at an energy row so far (energy)
   std::uint64_t reference_step = 0;  ///< the step of the reference
 };
 
-/// Default drift limits of a run (apps/run_loop.hpp, docs/scene-format.md
+/// Default drift limits of a run (run/run_loop.hpp, docs/scene-format.md
 /// [run] max_energy_drift and warn_energy_drift): |E_total - E_0| as a
 /// fraction of the energy scale |E_0| + |U_gravity(0)| at which a run stops
 /// (exit 2), and at which it warns once.

@@ -113,7 +113,7 @@ std::vector<std::byte> pack_owned(const Simulation& part);
 GlobalState unpack_state(std::span<const std::vector<std::byte>> pieces, const Simulation& part,
                          std::vector<std::uint32_t> failed_bonds);
 
-/// What the run loop (apps/run_loop.hpp) needs of a run decomposed over MPI
+/// What the run loop (run/run_loop.hpp, run/observers.hpp) needs of a run decomposed over MPI
 /// ranks (mpi/domain.hpp implements it). Every call is collective: all
 /// ranks make it at the same point.
 class DecomposedRun {

@@ -116,10 +116,10 @@ struct CheckpointState {
   std::uint64_t vtk_every = 0, energy_every = 0, checkpoint_every = 0, end_step = 0;
   /// The run's identity: a random non-zero number made when the run started,
   /// kept by its restarts and written into its output folder (run.id,
-  /// apps/run_loop.hpp), so that a restart continues only its own run's
+  /// run/output_folder.hpp), so that a restart continues only its own run's
   /// files. 0: unknown (a version-2 checkpoint).
   std::uint64_t run_id = 0;
-  /// The run's energy check (apps/energy_check.hpp): its reference E_0, the
+  /// The run's energy check (run/energy_check.hpp): its reference E_0, the
   /// energy scale so far, the largest E_balance so far. Not `measured` (a
   /// checkpoint of format 2 to 5): the restart measures it at its start.
   EnergyCheckState energy_check;

@@ -37,7 +37,7 @@
 /// Likewise every rank sets the whole scene up once at the start.
 ///
 /// Energy rows, failures and the clock are the same on every rank; tables
-/// are written by rank 0 (apps/run_loop.hpp), VTK frames by every rank in
+/// are written by rank 0 (run/observers.hpp), VTK frames by every rank in
 /// pieces (io/vtk_writer.hpp), checkpoints from the whole system gathered
 /// on rank 0 (whole_view()).
 

@@ -141,7 +141,7 @@ struct RunSpec {
   std::optional<double> end_time;   ///< exactly one of end_time and steps
   std::optional<std::uint64_t> steps;
   /// Stop an explicit run (exit 2) when |E_balance - E_0| passes this
-  /// fraction of the energy scale (apps/energy_check.hpp); warn once past
+  /// fraction of the energy scale (run/energy_check.hpp); warn once past
   /// warn_energy_drift. Stop an implicit run when E_balance rises above its
   /// largest earlier value by more than implicit_energy_rise of the scale.
   double max_energy_drift = kDefaultMaxEnergyDrift;

@@ -1,4 +1,4 @@
-// The run's energy check (apps/energy_check.hpp) and what issue 22 found
+// The run's energy check (run/energy_check.hpp) and what issue 22 found
 // wrong with the one before it:
 //  - a run whose energy is zero restarts and runs on as it would have
 //    (the reference is a flag in the checkpoint, not a zero scale);
@@ -20,8 +20,8 @@
 #include <string>
 
 #include "app_support.hpp"
-#include "apps/energy_check.hpp"
-#include "apps/run_loop.hpp"
+#include "run/energy_check.hpp"
+#include "run/run_loop.hpp"
 #include "io/checkpoint.hpp"
 #include "scene/scene_builder.hpp"
 

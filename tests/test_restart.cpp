@@ -1,4 +1,4 @@
-// Restarts (apps/run_loop.hpp, io/checkpoint.hpp): a run from 0 to T and a
+// Restarts (run/run_loop.hpp, run/output_folder.hpp, io/checkpoint.hpp): a run from 0 to T and a
 // run to T/2 continued from its checkpoint to T give byte-identical
 // energy.csv and final state, for every integrator, with bonds, contacts and
 // a wall active across the restart; an interrupted run (SIGTERM) writes a
@@ -19,7 +19,7 @@
 #include <thread>
 
 #include "app_support.hpp"
-#include "apps/run_loop.hpp"
+#include "run/run_loop.hpp"
 #include "scene/scene_builder.hpp"
 
 using namespace dem;

@@ -8,6 +8,7 @@
 #   scene/                     the above and scene/
 #   io/                        the above and io/ (never apps/)
 #   mpi/                       core/ .. engine/ and mpi/ (the MPI transport)
+#   run/                       core/ .. io/ and run/ (the run loop; never apps/ or mpi/)
 #
 # Usage: tests/tools/test_layers.sh SOURCE_DIR. Prints each include that
 # breaks the rule and a closing "N passed, M failed" line; exits 1 on any.
@@ -41,5 +42,6 @@ check engine core bonds contact fields engine
 check scene core bonds contact fields engine scene
 check io core bonds contact fields engine scene io
 check mpi core bonds contact fields engine mpi
+check run core bonds contact fields engine scene io run
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,4 +1,4 @@
-#include "apps/energy_check.hpp"
+#include "run/energy_check.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -74,7 +74,7 @@ void EnergyCheck::check(const EnergyReport& r, double scale, double highest, std
       throw EnergyCheckError(
           where + energy_name_ + " = " + format_g(e) + " has risen above its largest earlier value " +
               format_g(highest) + " by " + format_g(rise, 3) + " of the energy scale " + format_g(scale) +
-              " (apps/energy_check.hpp), past the limit " + limits_.rise_name + " = " +
+              " (run/energy_check.hpp), past the limit " + limits_.rise_name + " = " +
               format_g(limits_.implicit_rise) + ": converged implicit steps only dissipate",
           "the implicit steps are not solved closely enough: lower [run] newton_tolerance");
     return;
@@ -84,7 +84,7 @@ void EnergyCheck::check(const EnergyReport& r, double scale, double highest, std
     throw EnergyCheckError(where + energy_name_ + " = " + format_g(e) + " has drifted from E_0 = " +
                                format_g(state_.initial_energy) + " by " + format_g(drift, 3) +
                                " of the energy scale " + format_g(scale) +
-                               " (the largest energy in play so far, apps/energy_check.hpp), past the limit " +
+                               " (the largest energy in play so far, run/energy_check.hpp), past the limit " +
                                limits_.max_name + " = " + format_g(limits_.max_drift),
                            "the time step is probably too large: " + hint_);
 }

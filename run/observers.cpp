@@ -1,0 +1,286 @@
+#include "run/observers.hpp"
+
+#include <chrono>
+#include <ostream>
+#include <span>
+#include <vector>
+
+#include "core/format.hpp"
+#include "engine/implicit_step.hpp"
+#include "io/checkpoint.hpp"
+#include "run/output_folder.hpp"
+
+namespace dem {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+/// The energy rows: at the start of a fresh run, on the schedule, at the last step.
+Trigger energy_rows(const RunContext& ctx) {
+  if (!ctx.files) return Trigger();
+  return Trigger::every(ctx.plan.output.energy_every).or_at_start().or_at_last();
+}
+
+/// Whether a scheduled (or first) row or frame: counted in the run's
+/// bookkeeping, unlike one at the last step off the schedule.
+bool on_schedule(const RunContext& ctx, const Trigger& t) { return ctx.at_start || t.scheduled(ctx); }
+
+}  // namespace
+
+// ---------------------------------------------------------------- energy.csv
+
+EnergyTableWriter::EnergyTableWriter(const RunContext& ctx) : RunObserver(energy_rows(ctx)) {}
+
+void EnergyTableWriter::open(RunContext& ctx) {
+  if (!ctx.writes || table_) return;
+  if (ctx.plan.resume)
+    table_.emplace(ctx.out / "energy.csv", ctx.plan.energy_rows);
+  else
+    table_.emplace(ctx.out / "energy.csv");
+}
+
+void EnergyTableWriter::after_step(RunContext& ctx) {
+  const EnergyReport& r = ctx.energy();
+  if (table_) output([&] { table_->write(r); });
+  if (on_schedule(ctx, trigger())) ++ctx.energy_rows;
+}
+
+// ------------------------------------------------------------- event tables
+
+EventTableWriter::EventTableWriter(const RunContext& ctx)
+    : RunObserver(energy_rows(ctx)),
+      can_break_(!ctx.whole.forces().bond_live().empty()),
+      implicit_(ctx.sim.map() == IntegratorMap::implicit),
+      has_groups_(!ctx.whole.groups().empty()) {}
+
+void EventTableWriter::open(RunContext& ctx) {
+  if (!ctx.writes || failures_ || groups_ || solver_) return;
+  if (can_break_) failures_.emplace(ctx.out / kBondFailuresFile, bond_failures_header());
+  if (has_groups_) groups_.emplace(ctx.out / kGroupsFile, groups_header());
+  if (implicit_) solver_.emplace(ctx.out / kSolverFile, solver_header());
+  if (ctx.plan.resume) {
+    if (failures_) failures_->resume(ctx.first_step);
+    if (groups_) groups_->resume(last_scheduled_row(ctx.first_step, ctx.plan.output.energy_every));
+    if (solver_) solver_->resume(ctx.first_step);
+  }
+}
+
+void EventTableWriter::collect(RunContext& ctx) {
+  // (Collective with MPI ranks: the failures are gathered on rank 0.)
+  const std::vector<BondFailure> f = ctx.sim.take_failures();
+  if (failures_)
+    for (const BondFailure& x : f) failures_->add(bond_failure_row(x));
+  if (!implicit_ || ctx.at_start) return;
+  const ImplicitStepStats& st = ctx.sim.last_implicit_step();
+  newton_ += st.newton_iterations;
+  cg_ += st.cg_iterations;
+  halvings_ += st.halvings;
+  if (solver_)
+    solver_->add(solver_row(ctx.sim.time(), ctx.step, st.newton_iterations, st.cg_iterations, st.halvings,
+                            st.residual));
+}
+
+void EventTableWriter::after_step(RunContext& ctx) {
+  // (group_reports() sums over every rank's members: all ranks call it.)
+  if (has_groups_) {
+    const std::vector<GroupReport> reports = ctx.sim.group_reports();
+    if (groups_)
+      for (const GroupReport& g : reports) groups_->add(group_row(ctx.sim.time(), ctx.sim.step_count(), g));
+  }
+  write();
+}
+
+void EventTableWriter::interrupt(RunContext&) { write(); }
+
+void EventTableWriter::fail(RunContext&) { write(); }
+
+void EventTableWriter::write() {
+  if (failures_) output([&] { failures_->write(); });
+  if (groups_) output([&] { groups_->write(); });
+  if (solver_) output([&] { solver_->write(); });
+}
+
+std::string EventTableWriter::names() const {
+  std::string written;
+  if (failures_) written += std::string(kBondFailuresFile) + ", ";
+  if (groups_) written += std::string(kGroupsFile) + ", ";
+  if (solver_) written += std::string(kSolverFile) + ", ";
+  return written;
+}
+
+// ------------------------------------------------------------- energy check
+
+namespace {
+
+/// E_balance (E_total plus the work dissipated so far, MODEL.md 11.3) where
+/// anything dissipates or does work, else E_total (the same number).
+std::string energy_name_of(const Simulation& whole) {
+  const bool ledger = !whole.forces().bond_live().empty() || whole.forces().dissipative() ||
+                      whole.forces().applies_filter() || !whole.groups().empty();
+  return ledger ? "E_balance" : "E_total";
+}
+
+}  // namespace
+
+EnergyCheckWatch::EnergyCheckWatch(const RunContext& ctx)
+    : RunObserver(energy_rows(ctx)),
+      energy_name_(energy_name_of(ctx.whole)),
+      check_(ctx.plan.energy_check, ctx.plan.energy_limits, ctx.sim.map() == IntegratorMap::implicit,
+             energy_name_, ctx.plan.time_step_hint) {}
+
+void EnergyCheckWatch::start(RunContext& ctx) {
+  // The reference is taken at the run's first step unless the checkpoint
+  // has one.
+  const EnergyReport& first = ctx.energy();
+  const bool new_reference = check_.start(first, ctx.first_step);
+  if (new_reference && ctx.first_step > 0 && ctx.writes)
+    ctx.log << "energy check: its reference E_0 = " << format_g(first.balance(), 10) << " is taken at step "
+            << ctx.first_step << ", where this run's integration starts\n";
+}
+
+void EnergyCheckWatch::after_step(RunContext& ctx) {
+  const EnergyReport& r = ctx.energy();
+  // The check's state follows the rows on the schedule only (the same for a
+  // run continued from a checkpoint); the last row is checked. (A warning at
+  // the first row of a fresh run is not shown.)
+  if (ctx.at_start) {
+    (void)check_.row(r, ctx.step, ctx.sim.time());
+  } else if (trigger().scheduled(ctx)) {
+    const std::string warning = check_.row(r, ctx.step, ctx.sim.time());
+    if (!warning.empty() && ctx.writes) {
+      ctx.end_progress_line();
+      ctx.log << warning << std::endl;
+    }
+  } else {
+    check_.verify(r, ctx.step, ctx.sim.time());
+  }
+  checked_step_ = ctx.step;
+}
+
+void EnergyCheckWatch::before_checkpoint(RunContext& ctx) {
+  if (checked_step_ != ctx.sim.step_count())
+    check_.verify(ctx.sim.energy_report(), ctx.sim.step_count(), ctx.sim.time());
+  ctx.plan.energy_check = check_.state();
+}
+
+// --------------------------------------------------------------- VTK frames
+
+FrameWriter::FrameWriter(const RunContext& ctx)
+    : RunObserver(ctx.files && ctx.plan.output.vtk_every > 0
+                      ? Trigger::every(ctx.plan.output.vtk_every).or_at_start().or_at_last()
+                      : Trigger()),
+      can_break_(!ctx.whole.forces().bond_live().empty()) {}
+
+void FrameWriter::make_folder(RunContext& ctx) {
+  if (vtk_ || !ctx.files) return;
+  // With MPI ranks every rank writes its piece of each VTK frame.
+  const VtkPieces pieces = ctx.domain != nullptr ? VtkPieces{ctx.domain->rank(), ctx.domain->ranks()} : VtkPieces{};
+  vtk_.emplace(ctx.out, VtkSeriesWriter::kDefaultCompressionLevel, pieces);
+}
+
+void FrameWriter::open(RunContext& ctx) {
+  make_folder(ctx);
+  if (vtk_ && ctx.plan.resume && !resumed_) vtk_->resume(ctx.plan.frame_times);
+  resumed_ = true;
+}
+
+void FrameWriter::after_step(RunContext& ctx) {
+  output([&] { write_frame(ctx); });
+  if (on_schedule(ctx, trigger())) ctx.frame_times.push_back(ctx.sim.time());
+}
+
+void FrameWriter::write_frame(RunContext& ctx) {
+  // With MPI ranks each rank's piece: the particles it owns, the bonds it
+  // books (VtkSeriesWriter's parallel series).
+  const Simulation& sim = ctx.sim;
+  const ParticleStore& s = sim.particles();
+  const BondList& bonds = sim.forces().bonds();
+  const std::span<const std::uint8_t> live = sim.forces().bond_live();
+  FrameExtras extras;
+  std::vector<std::uint32_t> broken, fragment;
+  std::vector<std::uint8_t> shown, shown_bonds;
+  if (can_break_) {
+    extras.bond_live = live;
+    broken = sim.forces().broken_per_particle(s);
+    fragment = ctx.domain != nullptr ? ctx.domain->fragment_labels(s) : sim.forces().fragment_labels(s);
+    extras.broken = broken;
+    extras.fragment = fragment;
+    extras.fracture = true;
+  }
+  if (ctx.domain != nullptr) {
+    shown.resize(s.size());
+    for (std::size_t i = 0; i < s.size(); ++i) shown[i] = s.owns(i) ? 1 : 0;
+    shown_bonds.resize(bonds.size());
+    for (std::size_t b = 0; b < bonds.size(); ++b)
+      shown_bonds[b] = (live.empty() || live[b] != 0) && s.books(bonds.first[b], bonds.second[b]) ? 1 : 0;
+    extras.shown = shown;
+    extras.bond_live = shown_bonds;
+  }
+  vtk_->write_frame(sim.time(), s, bonds, extras);
+}
+
+void FrameWriter::interrupt(RunContext&) {
+  if (vtk_) output([&] { vtk_->flush(); });
+}
+
+void FrameWriter::finish(RunContext& ctx) {
+  if (vtk_) output([&] { vtk_->flush(); });
+  if (ctx.domain != nullptr) (void)ctx.domain->any(false);  // every rank's pieces are on disk
+  if (vtk_ && ctx.writes && ctx.domain != nullptr) output([&] { vtk_->relist(); });
+}
+
+void FrameWriter::fail(RunContext&) {
+  if (vtk_) vtk_->flush();
+}
+
+void FrameWriter::flush_for_checkpoint(RunContext& ctx) {
+  if (vtk_ && ctx.domain != nullptr) output([&] { vtk_->flush(); });
+}
+
+void FrameWriter::relist_for_checkpoint(RunContext& ctx) {
+  if (vtk_ && ctx.writes && ctx.domain != nullptr) output([&] { vtk_->relist(); });
+}
+
+// -------------------------------------------------------------- checkpoints
+
+CheckpointWriter::CheckpointWriter(const RunContext& ctx, EventTableWriter& tables, EnergyCheckWatch& check,
+                                   FrameWriter& frames)
+    : RunObserver(ctx.files ? Trigger::every(ctx.plan.output.checkpoint_every).but_not_last() : Trigger()),
+      tables_(tables),
+      check_(check),
+      frames_(frames) {}
+
+void CheckpointWriter::after_step(RunContext& ctx) {
+  tables_.write();
+  save(ctx);
+}
+
+void CheckpointWriter::interrupt(RunContext& ctx) {
+  if (ctx.files) ctx.interrupt_checkpoint_seconds = save(ctx);
+}
+
+void CheckpointWriter::finish(RunContext& ctx) {
+  tables_.write();
+  if (ctx.files) save(ctx);
+}
+
+double CheckpointWriter::save(RunContext& ctx) {
+  const auto t0 = std::chrono::steady_clock::now();
+  // A diverged state never replaces a good checkpoint (write_checkpoint
+  // refuses one the reader would refuse).
+  check_.before_checkpoint(ctx);
+  // Every rank's pieces of the frames the checkpoint lists are on disk
+  // before it is written (the gather below waits for every rank).
+  frames_.flush_for_checkpoint(ctx);
+  const Simulation* view = ctx.domain != nullptr ? ctx.domain->whole_view() : &ctx.sim;
+  // (Every rank has flushed: the collections list every piece's frame.)
+  frames_.relist_for_checkpoint(ctx);
+  if (ctx.writes && view != nullptr)
+    output([&] {
+      write_checkpoint(ctx.out / kCheckpointFile, checkpoint_of(*view, ctx.plan, ctx.frame_times, ctx.energy_rows));
+    });
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace dem
