@@ -107,7 +107,7 @@ void print_summary(const BuiltScene& b, const SceneSpec& spec, std::ostream& out
   out << "\n  gravity: (" << format_g(s.gravity.x()) << ", " << format_g(s.gravity.y()) << ", " << format_g(s.gravity.z()) << ")\n"
       << "  integrator: "
       << (b.map == IntegratorMap::implicit
-              ? "implicit (MODEL.md 12: Newton tolerance " + format_g(b.implicit.newton_tolerance) +
+              ? "implicit (docs/model.md §12: Newton tolerance " + format_g(b.implicit.newton_tolerance) +
                     ", CG tolerance at most " + format_g(b.implicit.cg_tolerance_max) + ", at most " +
                     std::to_string(b.implicit.max_newton_iterations) + " Newton and " +
                     std::to_string(b.implicit.max_cg_iterations) + " CG iterations, block-Jacobi)"
@@ -225,7 +225,7 @@ int restart(const Options& o) {
     c.time_step = o.time_step;
   }
   if (!o.integrator.empty()) {
-    // Switch integrators at the checkpoint (MODEL.md 12.1): the store's
+    // Switch integrators at the checkpoint (docs/model.md §12.1): the store's
     // velocity and spatial Omega are what both families continue from.
     std::string name = o.integrator;
     if (name.rfind("rrp", 0) == 0) name = name.substr(3);
@@ -320,6 +320,8 @@ int main(int argc, char** argv) {
   run->add_option("scene", o.scene, "Scene file (TOML)")->required();
   CLI::App* check = app.add_subcommand("check", "Validate a scene file and print its summary, without running it");
   check->add_option("scene", o.scene, "Scene file (TOML)")->required();
+  CLI::App* laws = app.add_subcommand(
+      "laws", "Print every contact law with its keys (Markdown, as docs/scene-format.md lists them)");
   CLI::App* rs = app.add_subcommand("restart", "Continue a run from its checkpoint");
   rs->add_option("checkpoint", o.checkpoint, "Checkpoint file (checkpoint.bin in a run's output folder)")->required();
   rs->add_option("--time-step", o.time_step,
@@ -328,7 +330,7 @@ int main(int argc, char** argv) {
       ->check(cli::positive_number("the time step"));
   rs->add_option("--integrator", o.integrator,
                  "Continue with another integrator at the checkpoint's time step: 23, 25, 27 or implicit "
-                 "(MODEL.md 12.1: velocities and spatial angular velocities carry over; the energy check "
+                 "(docs/model.md §12.1: velocities and spatial angular velocities carry over; the energy check "
                  "takes its reference where the new integrator starts)");
   rs->add_option("--max-energy-drift", o.max_energy_drift,
                  "Stop past this drift of E_balance, a fraction of the energy scale (default: the run's "
@@ -384,6 +386,10 @@ int main(int argc, char** argv) {
     return app.exit(e) == 0 ? kExitOk : kExitBadInput;
   }
   try {
+    if (*laws) {
+      std::cout << contact_law_tables();
+      return kExitOk;
+    }
     if (*check) {
       // What dem run does before its first step, less the large run-time
       // arrays (sized by the memory estimate): build, then assemble the

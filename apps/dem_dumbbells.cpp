@@ -1,5 +1,5 @@
 // dem_dumbbells: the two-dumbbell full body problem of Lee, Leok &
-// McClamroch (section 5.2; MODEL.md section 8), integrated by the Lie group
+// McClamroch (section 5.2; docs/model.md §8), integrated by the Lie group
 // variational integrator (default) or, for comparison, by classical RK4.
 //
 // Writes into the output folder:

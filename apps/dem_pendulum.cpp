@@ -1,5 +1,5 @@
 /// \file dem_pendulum.cpp
-/// Convergence study of the three-dimensional pendulum (MODEL.md section 6,
+/// Convergence study of the three-dimensional pendulum (docs/model.md §6,
 /// Baker & Gonzalez 2021 section 3 and Figure 1) for maps (23), (25), (27).
 ///
 /// Writes <output-dir>/pendulum_convergence.csv with the columns
@@ -78,7 +78,7 @@ void print_slope(const char* what, const std::vector<double>& h, const std::vect
 
 int main(int argc, char** argv) {
   CLI::App app{
-      "Convergence study of the three-dimensional pendulum (MODEL.md section 6; Baker & "
+      "Convergence study of the three-dimensional pendulum (docs/model.md §6; Baker & "
       "Gonzalez 2021, section 3). Runs maps (23), (25) and (27) with each step h to t_N and "
       "compares them with a reference run of the same map at step min(h)/refinement. Writes "
       "<output-dir>/pendulum_convergence.csv (integrator,h,E_error,q_error,attitude_error,"
@@ -97,7 +97,7 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->expected(1, 1000);
   app.add_option("--refinement", refinement,
-                 "Reference step = min(h) / refinement (>= 100, MODEL.md section 5)")
+                 "Reference step = min(h) / refinement (>= 100, docs/model.md §5)")
       ->capture_default_str();
   app.add_option("--threads", threads,
                  "Worker threads (0: all cores); the three maps run side by side")

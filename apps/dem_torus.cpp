@@ -1,7 +1,7 @@
 // dem_torus: a bonded torus thrown at a rigid wall, written as a ParaView
 // time series and an energy table. Two scenes: the particle-binder ring of
-// Baker & Gonzalez 2021, section 4.1 (MODEL.md section 6; the default), and
-// with --solid the solid torus of bonded spheres on an FCC lattice (MODEL.md
+// Baker & Gonzalez 2021, section 4.1 (docs/model.md §6; the default), and
+// with --solid the solid torus of bonded spheres on an FCC lattice (docs/model.md
 // section 7).
 //
 // Exit status: 0 on success, 1 for bad input (options, an output folder that
@@ -219,7 +219,7 @@ int main(int argc, char** argv) {
   CLI::App app{
       "dem_torus: a bonded torus thrown at a rigid wall: the particle-binder ring of Baker & "
       "Gonzalez 2021, section 4.1 (default, the paper's parameters), or with --solid the solid "
-      "torus of bonded spheres of MODEL.md section 7."};
+      "torus of bonded spheres of docs/model.md §7."};
   Options o;
   dem::RingTorusParameters p;
   dem::SolidTorusParameters sp;
@@ -245,7 +245,7 @@ int main(int argc, char** argv) {
                  "Tilt about the y axis (degrees) of the ring plane (default 0) or of the solid "
                  "torus axis (default 30)")
       ->check(cli::finite_number("the tilt (degrees)"));
-  app.add_flag("--solid", o.solid, "Solid torus of bonded spheres (MODEL.md section 7)");
+  app.add_flag("--solid", o.solid, "Solid torus of bonded spheres (docs/model.md §7)");
   app.add_option("--major-diameter", sp.major_diameter, "Solid: centre-line diameter D_t (m)")
       ->capture_default_str()
       ->check(cli::positive_number("the major diameter D_t (m)"));

@@ -200,7 +200,7 @@ std::vector<PendulumConvergenceRow> pendulum_convergence(const PendulumParameter
   if (refinement < 100)
     throw std::invalid_argument(
         "pendulum convergence: the reference step must be at least 100 times smaller than the "
-        "smallest step (MODEL.md section 5), got a refinement of " +
+        "smallest step (docs/model.md §5), got a refinement of " +
         std::to_string(refinement));
   for (double h : steps) positive_step(h);
   const double h_min = *std::min_element(steps.begin(), steps.end());

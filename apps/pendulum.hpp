@@ -1,7 +1,7 @@
 #pragma once
 /// \file pendulum.hpp
-/// The three-dimensional pendulum of MODEL.md section 6 (Baker & Gonzalez
-/// 2021, section 3, eqs. 39-42) and the error measures of MODEL.md section 5
+/// The three-dimensional pendulum of docs/model.md §6 (Baker & Gonzalez
+/// 2021, section 3, eqs. 39-42) and the error measures of docs/model.md §5
 /// (eqs. 35-38), shared by the app `dem_pendulum` and the tests.
 ///
 /// One rigid sphere whose centre stays at the pivot (F = 0, v = 0) turns
@@ -28,7 +28,7 @@
 namespace dem {
 
 /// Parameters and initial state of the pendulum. The defaults are the
-/// paper's (eq. 42, MODEL.md section 6).
+/// paper's (eq. 42, docs/model.md §6).
 struct PendulumParameters {
   double mass = 1.0;                  ///< m (mass), > 0
   double gravity = 1.0;               ///< g (length/time^2), >= 0, acting along -e3
@@ -92,7 +92,7 @@ std::vector<PendulumSample> simulate_pendulum(const PendulumParameters& params, 
                                               double h, std::size_t steps,
                                               std::size_t record_every = 1);
 
-/// Error measures of a run against a reference, MODEL.md section 5. All are
+/// Error measures of a run against a reference, docs/model.md §5. All are
 /// dimensionless except where stated.
 struct PendulumErrors {
   /// E(t)-error, eq. (38): sqrt(int (E_h - E_0)^2 dt) / sqrt(int E_0^2 dt).
@@ -148,7 +148,7 @@ struct PendulumConvergenceRow {
 /// t_end and measures it against one reference run of the same map with
 /// step min(steps)/refinement, sampled at each run's output times. Every
 /// step must divide t_end and be an integer multiple of the reference step
-/// (as for h, h/2, h/4, ...); refinement must be >= 100 (MODEL.md
+/// (as for h, h/2, h/4, ...); refinement must be >= 100 (docs/model.md
 /// section 5) and the reference run at most 1e9 steps. The runs and the reference advance together, so memory does
 /// not grow with t_end. Throws std::invalid_argument on bad arguments and
 /// StabilityError where map (23) fails.

@@ -31,7 +31,7 @@
 ///
 /// Explicit runs: the drift |E_balance - E_0| / S past max_energy_drift stops
 /// the run, past warn_energy_drift it warns once. Implicit runs (backward
-/// Euler, MODEL.md 12.6) dissipate by design, so their drift is reported,
+/// Euler, docs/model.md §12.6) dissipate by design, so their drift is reported,
 /// not checked; instead E_balance may not rise above its largest earlier
 /// value by more than implicit_energy_rise of S (a converged implicit step
 /// never creates energy; an unconverged one can).

@@ -113,7 +113,7 @@ std::string EventTableWriter::names() const {
 
 namespace {
 
-/// E_balance (E_total plus the work dissipated so far, MODEL.md 11.3) where
+/// E_balance (E_total plus the work dissipated so far, docs/model.md §11.3) where
 /// anything dissipates or does work, else E_total (the same number).
 std::string energy_name_of(const Simulation& whole) {
   const bool ledger = !whole.forces().bond_live().empty() || whole.forces().dissipative() ||

@@ -84,7 +84,7 @@ void write_summary(RunContext& ctx, const StandardObservers& run, double secs, c
     const double per = std::max<double>(steps, 1);
     log << "  implicit: D_num = E_0 - " << run.energy_check.energy_name() << " = "
         << format_g(check.state().initial_energy - closing.balance(), 6)
-        << " (the scheme's numerical dissipation, MODEL.md 12.6; not checked); per step "
+        << " (the scheme's numerical dissipation, docs/model.md §12.6; not checked); per step "
         << format_g(static_cast<double>(ev.newton_total()) / per, 4) << " Newton iterations, "
         << format_g(static_cast<double>(ev.cg_total()) / per, 4) << " CG iterations, "
         << format_g(static_cast<double>(ev.halvings_total()) / per, 4) << " line-search halvings\n";

@@ -1,6 +1,6 @@
 #pragma once
 // Shared by the BDEM bond tests (test_bdem_bond.cpp, test_bond_hessian.cpp):
-// the bond of MODEL.md 13.3 and random configurations with large relative
+// the bond of docs/model.md §13.3 and random configurations with large relative
 // rotations and shear angles.
 #include <algorithm>
 #include <cmath>
@@ -15,7 +15,7 @@
 namespace dem::bdem_test {
 
 inline constexpr double kE = 1e9, kNu = 0.3, kRb = 1e-3, kL0 = 2e-3;
-/// Particles of the plate's material (MODEL.md 13.3): radius and density.
+/// Particles of the plate's material (docs/model.md §13.3): radius and density.
 inline constexpr double kRadius = kRb, kDensity = 2400;
 
 /// A sphere of radius kRadius and density kDensity at x, at rest.

@@ -1,5 +1,5 @@
 #pragma once
-// The plate edge drop of MODEL.md 13.3 as scene text, at any size, step,
+// The plate edge drop of docs/model.md §13.3 as scene text, at any size, step,
 // integrator and strength, and the determinism check both integrators share
 // (tests/test_plate_drop.cpp, test_implicit_plate.cpp).
 #include <gtest/gtest.h>

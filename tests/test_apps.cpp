@@ -114,7 +114,7 @@ TEST(DemTorus, UnstableStepStopsWithErrorAndKeepsFiles) {
   fs::remove_all(out);
 }
 
-// The solid torus (MODEL.md section 7), small: files for ParaView, the time
+// The solid torus (docs/model.md §7), small: files for ParaView, the time
 // step as a stated fraction of the critical step, and a summary.
 TEST(DemTorus, SolidTorusShortRun) {
   const fs::path out = scratch("solid");
@@ -230,7 +230,7 @@ TEST(DemTorus, WritesACheckpointThatDemRestartContinuesBitForBit) {
   fs::remove_all(whole);
 }
 
-// The plate drop (MODEL.md 13.3) writes the same energy.csv and
+// The plate drop (docs/model.md §13.3) writes the same energy.csv and
 // bond_failures.csv at 1, 2 and 3 threads, and when stopped at an odd step
 // and continued by dem restart.
 TEST(Dem, PlateDropTablesAreTheSameForAnyThreadCountAndAcrossARestart) {
@@ -305,7 +305,7 @@ TEST(Dem, RestartSwitchesIntegratorAndTimeStepWithAContinuousClock) {
 }
 
 // An implicit step that does not converge stops the run (exit 2) with the
-// error of MODEL.md 12.5 (residual, particle, a smaller time step) and
+// error of docs/model.md §12.5 (residual, particle, a smaller time step) and
 // keeps what was written.
 TEST(Dem, ImplicitStepThatDoesNotConvergeStopsTheRunAndKeepsTheFiles) {
   const fs::path dir = scratch("implicit_fail");

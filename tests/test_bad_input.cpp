@@ -279,7 +279,7 @@ namespace {
 
 /// h_crit of a ring of n particles (mass m = J = 1) with bond stiffnesses
 /// km, ka, ks, contact kpp and a wall kpw, by the formula of
-/// engine/time_step.hpp (`full`) or by MODEL.md section 7 as it was
+/// engine/time_step.hpp (`full`) or by docs/model.md §7 as it was
 /// (axial bonds and contact, bending only).
 double ring_critical_step(int n, double km, double ka, double ks, double kpp, double kpw, bool full) {
   const double d = 3.0 * std::sin(M_PI / n), r = d / 2;  // D_p of a ring of diameter 3; r0 = D_p
@@ -309,7 +309,7 @@ double energy_drift(Simulation& sim, int steps) {
 }  // namespace
 
 // K^s = 1e8 (the shear term's tangent stiffness reaches 9/8 K^s/r0^2): the
-// estimate is 0.0018 of MODEL.md section 7's, and a run at 0.9 of it hits
+// estimate is 0.0018 of docs/model.md §7's, and a run at 0.9 of it hits
 // the wall at 10 and stays bounded for 3,000 steps (at 0.9 of the old
 // estimate it diverges at once).
 TEST(BadInputTimeStep, ShearStiffnessSetsTheCriticalStep) {

@@ -1,4 +1,4 @@
-// The BDEM bond law of MODEL.md section 9 (bonds/bdem_bond.hpp):
+// The BDEM bond law of docs/model.md §9 (bonds/bdem_bond.hpp):
 //  - forces and spatial moments against central differences of an energy
 //    computed here by a separate route (rotation matrices, Eigen's
 //    AngleAxis for the relative rotation, the twist axis Q_j d0), at random

@@ -1,4 +1,4 @@
-// Bond Hessians for the implicit integrator (MODEL.md 12.4,
+// Bond Hessians for the implicit integrator (docs/model.md §12.4,
 // bonds/bond_hessian.hpp), BDEM (section 9) and Baker-Gonzalez (section 4):
 //  - H_e against second central differences of the bond energy in the
 //    coordinates (delta x_i, phi_i, delta x_j, phi_j), R <- exp(S(phi)) R, at

@@ -1,4 +1,4 @@
-// Bond potentials, MODEL.md section 4: forces and moments against central
+// Bond potentials, docs/model.md §4: forces and moments against central
 // finite differences of the energy, Newton's third law, zero total torque,
 // objectivity and symmetry under swapping the ends.
 #include <gtest/gtest.h>

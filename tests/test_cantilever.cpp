@@ -1,4 +1,4 @@
-// A cantilever of BDEM bonds (MODEL.md section 9) against beam theory: a
+// A cantilever of BDEM bonds (docs/model.md §9) against beam theory: a
 // straight chain of N bonds, clamped at one end (the first particle held in
 // position and attitude), under a small transverse tip force F. Each bond is
 // a round bar of radius r_b and length l0 = L/N with four springs (9.2), so

@@ -1,5 +1,5 @@
 // Clumps of spheres integrated by the LGVI beside free spheres
-// (engine/clump.hpp, MODEL.md section 8): a clump tumbling freely keeps L,
+// (engine/clump.hpp, docs/model.md §8): a clump tumbling freely keeps L,
 // E and its members' relative positions to round-off; a clump hits a wall
 // while a bonded ring flies beside it; and on the ring torus, one-sphere
 // clumps (LGVI) and map (25) agree to second order in h.

@@ -1,4 +1,4 @@
-// Contact and wall Hessians for the implicit integrator (MODEL.md 12.4): the
+// Contact and wall Hessians for the implicit integrator (docs/model.md §12.4): the
 // closed forms of ContactProvider::element_hessians (penalty and Hertz pair
 // laws, exact and projected) and WallProvider::add_body_hessians (penalty and
 // Hertz walls) against second differences of the providers' own energies.

@@ -1,4 +1,4 @@
-// Particle-particle and wall contact, MODEL.md section 4 (eqs. 56-57).
+// Particle-particle and wall contact, docs/model.md §4 (eqs. 56-57).
 #include <gtest/gtest.h>
 
 #include <cmath>

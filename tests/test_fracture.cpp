@@ -1,9 +1,9 @@
-// Bond fracture (MODEL.md section 10) with the BDEM bonds of section 9:
+// Bond fracture (docs/model.md §10) with the BDEM bonds of section 9:
 //  - a single bond pulled apart (its ends moved at prescribed velocities,
 //    so the configuration at each step is known exactly) fails at the first
 //    step whose configuration is over strength (10.2), in the mode 10.1
 //    says, with every column of its failure record (10.4) checked against
-//    values computed here from MODEL.md's formulas;
+//    values computed here from docs/model.md's formulas;
 //  - a crushed bond fails under the default |F_n| criterion and never
 //    under tension_only;
 //  - failed bonds leave the gather at once and stay out of checkpoints'
@@ -32,7 +32,7 @@ Simulation pulled_pair(const BdemMaterial& m, const Vec3& v0, const Vec3& v1, do
                        const Quat& attitude = Quat::Identity()) {
   ParticleStore s;
   ParticleSpec left = sphere(Vec3(-kRadius, 0, 0)), right = sphere(Vec3(kRadius, 0, 0));
-  left.attitude = attitude;  // the reference attitudes R_i0: only Q = R R0^T counts (MODEL.md 9.1)
+  left.attitude = attitude;  // the reference attitudes R_i0: only Q = R R0^T counts (docs/model.md §9.1)
   right.attitude = attitude.conjugate();
   s.add(left);
   s.add(right);
@@ -66,7 +66,7 @@ struct Expected {
   double sigma = 0, tau = 0, f_n = 0, f_s = 0, energy = 0;
 };
 
-/// MODEL.md 9.2, 9.3 and 10.1 for two ends that do not turn (t = 0, c = d0).
+/// docs/model.md §9.2, §9.3 and §10.1 for two ends that do not turn (t = 0, c = d0).
 Expected expected_at(const Vec3& x_i, const Vec3& x_j, const BdemMaterial& m) {
   const double l0 = 2 * kRadius, r_b = m.bond_radius_factor * kRadius;
   const double S = M_PI * r_b * r_b, G = m.youngs_modulus / (2 * (1 + m.poisson_ratio));

@@ -1,4 +1,4 @@
-// iBDEM's friction filter (MODEL.md 11.1) at penalty contacts and walls:
+// iBDEM's friction filter (docs/model.md §11.1) at penalty contacts and walls:
 // a sphere sliding on a penalty wall slows by mu_s |F_n| dt / m each step
 // (eq. 34), never reverses, and the kinetic energy removed is W_filter,
 // so E_balance stays at E_0; the pair filter is the same for any thread

@@ -1,4 +1,4 @@
-// Hertz-Mindlin contact with friction, damping and rolling (MODEL.md 11.2)
+// Hertz-Mindlin contact with friction, damping and rolling (docs/model.md §11.2)
 // and the W_contact ledger (11.3):
 //  - a head-on collision's coefficient of restitution does not depend on the
 //    impact speed (the delta^(1/4) damping), and e = 1 gives 1;

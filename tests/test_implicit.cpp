@@ -1,4 +1,4 @@
-// The implicit integrator (MODEL.md section 12, engine/implicit_step.hpp):
+// The implicit integrator (docs/model.md §12, engine/implicit_step.hpp):
 //  - a single stretched BDEM bond: the per-step amplitude ratio of backward
 //    Euler, 1/sqrt(1 + omega² Dt²), at omega Dt = 0.1, 1, 10, 100;
 //  - the gradient is the derivative of the incremental potential Phi along
@@ -9,7 +9,7 @@
 //    the energy never rising;
 //  - a free-flying bonded cluster keeps its linear momentum to the solver
 //    tolerance; Newton converges quadratically and the line search works;
-//  - the ring torus of MODEL.md section 6 (Baker-Gonzalez bonds, Hertz
+//  - the ring torus of docs/model.md §6 (Baker-Gonzalez bonds, Hertz
 //    contact): without the wall its linear momentum stays constant to the
 //    solver tolerance; with the wall at 10 times the explicit limit, no
 //    blow-up and an energy that never rises.
@@ -154,7 +154,7 @@ TEST(Implicit, GradientIsTheDerivativeOfTheIncrementalPotential) {
 
 namespace {
 
-/// The pendulum of MODEL.md section 6 as a one-body provider on particle 0:
+/// The pendulum of docs/model.md §6 as a one-body provider on particle 0:
 /// U = -m g e3.(R rho0), tau = m g (R rho0) x e3, and its rotation Hessian.
 class PendulumField final : public ForceProvider {
  public:

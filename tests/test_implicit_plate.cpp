@@ -1,5 +1,5 @@
-// The implicit integrator (MODEL.md 12) on small plates of the plate edge
-// drop of MODEL.md 13.3 (BDEM bonds, penalty contact and wall, fracture):
+// The implicit integrator (docs/model.md §12) on small plates of the plate edge
+// drop of docs/model.md §13.3 (BDEM bonds, penalty contact and wall, fracture):
 //  - as Dt -> 0 it converges to the explicit run (map 25 at a small step)
 //    with order 1 (unbreakable bonds, through the impact);
 //  - bitwise the same at 1, 2 and 3 threads and across a checkpoint at an
@@ -60,7 +60,7 @@ TEST(ImplicitPlate, BitwiseForAnyThreadCountAndAcrossARestartAtAnOddStep) {
 }
 
 TEST(ImplicitPlate, ARunSwitchesBetweenExplicitAndImplicitAtACheckpoint) {
-  // Explicit to implicit and back at the same step (MODEL.md 12.1: the
+  // Explicit to implicit and back at the same step (docs/model.md §12.1: the
   // store's v and spatial Omega carry over): the switched run follows the
   // run that stayed explicit to the implicit scheme's first-order error
   // (about 1e-3 of the motion here), far closer than a run that lost its

@@ -1,4 +1,4 @@
-// The Lie group variational integrator (engine/lgvi.hpp, MODEL.md section 8)
+// The Lie group variational integrator (engine/lgvi.hpp, docs/model.md §8)
 // and the two-dumbbell full body problem (scene/dumbbells.hpp): the Newton
 // solve against its defining equation, force and moment against the
 // potential, and the paper's figures (E_0, energy error at h = 0.01 and

@@ -1,5 +1,5 @@
 // Particle store validation, bond list validation and the integrator's
-// stability check (MODEL.md section 3: map (23) needs h |w| < 1).
+// stability check (docs/model.md §3: map (23) needs h |w| < 1).
 #include <gtest/gtest.h>
 
 #include <cmath>

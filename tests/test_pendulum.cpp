@@ -1,5 +1,5 @@
-// The three-dimensional pendulum, MODEL.md section 6 (Baker & Gonzalez 2021,
-// section 3 and Figure 1), and the error measures of MODEL.md section 5.
+// The three-dimensional pendulum, docs/model.md §6 (Baker & Gonzalez 2021,
+// section 3 and Figure 1), and the error measures of docs/model.md §5.
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -39,7 +39,7 @@ TEST(PendulumModel, InitialStateIsThePapers) {
               0.04 + std::sqrt(0.5), 1e-15);
 }
 
-// MODEL.md section 2: tau = -dU/dphi at phi = 0 with R -> exp(S(phi)) R.
+// docs/model.md §2: tau = -dU/dphi at phi = 0 with R -> exp(S(phi)) R.
 TEST(PendulumModel, MomentIsMinusTheSpatialGradientOfThePotential) {
   dem::PendulumParameters p;
   p.mass = 1.7;
@@ -159,7 +159,7 @@ TEST(PendulumErrors, LogLogSlope) {
   EXPECT_TRUE(std::isnan(dem::loglog_slope(h, e)));
 }
 
-// The convergence study of MODEL.md section 6 / the paper's Figure 1:
+// The convergence study of docs/model.md §6 / the paper's Figure 1:
 // t_N = 10, h = 0.1 ... 0.0125, reference of the same map at 0.0125/100.
 class PendulumConvergence : public ::testing::Test {
  protected:

@@ -1,4 +1,4 @@
-// The plate edge drop of MODEL.md 13.3 (scenes/plate_drop.toml) and smaller
+// The plate edge drop of docs/model.md §13.3 (scenes/plate_drop.toml) and smaller
 // plates of the same make:
 //  - the lattice, counts, placement and E_0 of 13.3;
 //  - the energy ledger of 10.3: E_total + W_fracture is conserved to second

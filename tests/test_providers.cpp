@@ -273,7 +273,7 @@ TEST(Providers, EventsAreCollectedInTheSameOrderForAnyThreadCount) {
 
 namespace {
 
-/// The Hertz law of MODEL.md section 4 with a per-pair counter: the number
+/// The Hertz law of docs/model.md §4 with a per-pair counter: the number
 /// of evaluations since the pair entered the neighbour list.
 struct CountingLaw {
   struct State {

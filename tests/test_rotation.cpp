@@ -1,4 +1,4 @@
-// Rotation algebra in rescaled Rodrigues parameters, MODEL.md section 1.
+// Rotation algebra in rescaled Rodrigues parameters, docs/model.md §1.
 #include <gtest/gtest.h>
 
 #include <cmath>

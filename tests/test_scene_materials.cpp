@@ -1,4 +1,4 @@
-// Scene files of MODEL.md Part II (docs/scene-format.md): [[material]],
+// Scene files of docs/model.md Part II (docs/scene-format.md): [[material]],
 // [bonds] law, [contact] law, [[group]], the fcc_block and chain sources;
 // every key read, every bad value refused with the file, line and key.
 #include <gtest/gtest.h>

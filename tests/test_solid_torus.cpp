@@ -1,4 +1,4 @@
-// The solid torus of MODEL.md section 7: lattice, bonds, constants from the
+// The solid torus of docs/model.md §7: lattice, bonds, constants from the
 // moduli, placement, the critical time step, the Morton reordering, momentum
 // conservation and bitwise determinism across thread counts.
 #include <gtest/gtest.h>
@@ -37,7 +37,7 @@ SolidTorusParameters small_torus() {
 
 }  // namespace
 
-// MODEL.md section 7 gives "about 1.3e5 particles and 7.2e5 bonds" for the
+// docs/model.md §7 gives "about 1.3e5 particles and 7.2e5 bonds" for the
 // defaults, about 6 bonds per particle.
 TEST(SolidTorus, DefaultSceneHasTheModelsSize) {
   const Scene s = make_solid_torus({});

@@ -1,4 +1,4 @@
-// The ring torus (MODEL.md section 6): conservation laws, energy behaviour
+// The ring torus (docs/model.md §6): conservation laws, energy behaviour
 // through the impact, determinism across thread counts, blow-up detection.
 #include <gtest/gtest.h>
 
@@ -24,7 +24,7 @@ Simulation make_simulation(const RingTorusParameters& p, IntegratorMap map, doub
 }  // namespace
 
 // Without the wall every interaction is internal and objective, so the
-// maps conserve P and L exactly up to round-off (MODEL.md section 6).
+// maps conserve P and L exactly up to round-off (docs/model.md §6).
 TEST(RingTorus, FreeFlightConservesMomentaToRoundOff) {
   for (IntegratorMap map : {IntegratorMap::rrp23, IntegratorMap::rrp25, IntegratorMap::rrp27}) {
     RingTorusParameters p;
@@ -55,7 +55,7 @@ TEST(RingTorus, FreeFlightConservesMomentaToRoundOff) {
 }
 
 // With the wall: map (25) at h = 1e-3 to t = 35 keeps E_total within 5e-3
-// of its start (MODEL.md expects about 2e-3), while energy flows from
+// of its start (docs/model.md expects about 2e-3), while energy flows from
 // translation into rotation and all five potentials.
 TEST(RingTorus, ImpactKeepsEnergyBoundedAndActivatesEveryPotential) {
   RingTorusParameters p;
@@ -116,7 +116,7 @@ TEST(RingTorus, BitwiseIdenticalForAnyThreadCount) {
   EXPECT_TRUE(positions[0] == positions[2]);
 }
 
-// MODEL.md section 6: the wall contact is not resolved at h = 4e-3; the run
+// docs/model.md §6: the wall contact is not resolved at h = 4e-3; the run
 // must blow up and the energy check must see it.
 TEST(RingTorus, TooLargeStepBlowsUpAndIsDetectable) {
   RingTorusParameters p;
