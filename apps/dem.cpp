@@ -387,7 +387,7 @@ int main(int argc, char** argv) {
   }
   try {
     if (*laws) {
-      std::cout << contact_law_tables();
+      std::cout << "### Bond laws\n\n" << bond_law_tables() << "\n### Contact laws\n" << contact_law_tables();
       return kExitOk;
     }
     if (*check) {

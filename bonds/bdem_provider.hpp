@@ -36,6 +36,7 @@
 #include "bonds/bond_incidence.hpp"
 #include "bonds/bond_list.hpp"
 #include "core/force_provider.hpp"
+#include "core/law_schema.hpp"
 
 namespace dem {
 
@@ -180,5 +181,24 @@ class BdemBondProvider final : public ForceProvider {
   std::size_t batch_begin_ = 0;
   std::vector<BondFailure> booked_;
 };
+
+/// The critical step of BDEM bonds (docs/model.md §9) from every bond's own
+/// stiffnesses, masses and inertias: each particle on its bonds with the
+/// other ends held, 2/omega_i with omega_i^2 = k_i/m_i (translation) or
+/// kr_i/J_i (rotation), where
+///
+///   k_i  = sum over its bonds of k_n + k_s / l0^2        (axial; shear, F_s = k_s theta_s/r)
+///   kr_i = sum over its bonds of max(k_b, k_tw) + k_s/4  (bending or twist; the shear angle
+///                                                          turns by half an end's rotation)
+///
+/// `stiffness[b]` holds bond b's constants (bonds/bdem_bond.hpp, BdemStiffness),
+/// bonds.rest_length[b] its l0. For the nominal bonds of docs/model.md §9.6 (beta
+/// about 1, l0 = r_i + r_j, nu about 0.3) this is above the paper's estimate
+/// 2/omega_est (the scene takes the smaller); it falls with a stiffer bond
+/// (nu near -1: G = E/(2(1 + nu)) large; a large beta; a short rest length),
+/// which the paper's estimate does not see. term: "bond axial", "bond shear",
+/// "bond bending" or "bond twist".
+CriticalTimeStep bdem_bonds_time_step(const ParticleStore& particles, const BondList& bonds,
+                                      std::span<const BdemStiffness> stiffness);
 
 }  // namespace dem

@@ -26,62 +26,10 @@
 #include "contact/contact_potential.hpp"
 #include "core/byte_stream.hpp"
 #include "core/force_provider.hpp"
+#include "core/law_schema.hpp"
 #include "core/particle_store.hpp"
 
 namespace dem {
-
-/// The kinds of value a law key takes.
-enum class LawKeyKind {
-  number,          ///< a number, checked by LawKey::check
-  number_or_auto,  ///< a number or the string "auto"
-  boolean,         ///< true or false
-};
-/// The scene table a law key is read from.
-enum class LawTable { contact, wall };
-
-/// One key of a law's schema.
-struct LawKey {
-  std::string name;  ///< the TOML key
-  LawTable table = LawTable::contact;
-  LawKeyKind kind = LawKeyKind::number;
-  /// The parser's value check of a number: "finite", "positive", "nonnegative", "fraction".
-  std::string check = "nonnegative";
-  std::string symbol;   ///< the quantity, for docs and messages ("K^pp", "k_n")
-  std::string unit;     ///< "energy", "force/length", "-"
-  std::string meaning;  ///< one line for docs/scene-format.md
-  /// Non-empty: the key is required, and a scene without it is refused with
-  /// "is required: " + this.
-  std::string required;
-  /// Added to "only applies to law \"...\"" when another law's scene gives
-  /// the key (e.g. "(k_c)").
-  std::string note;
-  std::string default_text;  ///< the default as docs say it ("false", "auto: E_max r_max")
-};
-
-/// A key of another law that this law refuses with its own reason.
-struct LawRefusal {
-  std::string name;
-  LawTable table = LawTable::contact;
-  std::string message;  ///< e.g. "does not apply to law \"hertz-mindlin\" (its stiffness ...)"
-};
-
-/// The values a scene gave for a law's keys (absent keys are absent).
-struct LawValues {
-  std::map<std::string, double> numbers;
-  std::map<std::string, bool> flags;
-  std::set<std::string> automatic;  ///< number_or_auto keys given as "auto"
-
-  std::optional<double> number(const std::string& key) const {
-    const auto it = numbers.find(key);
-    return it == numbers.end() ? std::nullopt : std::optional<double>(it->second);
-  }
-  bool flag(const std::string& key) const {
-    const auto it = flags.find(key);
-    return it != flags.end() && it->second;
-  }
-  bool is_auto(const std::string& key) const { return automatic.count(key) > 0; }
-  bool given(const std::string& key) const { return numbers.count(key) + flags.count(key) + automatic.count(key) > 0; }
-};
 
 /// The contact properties of one [[material]] (SI units), as laws take them.
 struct LawMaterial {
@@ -110,12 +58,6 @@ struct ContactLawInput {
   std::function<double(std::size_t)> material_wall_stiffness;
 };
 
-/// A time-step limit and what sets it, for messages.
-struct StepLimit {
-  double h = 0.0;      ///< time
-  std::string source;  ///< "penalty stiffness 1e7 for the smallest mass 0.2 ([contact] stiffness)"
-};
-
 /// The providers a law makes, in gather order; `walls` may be null.
 struct ContactLawProviders {
   std::unique_ptr<ForceProvider> pairs, walls;
@@ -142,9 +84,6 @@ class PreparedContactLaw {
   virtual ContactLawProviders make(const ParticleStore& particles, std::vector<Wall> walls, double skin,
                                    double h) = 0;
 };
-
-/// Makes a provider from its checkpoint section; throws StateError.
-using SectionLoader = std::function<std::unique_ptr<ForceProvider>(ByteReader&, const ParticleStore&)>;
 
 /// One contact law (see the file comment).
 struct ContactLawEntry {

@@ -6,10 +6,20 @@
 
 #include <Eigen/Cholesky>
 
+#include "bonds/bond_laws.hpp"
 #include "contact/contact_laws.hpp"
 #include "core/parallel.hpp"
 
 namespace dem {
+
+namespace {
+std::string bond_law_names_with_hessian() {
+  std::vector<std::string> names;
+  for (const BondLawEntry& e : bond_laws())
+    if (e.hessian) names.push_back(e.keyword);
+  return quoted_list(names);
+}
+}  // namespace
 
 void require_implicit_support(const ForceField& forces, bool has_clumps) {
   if (has_clumps) throw std::invalid_argument("the implicit integrator does not support clumps (use map 23, 25 or 27)");
@@ -17,7 +27,7 @@ void require_implicit_support(const ForceField& forces, bool has_clumps) {
     if (!p->provides_hessian())
       throw std::invalid_argument("the implicit integrator needs the second derivatives of every interaction, and '" +
                                   p->name() +
-                                  "' gives none (docs/model.md §12.4: BDEM bonds, contact law " +
+                                  "' gives none (docs/model.md §12.4: bond law " + bond_law_names_with_hessian() + ", contact law " +
                                   contact_law_keywords([](const ContactLawEntry& e) { return e.hessian; }) +
                                   " and its walls, gravity and group loads have them); use integrator = \"rrp25\"");
 }

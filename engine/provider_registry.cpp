@@ -3,8 +3,7 @@
 #include <map>
 #include <mutex>
 
-#include "bonds/bdem_provider.hpp"
-#include "bonds/bond_provider.hpp"
+#include "bonds/bond_laws.hpp"
 #include "contact/contact_laws.hpp"
 #include "fields/gravity_provider.hpp"
 #include "fields/load_provider.hpp"
@@ -17,12 +16,9 @@ struct Registry {
   std::mutex mutex;
   std::map<std::string, ProviderLoader> loaders;
   Registry() {
-    loaders["bonds"] = [](ByteReader& r, const ParticleStore& s) -> std::unique_ptr<ForceProvider> {
-      return BondProvider::load(r, s);
-    };
-    loaders["bdem"] = [](ByteReader& r, const ParticleStore& s) -> std::unique_ptr<ForceProvider> {
-      return BdemBondProvider::load(r, s);
-    };
+    // Every bond law's and contact law's sections, from their registry entries.
+    for (const BondLawEntry& law : bond_laws())
+      for (const auto& [name, loader] : law.sections) loaders[name] = loader;
     // Every contact law's sections (pairs and walls), from its registry entry.
     for (const ContactLawEntry& law : contact_laws())
       for (const auto& [name, loader] : law.sections) loaders[name] = loader;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "bonds/bond_laws.hpp"
 #include "bonds/bond_list.hpp"
 #include "contact/contact_laws.hpp"
 #include "contact/contact_potential.hpp"
@@ -18,8 +19,6 @@
 
 namespace dem {
 
-/// The bond law of a scene (docs/model.md Part II: a scene chooses).
-enum class BondLaw { baker_gonzalez, bdem };
 /// One [[material]] of a scene file (docs/scene-format.md), SI units.
 struct SceneMaterial {
   std::string name;
@@ -45,7 +44,10 @@ struct Scene {
   Vec3 gravity = Vec3::Zero();
 
   // Part II (docs/model.md §9-§11); the defaults are the scenes before it.
-  BondLaw bond_law = BondLaw::baker_gonzalez;
+  /// The bond law's keyword (bonds/bond_laws.hpp) and its constants for
+  /// this scene; nullptr: the law's own defaults (scenes made in code).
+  std::string bond_law = "baker-gonzalez";
+  std::shared_ptr<PreparedBondLaw> bond_setup;
   /// The contact law's keyword (contact/contact_laws.hpp) and its constants
   /// for this scene; nullptr: the frictionless Hertz law of `contact` and
   /// `walls` (scenes made in code).

@@ -66,45 +66,6 @@ CriticalTimeStep critical_time_step_of(const ParticleStore& particles, const Bon
   return out;
 }
 
-CriticalTimeStep bdem_bonds_time_step(const ParticleStore& particles, const BondList& bonds,
-                                      std::span<const BdemStiffness> stiffness) {
-  if (stiffness.size() != bonds.size())
-    throw std::invalid_argument("bdem_bonds_time_step: one stiffness per bond expected");
-  const std::size_t n = particles.size();
-  std::vector<double> axial(n, 0.0), shear(n, 0.0), turn(n, 0.0), shear_rot(n, 0.0);
-  std::vector<const char*> turn_term(n, "bond bending");
-  for (std::size_t b = 0; b < bonds.size(); ++b) {
-    const double l0 = bonds.rest_length[b];
-    const BdemStiffness& k = stiffness[b];
-    for (const std::uint32_t i : {bonds.first[b], bonds.second[b]}) {
-      axial[i] += k.normal;
-      shear[i] += k.shear / (l0 * l0);
-      turn[i] += std::max(k.bending, k.twist);
-      if (k.twist > k.bending) turn_term[i] = "bond twist";
-      shear_rot[i] += 0.25 * k.shear;
-    }
-  }
-  CriticalTimeStep out;
-  out.h = std::numeric_limits<double>::infinity();
-  const auto consider = [&](std::size_t i, double inertia, bool rotation, double a, const char* a_name, double s) {
-    const double sum = a + s;
-    if (!(sum > 0.0)) return;
-    const double h = std::isfinite(sum) ? 2.0 * std::sqrt(inertia / sum) : 0.0;
-    if (!(h < out.h)) return;
-    out.h = h;
-    out.particle = i;
-    out.rotation = rotation;
-    out.stiffness = sum;
-    out.term = a >= s ? a_name : "bond shear";
-    out.term_stiffness = std::max(a, s);
-  };
-  for (std::size_t i = 0; i < n; ++i) {
-    consider(i, particles.mass[i], false, axial[i], "bond axial", shear[i]);
-    consider(i, particles.inertia[i], true, turn[i], turn_term[i], shear_rot[i]);
-  }
-  return out;
-}
-
 double critical_time_step(const ParticleStore& particles, const BondList& bonds, const ContactSettings& contact,
                           std::span<const Wall> walls) {
   return critical_time_step_of(particles, bonds, contact, walls).h;

@@ -32,6 +32,8 @@
 #include <string>
 
 #include "bonds/bdem_bond.hpp"
+#include "bonds/bdem_provider.hpp"
+#include "core/law_schema.hpp"
 #include "bonds/bond_list.hpp"
 #include "contact/contact_potential.hpp"
 #include "contact/hertz_mindlin.hpp"
@@ -59,19 +61,7 @@ double contact_stiffness_at_one_percent(double k_contact, double r_i, double r_j
 /// at an overlap of 1% of r_i: 1.5 K^pw / r_i^2 * 0.1 (force/length).
 double wall_stiffness_at_one_percent(double k_wall, double r_i);
 
-/// The critical time step and what sets it.
-struct CriticalTimeStep {
-  double h = 0.0;            ///< h_crit (time); +infinity when nothing is stiff
-  std::size_t particle = 0;  ///< slot of the particle that sets it
-  bool rotation = false;     ///< set by sqrt(J_i / kr_i) rather than sqrt(m_i / k_i)
-  double stiffness = 0.0;    ///< that particle's k_i (force/length) or kr_i (energy)
-  /// The largest term of that stiffness: "bond axial" (K^a/r0^2), "bond
-  /// shear" (c_t K^s/r0^2 or c_r K^s), "bond bending" (K^m), "contact" or
-  /// "wall"; empty when nothing is stiff.
-  std::string term;
-  /// The value of that term (force/length, or energy for rotation).
-  double term_stiffness = 0.0;
-};
+// CriticalTimeStep: core/law_schema.hpp.
 
 /// h_crit as in the file comment, with the particle and the stiffness that
 /// set it. Walls may be empty. A stiffness that overflows makes h = 0 (the
@@ -79,24 +69,8 @@ struct CriticalTimeStep {
 CriticalTimeStep critical_time_step_of(const ParticleStore& particles, const BondList& bonds,
                                        const ContactSettings& contact, std::span<const Wall> walls = {});
 
-/// The critical step of BDEM bonds (docs/model.md §9) from every bond's own
-/// stiffnesses, masses and inertias: each particle on its bonds with the
-/// other ends held, 2/omega_i with omega_i^2 = k_i/m_i (translation) or
-/// kr_i/J_i (rotation), where
-///
-///   k_i  = sum over its bonds of k_n + k_s / l0^2        (axial; shear, F_s = k_s theta_s/r)
-///   kr_i = sum over its bonds of max(k_b, k_tw) + k_s/4  (bending or twist; the shear angle
-///                                                          turns by half an end's rotation)
-///
-/// `stiffness[b]` holds bond b's constants (bonds/bdem_bond.hpp, BdemStiffness),
-/// bonds.rest_length[b] its l0. For the nominal bonds of docs/model.md §9.6 (beta
-/// about 1, l0 = r_i + r_j, nu about 0.3) this is above the paper's estimate
-/// 2/omega_est (the scene takes the smaller); it falls with a stiffer bond
-/// (nu near -1: G = E/(2(1 + nu)) large; a large beta; a short rest length),
-/// which the paper's estimate does not see. term: "bond axial", "bond shear",
-/// "bond bending" or "bond twist".
-CriticalTimeStep bdem_bonds_time_step(const ParticleStore& particles, const BondList& bonds,
-                                      std::span<const BdemStiffness> stiffness);
+// bdem_bonds_time_step(): bonds/bdem_provider.hpp.
+
 
 // The Rayleigh time step of Hertz-Mindlin contact, rayleigh_time_step(), is in
 // contact/hertz_mindlin.hpp; each contact law gives its own limit

@@ -48,7 +48,14 @@ double need(const std::optional<double>& v, const MaterialSpec& m, const char* k
 }
 
 std::string point_text(const Vec3& x) {
-  return "(" + format_g(x.x()) + ", " + format_g(x.y()) + ", " + format_g(x.z()) + ")";
+  std::string out = "(";
+  out += format_g(x.x());
+  out += ", ";
+  out += format_g(x.y());
+  out += ", ";
+  out += format_g(x.z());
+  out += ")";
+  return out;
 }
 
 /// docs/model.md §7 bond stiffnesses for ends of radii r_i, r_j and rest length r0.
@@ -644,14 +651,9 @@ void check_overflowing_values(const SceneSpec& spec, const Scene& scene, const P
                                            std::to_string(particles.id[i]) +
                                            "): their velocity, speed, spin or temperature is too large");
   }
-  for (const NamedMaterialSpec& m : spec.materials) {
-    const SceneMaterial& s = m.material;
-    const double r_b = s.bond_radius_factor * r_max;
-    if (scene.bond_law == BondLaw::bdem && s.bond_radius_factor > 0.0 && s.youngs_modulus > 0.0 &&
-        !std::isfinite(s.youngs_modulus * r_b * r_b * r_b * r_b / r_max))
-      fail(m.place, "[[material]] \"" + s.name + "\" beta = " + format_g(s.bond_radius_factor) + ", E = " +
-                        format_g(s.youngs_modulus) + ": the BDEM bond stiffnesses (E pi r_b^4/(4 l0)) overflow");
-  }
+  if (scene.bond_setup)
+    if (const auto over = scene.bond_setup->overflow())
+      fail(over->first < spec.materials.size() ? spec.materials[over->first].place : spec.bonds.place, over->second);
   if (scene.contact_setup)
     if (const auto over = scene.contact_setup->overflow(particles))
       fail(over->first < spec.materials.size() ? spec.materials[over->first].place : spec.contact.place, over->second);
@@ -689,41 +691,6 @@ void check_first_step(const SceneSpec& spec, const Scene& scene, const ParticleS
   }
 }
 
-/// The bond properties of the scene's [[material]]s (BdemBondProvider's).
-std::vector<BdemMaterial> bdem_materials(const std::vector<SceneMaterial>& materials) {
-  std::vector<BdemMaterial> mats;
-  for (const SceneMaterial& m : materials) {
-    BdemMaterial b;
-    b.youngs_modulus = m.youngs_modulus;
-    b.poisson_ratio = m.poisson_ratio;
-    b.bond_radius_factor = m.bond_radius_factor;
-    b.tensile_strength = m.tensile_strength;
-    b.shear_strength = m.shear_strength;
-    b.tension_only = m.tension_only;
-    mats.push_back(b);
-  }
-  return mats;
-}
-
-/// bdem_bonds_time_step() of the scene's BDEM bonds, their constants as
-/// BdemBondProvider takes them; nullopt if a material is out of range (the
-/// provider refuses it, naming the key).
-std::optional<CriticalTimeStep> bdem_bond_limit(const Scene& scene, const ParticleStore& particles) {
-  const std::vector<BdemMaterial> mats = bdem_materials(scene.materials);
-  for (const std::uint32_t m : particles.material)
-    if (m >= mats.size()) return std::nullopt;  // the provider refuses it
-  std::vector<BdemStiffness> k(scene.bonds.size());
-  try {
-    for (std::size_t b = 0; b < scene.bonds.size(); ++b)
-      k[b] = bdem_bond_constants(particles, mats, scene.bonds.first[b], scene.bonds.second[b],
-                                 scene.bonds.rest_length[b])
-                 .stiffness;
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
-  return bdem_bonds_time_step(particles, scene.bonds, k);
-}
-
 /// The scene key that sets a stiffness term of critical_time_step_of().
 std::string stiffness_key(const std::string& term, const SceneSpec& spec, SourcePlace& place) {
   const bool direct = spec.bonds.stiffness.has_value();
@@ -742,6 +709,29 @@ std::string stiffness_key(const std::string& term, const SceneSpec& spec, Source
   if (place.line == 0 && !spec.sources.empty()) place = spec.sources.front().place;
   const std::string which = term == "bond axial" ? "axial" : term == "bond shear" ? "shear" : "bending";
   return direct ? "[bonds] " + which : "[material] binder_modulus (" + which + " stiffness)";
+}
+
+/// The largest radius of the particles (0 for none).
+double r_max_of(const ParticleStore& particles) {
+  double r = 0.0;
+  for (const double x : particles.radius) r = std::max(r, x);
+  return r;
+}
+
+/// The bond law of the scene with its constants (bonds/bond_laws.hpp).
+std::shared_ptr<PreparedBondLaw> prepare_bond_law(const BondLawEntry& law, const SceneSpec& spec, double r_max) {
+  BondLawInput in;
+  for (const NamedMaterialSpec& m : spec.materials) {
+    const SceneMaterial& x = m.material;
+    in.materials.push_back({x.name, x.density, x.youngs_modulus, x.poisson_ratio, x.bond_radius_factor,
+                            x.tensile_strength, x.shear_strength, x.tension_only});
+  }
+  in.r_max = r_max;
+  try {
+    return law.prepare(in);
+  } catch (const std::invalid_argument& e) {
+    fail(spec.bonds.place, std::string("[bonds] law = \"") + law.keyword + "\": " + e.what());
+  }
 }
 
 /// The contact law of the scene with its constants (contact/contact_laws.hpp).
@@ -819,7 +809,8 @@ BuiltScene build_scene(const SceneSpec& spec, const BuildOptions& options) {
     if (scene.particles.size() + part.particles.size() > (1ull << 31))
       fail(src.place, "the scene has more than 2^31 particles");
     bool own_bonds = bonds.pairs == BondPairs::generator;
-    const bool bdem = bonds.law == BondLaw::bdem;  // BDEM bonds take their constants from [[material]]
+    // Laws without a stiffness per bond take their constants from [[material]].
+    const bool bdem = !find_bond_law(bonds.law)->stiffness_per_bond;
     if (own_bonds && !bdem && (src.kind == SourceKind::fcc_block || src.kind == SourceKind::chain) && !direct)
       fail(bonds.place.line > 0 ? bonds.place : src.place,
            "Baker-Gonzalez bonds of an fcc_block or chain need stiffnesses: give bending, axial and shear in "
@@ -890,6 +881,7 @@ BuiltScene build_scene(const SceneSpec& spec, const BuildOptions& options) {
   // Part II: materials, laws, iBDEM's default penalty stiffness E_max r_max.
   for (const NamedMaterialSpec& m : spec.materials) scene.materials.push_back(m.material);
   scene.bond_law = bonds.law;
+  scene.bond_setup = prepare_bond_law(*find_bond_law(bonds.law), spec, r_max_of(particles));
   scene.contact_law = spec.contact.law;
   const double r_max = *std::max_element(particles.radius.begin(), particles.radius.end());
   const ContactLawEntry& law = *find_contact_law(spec.contact.law);
@@ -1131,37 +1123,18 @@ BuiltScene build_scene(const SceneSpec& spec, const BuildOptions& options) {
   out.critical = critical_time_step_of(particles, scene.bonds, scene.contact, scene.walls);
   out.critical_time_step = out.critical.h;
   double fraction = spec.run.time_step_fraction;
-  if (scene.bond_law == BondLaw::bdem || !law.combined_estimate) {
-    // docs/model.md §9.6: the stability limit 2/omega_est of the BDEM bonds,
-    // omega_est = 2.9 sqrt(E_max/(rho_min r_min^2)) over bonded particles,
-    // and the penalty contact and walls as in section 7 (sqrt(m/k)); the
-    // default step is 0.2 of it.
+  const BondLawEntry& bond_law = *find_bond_law(scene.bond_law);
+  if (!bond_law.combined_estimate || !law.combined_estimate) {
+    // Each law's own limit (docs/model.md §14.5): the bond law's
+    // (docs/model.md §9.6 for BDEM bonds), the contact law's (§11, §14);
+    // the default step is 0.2 of it.
     out.critical = CriticalTimeStep{};
     out.critical.h = std::numeric_limits<double>::infinity();
     std::string source;
-    if (scene.bond_law == BondLaw::bdem && !scene.bonds.empty()) {
-      double e = 0.0, rho = INFINITY, r = INFINITY;
-      std::vector<char> bonded(particles.size(), 0);
-      for (std::size_t b = 0; b < scene.bonds.size(); ++b) bonded[scene.bonds.first[b]] = bonded[scene.bonds.second[b]] = 1;
-      for (std::size_t i = 0; i < particles.size(); ++i) {
-        if (!bonded[i]) continue;
-        const SceneMaterial& m = scene.materials.at(particles.material[i]);
-        e = std::max(e, m.youngs_modulus);
-        rho = std::min(rho, m.density);
-        r = std::min(r, particles.radius[i]);
-      }
-      out.critical.h = bdem_stable_step(e, rho, r, 1.0);
-      source = "BDEM bonds (docs/model.md §9.6: 2/omega_est, omega_est = 2.9 sqrt(E/(rho r^2)) with E = " + format_g(e) +
-               ", rho = " + format_g(rho) + ", r = " + format_g(r) + "; [[material]] E, density)";
-      // Every bond's own stiffnesses (nu, beta and the rest length too).
-      if (const std::optional<CriticalTimeStep> own = bdem_bond_limit(scene, particles); own && own->h < out.critical.h) {
-        out.critical.h = own->h;
-        const std::size_t slot = own->particle;
-        source = own->term + " stiffness " + format_g(own->term_stiffness, 4) + " of particle " +
-                 std::to_string(particles.id[slot]) + " (" + (own->rotation ? "rotation" : "translation") +
-                 "; BDEM bonds, engine/time_step.hpp bdem_bonds_time_step: [[material]] E, nu, beta and the "
-                 "bonds' rest lengths)";
-      }
+    if (const std::optional<StepLimit> own = scene.bond_setup->time_step_limit(particles, scene.bonds);
+        own && own->h < out.critical.h) {
+      out.critical.h = own->h;
+      source = own->source;
     }
     // The contact law's own limit (contact/contact_laws.hpp).
     if (const std::optional<StepLimit> own = scene.contact_setup->time_step_limit(particles);
@@ -1241,11 +1214,8 @@ namespace {
 /// and walls, gravity, loads.
 ForceField scene_forces(Scene& s, double time_step) {
   ForceField f;
-  if (s.bond_law == BondLaw::bdem) {
-    f.add(std::make_unique<BdemBondProvider>(s.particles, std::move(s.bonds), bdem_materials(s.materials)));
-  } else {
-    f.add(std::make_unique<BondProvider>(s.particles, std::move(s.bonds)));
-  }
+  if (!s.bond_setup) s.bond_setup = find_bond_law(s.bond_law)->prepare(BondLawInput{});
+  f.add(s.bond_setup->make(s.particles, std::move(s.bonds)));
   if (!s.contact_setup) {  // a scene made in code: its law's keys from `contact` and `walls`
     ContactLawInput in;
     in.particles = &s.particles;

@@ -419,9 +419,9 @@ void read_source(TableReader& t, ParticleSourceSpec& s, const std::filesystem::p
 void read_bonds(TableReader& t, BondSpec& b, const std::filesystem::path& base) {
   b.place = t.place();
   if (const auto law = t.string("law")) {
-    if (*law == "baker-gonzalez") b.law = BondLaw::baker_gonzalez;
-    else if (*law == "bdem") b.law = BondLaw::bdem;
-    else t.fail(t.find("law"), "law", "expected \"baker-gonzalez\" (docs/model.md §4) or \"bdem\" (§9), got \"" + *law + "\"");
+    if (find_bond_law(*law) == nullptr)
+      t.fail(t.find("law"), "law", "expected " + bond_law_keywords() + ", got \"" + *law + "\"");
+    b.law = *law;
   }
   if (const auto pairs = t.string("pairs")) {
     if (*pairs == "generator") b.pairs = BondPairs::generator;
@@ -446,11 +446,9 @@ void read_bonds(TableReader& t, BondSpec& b, const std::filesystem::path& base) 
   }
   const auto km = t.number("bending", "nonnegative"), ka = t.number("axial", "nonnegative"),
              ks = t.number("shear", "nonnegative");
-  if ((km || ka || ks) && b.law == BondLaw::bdem) {
+  if ((km || ka || ks) && !find_bond_law(b.law)->stiffness_per_bond) {
     const char* key = km ? "bending" : ka ? "axial" : "shear";
-    t.fail(t.find(key), key,
-           "is a Baker-Gonzalez stiffness (docs/model.md §4); BDEM bonds (law = \"bdem\") take theirs from the "
-           "[[material]] tables (E, nu, beta) and the rest lengths: remove bending, axial and shear");
+    t.fail(t.find(key), key, find_bond_law(b.law)->stiffness_refusal);
   }
   if (km || ka || ks) {
     if (!(km && ka && ks))
@@ -827,8 +825,9 @@ SceneSpec parse_scene_root(const toml::table& root, const std::string& file, con
     r.finish();
   }
   top.finish();
-  if (s.bonds.law == BondLaw::bdem && s.materials.empty())
-    throw SceneError(s.bonds.place.text() + ": [bonds] law = \"bdem\" needs [[material]] tables (E, nu, beta, strengths)");
+  if (const BondLawEntry& bl = *find_bond_law(s.bonds.law); bl.needs_materials && s.materials.empty())
+    throw SceneError(s.bonds.place.text() + ": [bonds] law = \"" + bl.keyword + "\" needs [[material]] tables " +
+                     bl.materials_note);
   const ContactLawEntry& law = *find_contact_law(s.contact.law);
   if (law.needs_materials && s.materials.empty())
     throw SceneError(s.contact.place.text() + ": [contact] law = \"" + law.keyword + "\" needs [[material]] tables " +

@@ -85,7 +85,7 @@ struct BondSpec {
   double distance = 0.0;       ///< pairs = distance: bond every pair closer than this
   std::filesystem::path file;  ///< pairs = csv: columns i,j (creation indices)
   std::optional<BondStiffness> stiffness;  ///< direct constants; else from the material
-  BondLaw law = BondLaw::baker_gonzalez;   ///< "baker-gonzalez" (section 4) or "bdem" (section 9)
+  std::string law = "baker-gonzalez";  ///< the bond law's keyword (bonds/bond_laws.hpp)
   SourcePlace place;
 };
 

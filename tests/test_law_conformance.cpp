@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "bonds/bond_laws.hpp"
 #include "contact/contact_laws.hpp"
 #include "core/parallel.hpp"
 #include "core/simd.hpp"
@@ -138,8 +139,18 @@ TEST(LawConformanceRows, SceneFormatDocsHoldTheRegistrysKeyTables) {
   const std::size_t a = doc.find(begin), b = doc.find(end);
   ASSERT_NE(a, std::string::npos);
   ASSERT_NE(b, std::string::npos);
-  EXPECT_EQ(doc.substr(a + begin.size(), b - a - begin.size()), "\n" + contact_law_tables())
+  std::string expected = "\n";
+  expected += contact_law_tables();
+  EXPECT_EQ(doc.substr(a + begin.size(), b - a - begin.size()), expected)
       << "paste `dem laws` between the markers of docs/scene-format.md";
+  const std::string bond_begin = "<!-- bond-law-table: begin -->\n", bond_end = "<!-- bond-law-table: end -->";
+  const std::size_t c = doc.find(bond_begin), d = doc.find(bond_end);
+  ASSERT_NE(c, std::string::npos);
+  ASSERT_NE(d, std::string::npos);
+  std::string expected_bonds = "\n";
+  expected_bonds += bond_law_tables();
+  EXPECT_EQ(doc.substr(c + bond_begin.size(), d - c - bond_begin.size()), expected_bonds)
+      << "paste `dem laws`'s bond table between the markers of docs/scene-format.md";
 }
 
 class LawConformance : public ::testing::TestWithParam<LawRow> {};

@@ -82,7 +82,7 @@ TEST(SceneMaterials, EveryMaterialKeyIsRead) {
   EXPECT_EQ(b.poisson_ratio, 0.3);
   EXPECT_EQ(b.tensile_strength, INFINITY);
   EXPECT_EQ(s.sources[0].material_index, 1u);
-  EXPECT_EQ(s.bonds.law, BondLaw::bdem);
+  EXPECT_EQ(s.bonds.law, "bdem");
   EXPECT_EQ(s.contact.law, "penalty");
   const BuiltScene built = build_scene(s);
   EXPECT_EQ(built.scene.particles.size(), 5u);
