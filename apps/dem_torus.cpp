@@ -214,15 +214,17 @@ int run(Options o, const dem::RingTorusParameters& ring_params,
 
 }  // namespace
 
-int main(int argc, char** argv) {
+/// Values of options that go to the ring or the solid torus (set only when given).
+struct SceneValues {
+  double tilt = std::numeric_limits<double>::quiet_NaN();
+  double speed = std::numeric_limits<double>::quiet_NaN();
+  double km = -1, ka = -1, ks = -1, kpp = -1;
+};
+
+/// The options that describe the scene (ring or solid torus).
+void add_scene_options(CLI::App& app, Options& o, dem::RingTorusParameters& p, dem::SolidTorusParameters& sp,
+                       SceneValues& x) {
   namespace cli = dem::cli;
-  CLI::App app{
-      "dem_torus: a bonded torus thrown at a rigid wall: the particle-binder ring of Baker & "
-      "Gonzalez 2021, section 4.1 (default, the paper's parameters), or with --solid the solid "
-      "torus of bonded spheres of docs/model.md §7."};
-  Options o;
-  dem::RingTorusParameters p;
-  dem::SolidTorusParameters sp;
   app.add_option("--integrator", o.integrator, "Map of Baker & Gonzalez: 23, 25 or 27")
       ->capture_default_str();
   app.add_option("--dt", o.dt,
@@ -240,8 +242,7 @@ int main(int argc, char** argv) {
   app.add_option("--particles", p.particles, "Ring scene: number of particles N_p in the ring")
       ->capture_default_str()
       ->check(cli::whole_number("the ring size (a ring needs at least 3 particles)", 3, 1LL << 30));
-  double tilt = std::numeric_limits<double>::quiet_NaN();
-  app.add_option("--tilt-deg", tilt,
+  app.add_option("--tilt-deg", x.tilt,
                  "Tilt about the y axis (degrees) of the ring plane (default 0) or of the solid "
                  "torus axis (default 30)")
       ->check(cli::finite_number("the tilt (degrees)"));
@@ -283,23 +284,26 @@ int main(int argc, char** argv) {
       ->expected(3)
       ->check(cli::finite_number("each spin component (1/time)"));
   app.add_flag("--no-wall", o.no_wall, "Leave out the wall (free flight)");
-  double speed = std::numeric_limits<double>::quiet_NaN();
-  app.add_option("--speed", speed, "Initial speed towards the wall (ring default 1; solid 10 m/s)")
+  app.add_option("--speed", x.speed, "Initial speed towards the wall (ring default 1; solid 10 m/s)")
       ->check(cli::finite_number("the speed"));
-  double km = -1, ka = -1, ks = -1, kpp = -1;
-  app.add_option("--km", km, "Bending/torsion stiffness K^m (ring default 10; solid: from E_b)")
+  app.add_option("--km", x.km, "Bending/torsion stiffness K^m (ring default 10; solid: from E_b)")
       ->check(cli::nonnegative_number("K^m (bending stiffness)"));
-  app.add_option("--ka", ka, "Axial stiffness K^a (ring default 200; solid: from E_b)")
+  app.add_option("--ka", x.ka, "Axial stiffness K^a (ring default 200; solid: from E_b)")
       ->check(cli::nonnegative_number("K^a (axial stiffness)"));
-  app.add_option("--ks", ks, "Shear stiffness K^s (ring default 200; solid: = K^a)")
+  app.add_option("--ks", x.ks, "Shear stiffness K^s (ring default 200; solid: = K^a)")
       ->check(cli::nonnegative_number("K^s (shear stiffness)"));
-  app.add_option("--kpp", kpp,
+  app.add_option("--kpp", x.kpp,
                  "Particle-particle contact stiffness K^pp (ring default 2100; solid: Hertz from "
                  "E_p, nu)")
       ->check(cli::nonnegative_number("K^pp (contact stiffness)"));
   app.add_option("--kpw", p.k_wall,
                  "Particle-wall contact stiffness K^pw (ring default K^pp; solid: Hertz)")
       ->check(cli::nonnegative_number("K^pw (wall stiffness)"));
+}
+
+/// The options of the run and its output.
+void add_run_options(CLI::App& app, Options& o) {
+  namespace cli = dem::cli;
   app.add_option("--output-dir", o.output_dir, "Folder for VTK frames and energy.csv")
       ->capture_default_str();
   app.add_option("--vtk-every", o.vtk_every,
@@ -318,10 +322,10 @@ int main(int argc, char** argv) {
   app.add_flag("--overwrite", o.overwrite,
                "Replace the files of an earlier run in --output-dir (only the files the engine writes)");
   app.add_option("--max-energy-drift", o.max_energy_drift,
-                 "Stop (exit 2) when |E_total - E_0| passes this fraction of |E_0| + |U_gravity(0)|")
+                 "Stop (exit 2) when the energy drift passes this fraction of the energy scale (docs/model.md §15)")
       ->capture_default_str();
   app.add_option("--warn-energy-drift", o.warn_energy_drift,
-                 "Warn once when |E_total - E_0| passes this fraction of |E_0| + |U_gravity(0)|")
+                 "Warn once when the energy drift passes this fraction of the energy scale (docs/model.md §15)")
       ->capture_default_str();
   app.add_flag("--quiet", o.quiet, "No progress lines");
   app.add_option("--checkpoint-every", o.checkpoint_every,
@@ -329,53 +333,72 @@ int main(int argc, char** argv) {
                  "dem restart OUTPUT_DIR/checkpoint.bin)")
       ->capture_default_str()
       ->check(cli::whole_number("the checkpoint interval (steps)", 0, 1LL << 53));
+}
+
+/// Checks the given options against each other and moves them into the
+/// ring's or the solid torus's parameters; throws std::invalid_argument.
+void apply_options(const CLI::App& app, Options& o, dem::RingTorusParameters& p, dem::SolidTorusParameters& sp,
+                   const SceneValues& x) {
+  if (app.count("--kpw") > 0 && !(p.k_wall >= 0.0))
+    throw std::invalid_argument("--kpw (wall stiffness K^pw) must be >= 0");
+  for (const auto& [name, v] :
+       {std::pair{"--km (bending stiffness K^m)", x.km}, std::pair{"--ka (axial stiffness K^a)", x.ka},
+        std::pair{"--ks (shear stiffness K^s)", x.ks},
+        std::pair{"--kpp (contact stiffness K^pp)", x.kpp}})
+    if (app.count(std::string(name).substr(0, std::string(name).find(' '))) > 0 &&
+        !(std::isfinite(v) && v >= 0.0))
+      throw std::invalid_argument(std::string(name) + " must be a finite number >= 0, got " +
+                                  format_g(v));
+  o.dt_given = app.count("--dt") > 0;
+  o.t_end_given = app.count("--t-end") > 0;
+  o.vtk_given = app.count("--vtk-every") > 0;
+  o.energy_given = app.count("--energy-every") > 0;
+  if (!o.solid) {
+    for (const char* name : {"--major-diameter", "--tube-diameter", "--particle-diameter",
+                             "--target-particles", "--density", "--particle-modulus",
+                             "--particle-poisson", "--binder-modulus", "--bond-radius-ratio",
+                             "--gap", "--dt-fraction"})
+      if (app.count(name) > 0)
+        throw std::invalid_argument(std::string(name) + " applies to the solid torus: add --solid");
+    if (app.count("--km")) p.k_bending = x.km;
+    if (app.count("--ka")) p.k_axial = x.ka;
+    if (app.count("--ks")) p.k_shear = x.ks;
+    if (app.count("--kpp")) p.k_contact = x.kpp;
+    if (!std::isnan(x.tilt)) p.tilt_deg = x.tilt;
+    if (!std::isnan(x.speed)) p.speed = x.speed;
+  } else {
+    if (app.count("--particles") > 0)
+      throw std::invalid_argument(
+          "--particles is the ring size; for the solid torus use --target-particles");
+    if (app.count("--km")) o.km = x.km;
+    if (app.count("--ka")) o.ka = x.ka;
+    if (app.count("--ks")) o.ks = x.ks;
+    if (app.count("--kpp")) o.kpp = x.kpp;
+    if (app.count("--kpw")) o.kpw = p.k_wall;
+    if (!std::isnan(x.tilt)) sp.tilt_deg = x.tilt;
+    if (!std::isnan(x.speed)) sp.speed = x.speed;
+  }
+}
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "dem_torus: a bonded torus thrown at a rigid wall: the particle-binder ring of Baker & "
+      "Gonzalez 2021, section 4.1 (default, the paper's parameters), or with --solid the solid "
+      "torus of bonded spheres of docs/model.md §7."};
+  Options o;
+  dem::RingTorusParameters p;
+  dem::SolidTorusParameters sp;
+  SceneValues x;
+  add_scene_options(app, o, p, sp, x);
+  add_run_options(app, o);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 1;
   }
   try {
-    if (app.count("--kpw") > 0 && !(p.k_wall >= 0.0))
-      throw std::invalid_argument("--kpw (wall stiffness K^pw) must be >= 0");
-    for (const auto& [name, v] :
-         {std::pair{"--km (bending stiffness K^m)", km}, std::pair{"--ka (axial stiffness K^a)", ka},
-          std::pair{"--ks (shear stiffness K^s)", ks},
-          std::pair{"--kpp (contact stiffness K^pp)", kpp}})
-      if (app.count(std::string(name).substr(0, std::string(name).find(' '))) > 0 &&
-          !(std::isfinite(v) && v >= 0.0))
-        throw std::invalid_argument(std::string(name) + " must be a finite number >= 0, got " +
-                                    format_g(v));
-    const bool has_diameter = app.count("--particle-diameter") > 0;
-    o.dt_given = app.count("--dt") > 0;
-    o.t_end_given = app.count("--t-end") > 0;
-    o.vtk_given = app.count("--vtk-every") > 0;
-    o.energy_given = app.count("--energy-every") > 0;
-    if (!o.solid) {
-      for (const char* name : {"--major-diameter", "--tube-diameter", "--particle-diameter",
-                               "--target-particles", "--density", "--particle-modulus",
-                               "--particle-poisson", "--binder-modulus", "--bond-radius-ratio",
-                               "--gap", "--dt-fraction"})
-        if (app.count(name) > 0)
-          throw std::invalid_argument(std::string(name) + " applies to the solid torus: add --solid");
-      if (app.count("--km")) p.k_bending = km;
-      if (app.count("--ka")) p.k_axial = ka;
-      if (app.count("--ks")) p.k_shear = ks;
-      if (app.count("--kpp")) p.k_contact = kpp;
-      if (!std::isnan(tilt)) p.tilt_deg = tilt;
-      if (!std::isnan(speed)) p.speed = speed;
-    } else {
-      if (app.count("--particles") > 0)
-        throw std::invalid_argument(
-            "--particles is the ring size; for the solid torus use --target-particles");
-      if (app.count("--km")) o.km = km;
-      if (app.count("--ka")) o.ka = ka;
-      if (app.count("--ks")) o.ks = ks;
-      if (app.count("--kpp")) o.kpp = kpp;
-      if (app.count("--kpw")) o.kpw = p.k_wall;
-      if (!std::isnan(tilt)) sp.tilt_deg = tilt;
-      if (!std::isnan(speed)) sp.speed = speed;
-    }
-    return run(o, p, sp, has_diameter);
+    apply_options(app, o, p, sp, x);
+    return run(o, p, sp, app.count("--particle-diameter") > 0);
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 1;

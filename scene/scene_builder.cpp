@@ -770,31 +770,54 @@ std::string law_symbol(const ContactLawEntry& law, LawTable table, const std::st
   return otherwise;
 }
 
-}  // namespace
+/// What the stages of build_scene() share: the scene file, the scene being
+/// built (out.scene) and the sizes, origins and settings found so far.
+struct SceneBuild {
+  SceneBuild(const SceneSpec& s, const BuildOptions& o, BuiltScene& built) : spec(s), options(o), out(built) {}
+  const SceneSpec& spec;
+  const BuildOptions& options;
+  BuiltScene& out;
+  MemoryLimit limit;
+  SourceCounts counts;
+  SceneSizes sizes;
+  Origins origins;
+  /// Bond stiffness for bonds that do not keep their generator's.
+  std::optional<BondStiffness> direct;
+  bool from_material = false;
+  std::size_t n = 0;        ///< particles of the [[particles]] sources (clump members follow)
+  double r_min = 0.0;       ///< the smallest radius
+  std::uint64_t distance_bonds = 0;
+  double fraction = 0.1;    ///< of the critical step, with time_step = "auto"
+};
 
-SceneSizes count_scene(const SceneSpec& spec) { return count_sources(spec, 0).sizes; }
-
-BuiltScene build_scene(const SceneSpec& spec, const BuildOptions& options) {
-  BuiltScene out;
-  out.file = spec.file;
-  Scene& scene = out.scene;
-  const MaterialSpec& material = spec.material;
-  const BondSpec& bonds = spec.bonds;
-  const MemoryLimit limit = options.memory_limit ? *options.memory_limit : available_memory();
-  out.memory_limit = limit;
-
+/// Sizes first, and the limit they are held to: nothing is built that the limit has no room for.
+void count_and_limit(SceneBuild& b) {
+  const SceneSpec& spec = b.spec;
+  const BuildOptions& options = b.options;
+  const MaterialSpec& material = b.spec.material;
+  const BondSpec& bonds = b.spec.bonds;
+  const MemoryLimit& limit = b.limit;
   // Sizes first: nothing is built that the limit has no room for.
   // (A solid torus with 2 times more particles than the limit holds, at 236
   // bytes each, is not counted site row by site row: see solid_far_too_large.)
-  const SourceCounts counts = count_sources(spec, limit.bytes / 236);
-  SceneSizes sizes = counts.sizes;
-  check_memory(spec, counts, sizes, limit, options.output_files, 0, Stopped::none);
+  b.counts = count_sources(spec, limit.bytes / 236);
+  b.sizes = b.counts.sizes;
+  check_memory(spec, b.counts, b.sizes, limit, options.output_files, 0, Stopped::none);
 
   // Bond stiffness for bonds that do not keep their generator's.
-  std::optional<BondStiffness> direct = bonds.stiffness;
-  const bool from_material = !direct && (material.binder_modulus || material.bond_radius_ratio);
+  b.direct = bonds.stiffness;
+  b.from_material = !b.direct && (material.binder_modulus || material.bond_radius_ratio);
+}
 
-  Origins origins;
+/// Each [[particles]] source, its particles and (pairs = "generator") its own bonds.
+void add_particle_sources(SceneBuild& b) {
+  const SceneSpec& spec = b.spec;
+  Scene& scene = b.out.scene;
+  const MaterialSpec& material = b.spec.material;
+  const BondSpec& bonds = b.spec.bonds;
+  Origins& origins = b.origins;
+  const std::optional<BondStiffness>& direct = b.direct;
+  const bool from_material = b.from_material;
   for (const ParticleSourceSpec& src : spec.sources) {
     Origin origin;
     origin.first = scene.particles.size();
@@ -834,9 +857,16 @@ BuiltScene build_scene(const SceneSpec& spec, const BuildOptions& options) {
     }
     origins.add(std::move(origin));
   }
-  ParticleStore& particles = scene.particles;
-  const std::size_t n = particles.size();
+  b.n = scene.particles.size();
+}
 
+/// Clumps: members appended after every source, so no bond reaches them.
+void add_clumps(SceneBuild& b) {
+  const SceneSpec& spec = b.spec;
+  BuiltScene& out = b.out;
+  const MaterialSpec& material = b.spec.material;
+  Origins& origins = b.origins;
+  ParticleStore& particles = b.out.scene.particles;
   // Clumps: members appended after every source, so no bond reaches them.
   for (const ClumpSpec& c : spec.clumps) {
     ClumpStart start;
@@ -866,14 +896,29 @@ BuiltScene build_scene(const SceneSpec& spec, const BuildOptions& options) {
     out.clumps.push_back(std::move(start));
     origins.add(std::move(origin));
   }
-  const std::size_t n_all = particles.size();
-  if (n_all == 0) throw SceneError(spec.file + ": the scene has no particles");
+  if (particles.size() == 0) throw SceneError(spec.file + ": the scene has no particles");
+}
 
+/// Every particle: lengths, precision, energies that overflow.
+void check_all_particles(SceneBuild& b) {
+  const SceneSpec& spec = b.spec;
+  Origins& origins = b.origins;
+  ParticleStore& particles = b.out.scene.particles;
   // Every particle: lengths, precision, energies that overflow.
   check_particles(particles, origins, spec.gravity, spec);
+}
 
+/// The [[material]]s, the bond and contact laws with their constants, and the contact settings.
+void prepare_laws(SceneBuild& b) {
+  const SceneSpec& spec = b.spec;
+  Scene& scene = b.out.scene;
+  const BondSpec& bonds = b.spec.bonds;
+  ParticleStore& particles = b.out.scene.particles;
+  const std::size_t n_all = b.out.scene.particles.size();
+  const ContactLawEntry& law = *find_contact_law(b.spec.contact.law);
   // Contact settings (the skin decides the contact pairs).
-  const double r_min = *std::min_element(particles.radius.begin(), particles.radius.end());
+  b.r_min = *std::min_element(particles.radius.begin(), particles.radius.end());
+  const double r_min = b.r_min;
   if (!spec.contact.given && n_all > 1)
     throw SceneError(spec.file +
                      ": the [contact] table is required: stiffness = K^pp (energy), "
@@ -884,7 +929,6 @@ BuiltScene build_scene(const SceneSpec& spec, const BuildOptions& options) {
   scene.bond_setup = prepare_bond_law(*find_bond_law(bonds.law), spec, r_max_of(particles));
   scene.contact_law = spec.contact.law;
   const double r_max = *std::max_element(particles.radius.begin(), particles.radius.end());
-  const ContactLawEntry& law = *find_contact_law(spec.contact.law);
   scene.contact_setup = prepare_contact_law(law, spec, particles, r_min, r_max);
   if (!spec.clumps.empty())
     if (const std::string conflict = scene.contact_setup->clump_conflict(); !conflict.empty())
@@ -903,7 +947,21 @@ BuiltScene build_scene(const SceneSpec& spec, const BuildOptions& options) {
   if (const double k = scene.contact_setup->pair_stiffness(); !std::isfinite(k))
     fail(spec.contact.place, "[contact] stiffness: " + law_symbol(law, LawTable::contact, "K^pp") + " = " +
                                  format_g(k) + " is not finite");
+}
 
+/// Counts the close pairs, as many as the limit leaves room for.
+void count_pairs(SceneBuild& b) {
+  const SceneSpec& spec = b.spec;
+  const BuildOptions& options = b.options;
+  Scene& scene = b.out.scene;
+  const BondSpec& bonds = b.spec.bonds;
+  const MemoryLimit& limit = b.limit;
+  const SourceCounts& counts = b.counts;
+  SceneSizes& sizes = b.sizes;
+  Origins& origins = b.origins;
+  ParticleStore& particles = b.out.scene.particles;
+  const std::size_t n = b.n;
+  std::uint64_t& distance_bonds = b.distance_bonds;
   // Count the close pairs, as many as the limit leaves room for: contact
   // candidates and coincident particles over all particles, bonds by
   // distance over the sources' particles.
@@ -930,7 +988,6 @@ BuiltScene build_scene(const SceneSpec& spec, const BuildOptions& options) {
       check_memory(spec, counts, sizes, limit, options.output_files, 0, Stopped::contact);
     }
   }
-  std::uint64_t distance_bonds = 0;
   if (bonds.pairs == BondPairs::distance) {
     // Each bond costs its state, its VTK cells and its checkpoint bytes.
     SceneSizes more = sizes;
@@ -955,7 +1012,17 @@ BuiltScene build_scene(const SceneSpec& spec, const BuildOptions& options) {
   }
   sizes.counted = true;
   check_memory(spec, counts, sizes, limit, options.output_files, distance_bonds, Stopped::none);
+}
 
+/// Bonds found by distance or read from a CSV file ([bonds] pairs).
+void add_listed_bonds(SceneBuild& b) {
+  Scene& scene = b.out.scene;
+  const MaterialSpec& material = b.spec.material;
+  const BondSpec& bonds = b.spec.bonds;
+  const std::optional<BondStiffness>& direct = b.direct;
+  const bool from_material = b.from_material;
+  ParticleStore& particles = b.out.scene.particles;
+  const std::size_t n = b.n;
   // Bonds found by distance or read from a file.
   if (bonds.pairs == BondPairs::distance || bonds.pairs == BondPairs::csv) {
     std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
@@ -1031,7 +1098,15 @@ BuiltScene build_scene(const SceneSpec& spec, const BuildOptions& options) {
       }
     }
   }
+}
 
+/// The [[wall]]s and gravity.
+void add_walls_and_gravity(SceneBuild& b) {
+  const SceneSpec& spec = b.spec;
+  Scene& scene = b.out.scene;
+  ParticleStore& particles = b.out.scene.particles;
+  const std::size_t n_all = b.out.scene.particles.size();
+  const ContactLawEntry& law = *find_contact_law(b.spec.contact.law);
   // Walls, gravity.
   for (const WallSpec& w : spec.walls) {
     Wall wall;
@@ -1051,6 +1126,14 @@ BuiltScene build_scene(const SceneSpec& spec, const BuildOptions& options) {
     scene.walls.push_back(wall);
   }
   scene.gravity = spec.gravity;
+}
+
+/// The [[group]]s, by id (= slot until the re-ordering), each particle held by at most one kinematic group and loaded by one.
+void add_groups(SceneBuild& b) {
+  const SceneSpec& spec = b.spec;
+  Scene& scene = b.out.scene;
+  ParticleStore& particles = b.out.scene.particles;
+  const std::size_t n_all = b.out.scene.particles.size();
   // Groups, by id (= slot until the re-ordering below).
   for (const GroupSpec& g : spec.groups) {
     ParticleGroup group;
@@ -1096,6 +1179,14 @@ BuiltScene build_scene(const SceneSpec& spec, const BuildOptions& options) {
       }
     }
   }
+}
+
+/// Bonds as every re-ordering leaves them, the particles sorted for locality; clumps validated.
+void order_for_locality(SceneBuild& b) {
+  const SceneSpec& spec = b.spec;
+  BuiltScene& out = b.out;
+  Scene& scene = b.out.scene;
+  ParticleStore& particles = b.out.scene.particles;
   // Bonds as every re-ordering leaves them (each with first < second, sorted
   // by their ends), also without one: the parts of a decomposed run
   // (engine/partition.hpp) hold them so, and a bond taken the other way
@@ -1114,7 +1205,16 @@ BuiltScene build_scene(const SceneSpec& spec, const BuildOptions& options) {
       fail(spec.clumps[k].place, e.what());
     }
   }
+}
 
+/// The critical time step and what sets it (docs/model.md §7, §14).
+void estimate_critical_step(SceneBuild& b) {
+  const SceneSpec& spec = b.spec;
+  BuiltScene& out = b.out;
+  Scene& scene = b.out.scene;
+  ParticleStore& particles = b.out.scene.particles;
+  const ContactLawEntry& law = *find_contact_law(b.spec.contact.law);
+  double& fraction = b.fraction;
   // Time step and step count.
   out.map = spec.run.map;
   out.implicit = spec.run.implicit;
@@ -1122,7 +1222,7 @@ BuiltScene build_scene(const SceneSpec& spec, const BuildOptions& options) {
   check_overflowing_values(spec, scene, particles);
   out.critical = critical_time_step_of(particles, scene.bonds, scene.contact, scene.walls);
   out.critical_time_step = out.critical.h;
-  double fraction = spec.run.time_step_fraction;
+  b.fraction = spec.run.time_step_fraction;
   const BondLawEntry& bond_law = *find_bond_law(scene.bond_law);
   if (!bond_law.combined_estimate || !law.combined_estimate) {
     // Each law's own limit (docs/model.md §14.5): the bond law's
@@ -1158,6 +1258,17 @@ BuiltScene build_scene(const SceneSpec& spec, const BuildOptions& options) {
                       format_g(out.critical.rotation ? particles.inertia[slot] : particles.mass[slot]) +
                       "): the critical time step estimate is 0; use a smaller stiffness");
   }
+}
+
+/// The time step (given, or a fraction of the critical one), the step count and the memory estimate.
+void choose_time_step(SceneBuild& b) {
+  const SceneSpec& spec = b.spec;
+  const BuildOptions& options = b.options;
+  BuiltScene& out = b.out;
+  Scene& scene = b.out.scene;
+  SceneSizes& sizes = b.sizes;
+  ParticleStore& particles = b.out.scene.particles;
+  double& fraction = b.fraction;
   if (spec.run.time_step) {
     out.time_step = *spec.run.time_step;
     // The implicit integrator is stable at any step (docs/model.md §12.6).
@@ -1190,6 +1301,30 @@ BuiltScene build_scene(const SceneSpec& spec, const BuildOptions& options) {
   sizes.bonds = scene.bonds.size();
   out.sizes = sizes;
   out.memory = estimate_memory(sizes, spec.output, options.output_files);
+}
+
+}  // namespace
+
+SceneSizes count_scene(const SceneSpec& spec) { return count_sources(spec, 0).sizes; }
+
+BuiltScene build_scene(const SceneSpec& spec, const BuildOptions& options) {
+  BuiltScene out;
+  out.file = spec.file;
+  SceneBuild b(spec, options, out);
+  b.limit = options.memory_limit ? *options.memory_limit : available_memory();
+  out.memory_limit = b.limit;
+  count_and_limit(b);
+  add_particle_sources(b);
+  add_clumps(b);
+  check_all_particles(b);
+  prepare_laws(b);
+  count_pairs(b);
+  add_listed_bonds(b);
+  add_walls_and_gravity(b);
+  add_groups(b);
+  order_for_locality(b);
+  estimate_critical_step(b);
+  choose_time_step(b);
   return out;
 }
 

@@ -702,17 +702,23 @@ std::vector<SceneKeyVariant> scene_key_variants(std::string_view text, const std
 
 namespace {
 
-SceneSpec parse_scene_root(const toml::table& root, const std::string& file, const std::filesystem::path& base_folder) {
-  SceneSpec s;
-  s.file = file;
-  TableReader top(root, "top level", file);
-  const auto table_of = [&](const std::string& key) -> const toml::table* {
+/// The top level of a scene file: its tables, looked up by name (and so
+/// counted as read for TableReader::finish()).
+struct RootTables {
+  RootTables(const toml::table& root, const std::string& file) : root(root), file(file), top(root, "top level", file) {}
+  const toml::table& root;
+  const std::string& file;
+  TableReader top;
+
+  /// The table [key], or nullptr; refuses anything else under that key.
+  const toml::table* table(const std::string& key) {
     const toml::node* n = top.find(key);
     if (n == nullptr) return nullptr;
     if (!n->is_table()) top.fail(n, key, "expected a table [" + key + "], got " + describe(*n));
     return n->as_table();
-  };
-  const auto tables_of = [&](const std::string& key) {
+  }
+  /// The tables [[key]] (none if absent); refuses anything else under that key.
+  std::vector<const toml::table*> tables(const std::string& key) {
     std::vector<const toml::table*> out;
     const toml::node* n = top.find(key);
     if (n == nullptr) return out;
@@ -721,20 +727,14 @@ SceneSpec parse_scene_root(const toml::table& root, const std::string& file, con
       top.fail(n, key, "expected tables [[" + key + "]], got " + describe(*n));
     for (const toml::node& e : *a) out.push_back(e.as_table());
     return out;
-  };
-
-  const toml::table* run = table_of("run");
-  if (run == nullptr) throw SceneError(file + ": the [run] table is required (integrator, time_step, end_time or steps)");
-  TableReader run_reader(*run, "run", file);
-  read_run(run_reader, s.run);
-  if (const toml::table* t = table_of("output")) {
-    TableReader r(*t, "output", file);
-    read_output(r, s.output);
   }
-  // `material` is the section-7 table [material] or the Part II array [[material]].
-  if (const toml::node* n = root.get("material"); n != nullptr && n->is_array()) {
-    for (const toml::table* t : tables_of("material")) {
-      TableReader r(*t, "[material]", file);
+};
+
+/// `material`: the section-7 table [material] or the Part II array [[material]].
+void read_materials(RootTables& root, SceneSpec& s) {
+  if (const toml::node* n = root.root.get("material"); n != nullptr && n->is_array()) {
+    for (const toml::table* t : root.tables("material")) {
+      TableReader r(*t, "[material]", root.file);
       s.materials.emplace_back();
       read_named_material(r, s.materials.back());
       for (std::size_t k = 0; k + 1 < s.materials.size(); ++k)
@@ -743,16 +743,20 @@ SceneSpec parse_scene_root(const toml::table& root, const std::string& file, con
                            s.materials.back().material.name + "\" is already the name of the [[material]] at " +
                            s.materials[k].place.text());
     }
-    if (s.materials.size() > 65536) throw SceneError(file + ": more than 65536 [[material]] tables");
-  } else if (const toml::table* t = table_of("material")) {
-    TableReader r(*t, "material", file);
+    if (s.materials.size() > 65536) throw SceneError(root.file + ": more than 65536 [[material]] tables");
+  } else if (const toml::table* t = root.table("material")) {
+    TableReader r(*t, "material", root.file);
     read_material(r, s.material);
   }
-  const auto sources = tables_of("particles");
-  if (sources.empty()) throw SceneError(file + ": at least one [[particles]] table is required");
-  if (sources.size() > 1024) throw SceneError(file + ": more than 1024 [[particles]] tables");
+}
+
+/// The [[particles]] sources, each with its [[material]] resolved to an index.
+void read_sources(RootTables& root, SceneSpec& s, const std::filesystem::path& base_folder) {
+  const auto sources = root.tables("particles");
+  if (sources.empty()) throw SceneError(root.file + ": at least one [[particles]] table is required");
+  if (sources.size() > 1024) throw SceneError(root.file + ": more than 1024 [[particles]] tables");
   for (const toml::table* t : sources) {
-    TableReader r(*t, "[particles]", file);
+    TableReader r(*t, "[particles]", root.file);
     s.sources.emplace_back();
     read_source(r, s.sources.back(), base_folder);
   }
@@ -780,18 +784,12 @@ SceneSpec parse_scene_root(const toml::table& root, const std::string& file, con
       throw SceneError(src.place.text() + ": [[particles]] material: no [[material]] is named \"" + src.material_name +
                        "\" (the scene has " + known + ")");
   }
-  bool any_generator = false;
-  for (const ParticleSourceSpec& src : s.sources) any_generator |= src.kind != SourceKind::csv;
-  if (!any_generator) s.bonds.pairs = BondPairs::none;
-  if (const toml::table* t = table_of("bonds")) {
-    TableReader r(*t, "bonds", file);
-    read_bonds(r, s.bonds, base_folder);
-  }
-  if (const toml::table* t = table_of("contact")) {
-    TableReader r(*t, "contact", file);
-    read_contact(r, s.contact);
-  }
-  const auto walls = tables_of("wall");
+}
+
+/// The [[wall]], [[group]] and [[clump]] tables, and [gravity].
+void read_boundaries(RootTables& root, SceneSpec& s) {
+  const std::string& file = root.file;
+  const auto walls = root.tables("wall");
   if (walls.size() > 1024) throw SceneError(file + ": more than 1024 [[wall]] tables");
   for (const toml::table* t : walls) {
     TableReader r(*t, "[wall]", file);
@@ -799,7 +797,7 @@ SceneSpec parse_scene_root(const toml::table& root, const std::string& file, con
     read_wall(r, s.walls.back(), *find_contact_law(s.contact.law));
   }
   check_walls_enclose_something(s.walls);
-  const auto groups = tables_of("group");
+  const auto groups = root.tables("group");
   if (groups.size() > 1024) throw SceneError(file + ": more than 1024 [[group]] tables");
   for (const toml::table* t : groups) {
     TableReader r(*t, "[group]", file);
@@ -810,21 +808,25 @@ SceneSpec parse_scene_root(const toml::table& root, const std::string& file, con
         throw SceneError(s.groups.back().place.text() + ": [[group]] name: \"" + s.groups.back().name +
                          "\" is already the name of the [[group]] at " + s.groups[k].place.text());
   }
-  const auto clumps = tables_of("clump");
+  const auto clumps = root.tables("clump");
   if (clumps.size() > 100000) throw SceneError(file + ": more than 100000 [[clump]] tables");
   for (const toml::table* t : clumps) {
     TableReader r(*t, "[clump]", file);
     s.clumps.emplace_back();
     read_clump(r, s.clumps.back());
   }
-  if (const toml::table* t = table_of("gravity")) {
+  if (const toml::table* t = root.table("gravity")) {
     TableReader r(*t, "gravity", file);
     const auto g = r.vector("acceleration");
     if (!g) r.fail(nullptr, "acceleration", "is required: g, [x, y, z] (length/time^2)");
     s.gravity = *g;
     r.finish();
   }
-  top.finish();
+}
+
+/// What the chosen laws need of the rest of the scene: [[material]] tables,
+/// and no [[wall]] key of another contact law.
+void check_laws_against_scene(const SceneSpec& s) {
   if (const BondLawEntry& bl = *find_bond_law(s.bonds.law); bl.needs_materials && s.materials.empty())
     throw SceneError(s.bonds.place.text() + ": [bonds] law = \"" + bl.keyword + "\" needs [[material]] tables " +
                      bl.materials_note);
@@ -832,7 +834,6 @@ SceneSpec parse_scene_root(const toml::table& root, const std::string& file, con
   if (law.needs_materials && s.materials.empty())
     throw SceneError(s.contact.place.text() + ": [contact] law = \"" + law.keyword + "\" needs [[material]] tables " +
                      law.materials_note);
-  // [[wall]] keys of another law (read_law_keys left them for here).
   for (const WallSpec& w : s.walls)
     for (const ContactLawEntry& e : contact_laws())
       for (const LawKey& k : e.keys)
@@ -841,6 +842,36 @@ SceneSpec parse_scene_root(const toml::table& root, const std::string& file, con
                          [&](const LawKey& y) { return y.table == LawTable::wall && y.name == k.name; }))
           throw SceneError(w.place.text() + ": [[wall]] " + k.name + " does not apply with [contact] law = \"" +
                            law.keyword + "\"");
+}
+
+SceneSpec parse_scene_root(const toml::table& table, const std::string& file, const std::filesystem::path& base_folder) {
+  SceneSpec s;
+  s.file = file;
+  RootTables root(table, file);
+  const toml::table* run = root.table("run");
+  if (run == nullptr) throw SceneError(file + ": the [run] table is required (integrator, time_step, end_time or steps)");
+  TableReader run_reader(*run, "run", file);
+  read_run(run_reader, s.run);
+  if (const toml::table* t = root.table("output")) {
+    TableReader r(*t, "output", file);
+    read_output(r, s.output);
+  }
+  read_materials(root, s);
+  read_sources(root, s, base_folder);
+  bool any_generator = false;
+  for (const ParticleSourceSpec& src : s.sources) any_generator |= src.kind != SourceKind::csv;
+  if (!any_generator) s.bonds.pairs = BondPairs::none;
+  if (const toml::table* t = root.table("bonds")) {
+    TableReader r(*t, "bonds", file);
+    read_bonds(r, s.bonds, base_folder);
+  }
+  if (const toml::table* t = root.table("contact")) {
+    TableReader r(*t, "contact", file);
+    read_contact(r, s.contact);
+  }
+  read_boundaries(root, s);
+  root.top.finish();
+  check_laws_against_scene(s);
   return s;
 }
 
