@@ -10,12 +10,16 @@
 
 namespace {
 
-dem::Simulation make_ring(std::size_t n) {
+dem::Scene ring_scene(std::size_t n) {
   dem::RingTorusParameters p;
   p.particles = n;
   p.torus_diameter = static_cast<double>(n) / 30.0;  // D_p ~ 0.105
   p.gap = 0.0;
-  dem::Scene s = dem::make_ring_torus(p);
+  return dem::make_ring_torus(p);
+}
+
+dem::Simulation make_ring(std::size_t n) {
+  dem::Scene s = ring_scene(n);
   dem::ForceField f(s.particles, std::move(s.bonds), s.contact, std::move(s.walls));
   return dem::Simulation(std::move(s.particles), std::move(f), dem::IntegratorMap::rrp25, 1e-5);
 }
@@ -23,8 +27,8 @@ dem::Simulation make_ring(std::size_t n) {
 void BM_ForceAssembly(benchmark::State& state) {
   dem::ThreadLimit limit(static_cast<std::size_t>(state.range(1)));
   dem::Simulation sim = make_ring(static_cast<std::size_t>(state.range(0)));
-  dem::ForceField field(sim.particles(), sim.forces().bonds(), sim.forces().contact(),
-                        sim.forces().walls());
+  dem::Scene s = ring_scene(static_cast<std::size_t>(state.range(0)));  // the same bonds, contact and walls
+  dem::ForceField field(sim.particles(), sim.forces().bonds(), sim.forces().contact(), std::move(s.walls));
   for (auto _ : state) field.compute(sim.particles());
   state.SetItemsProcessed(state.iterations() * state.range(0));
 }

@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "bonds/bdem_bond.hpp"
+#include "bonds/bond_graph.hpp"
 #include "bonds/bond_incidence.hpp"
 #include "bonds/bond_list.hpp"
 #include "core/force_provider.hpp"
@@ -75,7 +76,11 @@ struct BdemBondType {
   bool tension_only = false;
 };
 
-class BdemBondProvider final : public ForceProvider {
+class BdemBondProvider final : public ForceProvider,
+                               public Fracturing,
+                               public HessianSource,
+                               public Decomposable,
+                               public BondGraph {
  public:
   /// geometry: the bonds (ends by slot of `particles`, l0, d0; the BondList
   /// stiffness triples are not used). materials: indexed by
@@ -86,6 +91,11 @@ class BdemBondProvider final : public ForceProvider {
   BdemBondProvider(const ParticleStore& particles, BondList geometry, std::span<const BdemMaterial> materials);
 
   std::string name() const override { return "bdem"; }
+  /// Fracture (docs/model.md §10), Hessian blocks (§12.4), the bond graph
+  /// and the release of its work arrays.
+  ProviderCapabilities capabilities() override {
+    return {.fracturing = this, .hessian = this, .decomposable = this, .bond_graph = this};
+  }
   /// Bonds give moments; a scene without bonds never gets any (bonds are
   /// only ever added at set-up).
   bool gives_moments() const override { return has_bonds_; }
@@ -102,7 +112,6 @@ class BdemBondProvider final : public ForceProvider {
   void add_potential_energies(const ParticleStore& particles, EnergyReport& report) const override;
   /// docs/model.md §12.4: each live bond's H_e (bonds/bond_hessian.hpp), projected
   /// to positive semi-definite; zero for a failed bond.
-  bool provides_hessian() const override { return true; }
   std::span<const std::uint32_t> record_second_ends() const override { return bonds_.second; }
   void element_hessians(const ParticleStore& particles, std::span<Mat12> out, bool project) const override;
   std::vector<ArrayBytes> memory_use() const override;
@@ -125,7 +134,10 @@ class BdemBondProvider final : public ForceProvider {
   void take_failures(std::vector<BondFailure>& out) override;
   void add_bond_counts(const ParticleStore& particles, EnergyReport& report) const override;
 
-  const BondList& bonds() const { return bonds_; }
+  const BondList& bonds() const override { return bonds_; }
+  bool can_fail() const override { return true; }
+  std::span<const std::uint8_t> live_flags() const override { return live_; }
+  std::span<const std::uint32_t> scene_indices() const override { return index_; }
   /// Per bond (current order): 1 live, 0 failed.
   const std::vector<std::uint8_t>& live() const { return live_; }
   const std::vector<BdemBondType>& types() const { return types_; }
@@ -133,14 +145,14 @@ class BdemBondProvider final : public ForceProvider {
   const std::vector<std::uint32_t>& scene_index() const { return index_; }
   std::uint64_t broken_count() const { return broken_; }
   /// Per particle slot: the number of its failed bonds.
-  std::vector<std::uint32_t> broken_per_particle(std::size_t particle_count) const;
+  std::vector<std::uint32_t> broken_per_particle(std::size_t particle_count) const override;
   /// Per particle slot: the smallest particle id of its connected component
   /// of the live-bond graph (a fragment label that does not change with
   /// re-ordering).
-  std::vector<std::uint32_t> fragment_labels(const ParticleStore& particles) const;
+  std::vector<std::uint32_t> fragment_labels(const ParticleStore& particles) const override;
   /// Live bonds whose relative rotation passed 2pi/3 (docs/model.md §9.1: the run
   /// summary's count, expected 0), at the last evaluate().
-  std::uint64_t overturned_count() const;
+  std::uint64_t overturned_count() const override;
 
  private:
   BdemBondProvider() = default;

@@ -19,13 +19,14 @@
 #include <span>
 #include <vector>
 
+#include "bonds/bond_graph.hpp"
 #include "bonds/bond_incidence.hpp"
 #include "bonds/bond_list.hpp"
 #include "core/force_provider.hpp"
 
 namespace dem {
 
-class BondProvider final : public ForceProvider {
+class BondProvider final : public ForceProvider, public HessianSource, public Decomposable, public BondGraph {
  public:
   /// Throws std::invalid_argument if a bond refers to a particle outside
   /// `particles`. The particles' reference attitudes are read once (if all
@@ -33,6 +34,11 @@ class BondProvider final : public ForceProvider {
   BondProvider(const ParticleStore& particles, BondList bonds);
 
   std::string name() const override { return "bonds"; }
+  /// Hessian blocks (docs/model.md §12.4), the bond graph (bonds that never
+  /// fail) and the release of its work arrays.
+  ProviderCapabilities capabilities() override {
+    return {.hessian = this, .decomposable = this, .bond_graph = this};
+  }
   /// Bonds give moments; a scene without bonds never gets any (bonds are
   /// only ever added at set-up).
   bool gives_moments() const override { return has_bonds_; }
@@ -45,7 +51,6 @@ class BondProvider final : public ForceProvider {
   /// U_bend, U_axial, U_shear.
   void add_potential_energies(const ParticleStore& particles, EnergyReport& report) const override;
   /// docs/model.md §12.4: each bond's H_e (bonds/bond_hessian.hpp).
-  bool provides_hessian() const override { return true; }
   std::span<const std::uint32_t> record_second_ends() const override { return bonds_.second; }
   void element_hessians(const ParticleStore& particles, std::span<Mat12> out, bool project) const override;
   std::vector<ArrayBytes> memory_use() const override;
@@ -61,7 +66,7 @@ class BondProvider final : public ForceProvider {
   /// types, stiffnesses).
   static std::unique_ptr<BondProvider> load(ByteReader& in, const ParticleStore& particles);
 
-  const BondList& bonds() const { return bonds_; }
+  const BondList& bonds() const override { return bonds_; }
 
  private:
 

@@ -35,6 +35,7 @@
 #include <array>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -80,6 +81,11 @@ struct HertzContactLaw {
   }
   /// Zero stiffness: no contact at all (the gather skips the provider).
   bool active() const { return stiffness > 0.0; }
+  /// ContactSettings::stiffness: K^pp is what the [contact] settings of a
+  /// scene hold for this law alone (the law of the combined estimate,
+  /// docs/model.md §7, and the contact of ForceField's built-in
+  /// constructor), so that a field can report the settings it was built from.
+  double settings_stiffness() const { return stiffness; }
   /// The vectorised loop (contact/pair_kernel.hpp) in ranges of whole
   /// 8-pair blocks: the same bits as force() pair by pair.
   void block_forces(const NeighbourList& list, const ParticleStore& s, const std::uint8_t* excluded,
@@ -176,9 +182,35 @@ inline std::uint64_t pair_key(std::uint32_t id_a, std::uint32_t id_b) {
   return (static_cast<std::uint64_t>(lo) << 32) | hi;
 }
 
+/// The owner of a contact neighbour list (contact/neighbour_search.hpp): a
+/// capability of a force provider (core/force_provider.hpp,
+/// ProviderCapabilities::neighbour_list). The engine reads the list's
+/// builds through it (the drift scan of the stepper, the rebuild test of a
+/// decomposed run, checkpoints and parts restore it).
+class NeighbourListOwner {
+ public:
+  virtual ~NeighbourListOwner() = default;
+  virtual const NeighbourSearch& neighbours() const = 0;
+  virtual NeighbourSearch& neighbours() = 0;
+  /// Rebuilds the list from the positions of an earlier build (a checkpoint)
+  /// and sets the build count, so that a continued run rebuilds at the same
+  /// steps. Throws std::invalid_argument if the sizes differ.
+  virtual void restore(const ParticleStore& s, std::span<const Vec3> build_positions, std::size_t rebuild_count) = 0;
+  /// After restore() of a part made with history (make_part): the pairs
+  /// take their states and result slots.
+  virtual void apply_part_history() = 0;
+  /// The [contact] settings (K^pp, skin) this provider's law and list
+  /// stand for, for a law whose constants are those settings
+  /// (HertzContactLaw::settings_stiffness); nullopt for other laws.
+  virtual std::optional<ContactSettings> contact_settings() const { return std::nullopt; }
+};
+
 /// The law-independent part: the neighbour list, the per-pair force slots
 /// and the bookkeeping of the pairs' keys.
-class ContactProviderBase : public ForceProvider {
+class ContactProviderBase : public ForceProvider,
+                            public NeighbourListOwner,
+                            public ExcludedPairs,
+                            public Decomposable {
  public:
   /// skin: Verlet skin (length), finite and >= 0, else std::invalid_argument.
   explicit ContactProviderBase(double skin) : search_(skin) {}
@@ -219,7 +251,7 @@ class ContactProviderBase : public ForceProvider {
   /// Rebuilds the list from the positions of an earlier build (a checkpoint)
   /// and sets the build count, so that a continued run rebuilds at the same
   /// steps. Throws std::invalid_argument if the sizes differ.
-  void restore(const ParticleStore& s, std::span<const Vec3> build_positions, std::size_t rebuild_count);
+  void restore(const ParticleStore& s, std::span<const Vec3> build_positions, std::size_t rebuild_count) override;
   /// Completes a restore that load() deferred (the list is built only when
   /// the stepper first asks, so that reading a checkpoint allocates no
   /// more than a small multiple of its size). Throws StateError if stored
@@ -235,14 +267,14 @@ class ContactProviderBase : public ForceProvider {
 
   /// After restore() of a part made with history (make_part): the pairs
   /// take their states and result slots.
-  void apply_part_history() {
+  void apply_part_history() override {
     if (!part_history_) return;
     part_history_ = false;
     apply_part_state();
   }
 
-  const NeighbourSearch& neighbours() const { return search_; }
-  NeighbourSearch& neighbours() { return search_; }
+  const NeighbourSearch& neighbours() const override { return search_; }
+  NeighbourSearch& neighbours() override { return search_; }
   std::vector<ArrayBytes> memory_use() const override {
     const NeighbourList& l = search_.list();
     return {{"contact pair list (owner, partner)", capacity_bytes(l.owner) + capacity_bytes(l.partner)},
@@ -364,8 +396,18 @@ concept BlockKernelLaw = requires(const Law& law, const NeighbourList& l, const 
   law.block_forces(l, s, static_cast<const std::uint8_t*>(nullptr), f);
 };
 
+/// Laws whose constant is ContactSettings::stiffness (K^pp of the Hertz law):
+///   double settings_stiffness() const;
 template <class Law>
-class ContactProvider final : public ContactProviderBase {
+concept SettingsLaw = requires(const Law& law) {
+  { law.settings_stiffness() } -> std::convertible_to<double>;
+};
+
+template <class Law>
+class ContactProvider final : public ContactProviderBase,
+                              public HessianSource,
+                              public DissipationLedger,
+                              public FrictionFilter {
  public:
   static constexpr bool kStateful = !std::is_empty_v<typename Law::State>;
   /// Laws with velocities, moments and non-conservative parts (Hertz-Mindlin):
@@ -377,6 +419,23 @@ class ContactProvider final : public ContactProviderBase {
       : ContactProviderBase(skin), law_(std::move(law)), name_(std::move(name)) {}
 
   std::string name() const override { return name_; }
+  /// The list, its bonded-pair exclusions and history; Hessian blocks for
+  /// radial laws (docs/model.md §12.4), the ledger for kinetic laws
+  /// (§11.3), the friction filter for laws that may apply it (§11.1).
+  ProviderCapabilities capabilities() override {
+    ProviderCapabilities c;
+    c.excluded_pairs = this;
+    c.decomposable = this;
+    c.neighbour_list = this;
+    if constexpr (RadialLaw<Law>) c.hessian = this;
+    if constexpr (kKinetic) c.ledger = this;
+    if constexpr (FilterLaw<Law>) c.filter = this;
+    return c;
+  }
+  std::optional<ContactSettings> contact_settings() const override {
+    if constexpr (SettingsLaw<Law>) return ContactSettings{law_.settings_stiffness(), skin()};
+    return std::nullopt;
+  }
   /// The same law and skin with an empty list (the part restores it,
   /// ForceField::restore_neighbour_list). Laws with per-pair state (a
   /// friction history) cannot be split yet: nullptr.
@@ -474,7 +533,6 @@ class ContactProvider final : public ContactProviderBase {
     });
   }
 
-  bool provides_hessian() const override { return RadialLaw<Law>; }
   std::span<const std::uint32_t> record_second_ends() const override { return search_.list().partner; }
   void element_hessians(const ParticleStore& s, std::span<Mat12> out, bool project) const override {
     if constexpr (RadialLaw<Law>) {

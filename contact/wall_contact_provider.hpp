@@ -48,7 +48,7 @@ concept WallLawContract = requires(const Law& law, const ParticleStore& s, typen
 };
 
 template <WallLawContract Law>
-class WallContactProvider final : public ForceProvider {
+class WallContactProvider final : public ForceProvider, public DissipationLedger, public Decomposable {
  public:
   using State = typename Law::State;
 
@@ -70,6 +70,9 @@ class WallContactProvider final : public ForceProvider {
   }
 
   std::string name() const override { return name_; }
+  /// The ledger of its non-conservative forces (docs/model.md §11.3) and
+  /// per-particle histories that move with their particles.
+  ProviderCapabilities capabilities() override { return {.ledger = this, .decomposable = this}; }
   void set_time_step(double h) override { law_.set_time_step(h); }
   bool dissipative() const override { return true; }
 

@@ -17,7 +17,7 @@ namespace dem {
 
 enum class WallLaw : std::uint8_t { hertz = 0, penalty = 1 };
 
-class WallProvider final : public ForceProvider {
+class WallProvider final : public ForceProvider, public HessianSource, public FrictionFilter {
  public:
   /// Throws std::invalid_argument naming the wall if a point is not finite,
   /// a normal is not a unit vector (to 1e-12) or a stiffness is negative or
@@ -25,6 +25,9 @@ class WallProvider final : public ForceProvider {
   explicit WallProvider(std::vector<Wall> walls, WallLaw law = WallLaw::hertz);
 
   std::string name() const override { return "walls"; }
+  /// Hessian blocks (docs/model.md §12.4) and the friction filter at
+  /// penalty walls (§11.1).
+  ProviderCapabilities capabilities() override { return {.hessian = this, .filter = this}; }
   bool gives_moments() const override { return false; }
   void renumber(std::span<const std::uint32_t>) override {}
   void evaluate(const ParticleStore&) override {}
@@ -33,7 +36,6 @@ class WallProvider final : public ForceProvider {
   /// U_wall.
   void add_potential_energies(const ParticleStore& s, EnergyReport& r) const override;
   /// k n nᵀ (penalty) or U''(g) n nᵀ (Hertz) per wall a particle touches.
-  bool provides_hessian() const override { return true; }
   void add_body_hessians(const ParticleStore& s, std::size_t begin, std::size_t end,
                          std::span<Mat6> diag) const override;
   /// Section: u64 count, then per wall vec3 point, vec3 normal, f64

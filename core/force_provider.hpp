@@ -115,7 +115,7 @@ struct BondFailure {
   double bond_energy = 0.0;  ///< V_b alone (J; not a column of bond_failures.csv)
 };
 
-/// The bonds that fail at one configuration, between ForceProvider::fracture()
+/// The bonds that fail at one configuration, between Fracturing::fracture()
 /// and book_fracture(): the freed pairs' keys (ascending) with the bond
 /// energy V_b of each, and the contact energy each now has as an unbonded
 /// pair (filled by the contact providers' release_pairs()).
@@ -159,7 +159,7 @@ struct PartMap {
   /// Scene indices (BondFailure::bond) of the bonds that have failed so far,
   /// ascending: the part's bonds start with these failed.
   std::span<const std::uint32_t> failed_bonds;
-  /// This provider's ForceProvider::pack_history() of every rank, one after
+  /// This provider's Decomposable::pack_history() of every rank, one after
   /// another (empty: start without history).
   std::span<const std::byte> history;
 };
@@ -176,6 +176,162 @@ std::size_t capacity_bytes(const V& v) {
   return v.capacity() * sizeof(typename V::value_type);
 }
 
+// --- capabilities -------------------------------------------------------------
+//
+// Beyond the core interface (ForceProvider below), a provider may have some
+// of these capabilities; the engine asks each provider once, when it is added
+// to a force field (ForceProvider::capabilities), and keeps the pointers. A
+// provider implements a capability by deriving from its interface and naming
+// itself in capabilities(); one without it leaves the pointer null and the
+// engine leaves it out of that phase (which, for every capability below, is
+// what a provider that does nothing there would give: the same bits).
+
+/// Records that fail (bonds, docs/model.md §9.8, §10, §11.1): the fracture
+/// phase of the stepper and the bonded pairs that contact must leave out.
+class Fracturing {
+ public:
+  virtual ~Fracturing() = default;
+  /// The pairs this provider bonds that must have no contact (pair_key of
+  /// the particle ids, ascending): the live bonds of a BDEM bond provider;
+  /// empty for others (Baker-Gonzalez bonded pairs keep their contact).
+  virtual std::span<const std::uint64_t> bonded_pairs() const { return {}; }
+  /// Fracture test at the configuration of the last evaluate()
+  /// (docs/model.md §10.1, §10.2): marks every live record over strength as
+  /// failed, zeroes its result slot (so that a new gather leaves it out), and
+  /// appends its pair key and bond energy V_b to `batch` (keys ascending
+  /// within this provider). Returns the number of new failures.
+  virtual std::size_t fracture(const ParticleStore& particles, FractureBatch& batch) = 0;
+  /// After fracture() and the ExcludedPairs providers' release_pairs():
+  /// books each failure's W = V_b - U_contact,new (10.3) into its failure
+  /// record and returns the sum of W over this provider's failures (in key
+  /// order).
+  virtual ExactSum book_fracture(const FractureBatch& batch) = 0;
+  /// Moves the failure records since the last call to `out`, in key order
+  /// (step and time are set by the stepper).
+  virtual void take_failures(std::vector<BondFailure>& out) = 0;
+  /// Adds n_broken and n_fragments (EnergyReport) of this provider's bonds
+  /// at the current state.
+  virtual void add_bond_counts(const ParticleStore& particles, EnergyReport& report) const = 0;
+};
+
+/// Records that must leave bonded pairs out and take freed ones in (contact
+/// lists; docs/model.md §10.2, §10.3).
+class ExcludedPairs {
+ public:
+  virtual ~ExcludedPairs() = default;
+  /// Leave the pairs with these keys (ascending) out of every evaluation
+  /// until release_pairs() (applies from the next rebuild()). Called by the
+  /// force assembly before each rebuild with every Fracturing provider's
+  /// bonded_pairs().
+  virtual void set_excluded_pairs(std::span<const std::uint64_t> keys) = 0;
+  /// batch.keys (ascending) are no longer bonded. Each such pair in the
+  /// list takes part from now on: it is evaluated at the current
+  /// configuration into its slot (state from State{}), and its conservative
+  /// contact energy is added to batch.contact_energy[k] (sized like keys by
+  /// the caller, zero for a pair that does not touch).
+  virtual void release_pairs(const ParticleStore& particles, FractureBatch& batch) = 0;
+};
+
+/// Second derivatives of the provider's energy (the implicit integrator,
+/// docs/model.md §12.4). The implicit integrator refuses a scene with a
+/// provider that lacks this capability. A provider without potential
+/// energy (gravity, a constant load) has it and adds nothing.
+class HessianSource {
+ public:
+  virtual ~HessianSource() = default;
+  /// Pair providers: the second end of each record of pair_results(), in
+  /// record order (the implicit integrator's couplings).
+  virtual std::span<const std::uint32_t> record_second_ends() const { return {}; }
+  /// Pair providers: per record of pair_results(), the Hessian of its
+  /// energy in (delta x_first, phi_first, delta x_second, phi_second) at the
+  /// configuration of the last evaluate(), projected to positive
+  /// semi-definite if `project` (zero for a record that does not act: a
+  /// failed bond, a pair apart or excluded). `out` has one entry per record.
+  /// Parallel inside; each record writes its own entry.
+  virtual void element_hessians(const ParticleStore&, std::span<Mat12> /*out*/, bool /*project*/) const {}
+  /// One-body providers (walls, fields): adds the positive semi-definite
+  /// Hessian blocks (delta x_i, phi_i) of their energy for the particles in
+  /// [begin, end) to diag[i].
+  virtual void add_body_hessians(const ParticleStore&, std::size_t /*begin*/, std::size_t /*end*/,
+                                 std::span<Mat6> /*diag*/) const {}
+};
+
+/// Non-conservative forces and moments (damping, tangential and rolling
+/// friction) for the W_contact ledger (docs/model.md §11.3).
+class DissipationLedger {
+ public:
+  virtual ~DissipationLedger() = default;
+  /// True if the last evaluate() produced non-conservative forces or moments.
+  virtual bool dissipative() const = 0;
+  /// The pairing of the last evaluate()'s non-conservative forces and
+  /// moments with per-slot vectors u (length/time) and w (1/time):
+  ///   sum over particles i of F^nc_i . u_i + tau^nc_i . w_i,
+  /// where F^nc_i, tau^nc_i is what this provider adds to particle i. The
+  /// stepper passes u = v^- + v^+, w = Omega^- + Omega^+ of a half kick
+  /// and books W_contact += -(h/4) times the sum. An exact sum
+  /// (core/exact_sum.hpp) of the records this process books
+  /// (ParticleStore::books, owns).
+  virtual ExactSum nonconservative_power(const ParticleStore& particles, std::span<const Vec3> u,
+                                         std::span<const Vec3> w) const = 0;
+};
+
+/// iBDEM's friction filter (docs/model.md §11.1).
+class FrictionFilter {
+ public:
+  virtual ~FrictionFilter() = default;
+  /// True if add_filter_changes() does anything (the filter is on).
+  virtual bool applies_filter() const = 0;
+  /// Adds each of its contacts' velocity change (from the velocities as
+  /// they are, before any filtering) to dv[i] and dw[i] of the particles it
+  /// touches, in an order that does not depend on the thread count. The
+  /// stepper projects and clamps each particle's sum and books W_filter.
+  virtual void add_filter_changes(const ParticleStore& particles, double h, std::span<Vec3> dv,
+                                  std::span<Vec3> dw) const = 0;
+};
+
+/// Per-record history that a domain decomposition carries from one set of
+/// parts to the next (engine/partition.hpp), and the release of what
+/// evaluating needs in the whole system kept as the parts' template.
+class Decomposable {
+ public:
+  virtual ~Decomposable() = default;
+  /// Writes the history of the records this process books (pair records:
+  /// ParticleStore::books; per-particle records: owns), with the last
+  /// evaluation's result slots where an evaluation advances the history, so
+  /// that make_part() (PartMap::history) continues it bit for bit on any
+  /// rank. Providers without history write nothing.
+  virtual void pack_history(const ParticleStore& /*particles*/, ByteWriter& /*out*/) const {}
+  /// Frees what evaluating needs (result slots, pair lists, incidence,
+  /// search structures, per-record history), keeping the settings and the
+  /// static records make_part() copies: for the whole system's providers
+  /// kept as the template of a decomposed run's parts, which are never
+  /// evaluated again. The provider must not be evaluated afterwards.
+  virtual void release_work() {}
+};
+
+/// The bond graph for output and fragments: declared with the bond list
+/// (bonds/bond_graph.hpp); core names it only.
+class BondGraph;
+/// The owner of a contact neighbour list: declared with it
+/// (contact/contact_provider.hpp); core names it only.
+class NeighbourListOwner;
+
+/// The capabilities of one provider: a pointer to each interface it
+/// implements (the provider itself), null for the others.
+struct ProviderCapabilities {
+  Fracturing* fracturing = nullptr;
+  ExcludedPairs* excluded_pairs = nullptr;
+  HessianSource* hessian = nullptr;
+  DissipationLedger* ledger = nullptr;
+  FrictionFilter* filter = nullptr;
+  Decomposable* decomposable = nullptr;
+  const BondGraph* bond_graph = nullptr;
+  NeighbourListOwner* neighbour_list = nullptr;
+};
+
+/// The core interface every provider implements: name, records and their
+/// re-ordering, evaluation (per-record results and incidence, or one-body
+/// forces), energies, checkpoint section and the provider of a part.
 class ForceProvider {
  public:
   virtual ~ForceProvider() = default;
@@ -184,6 +340,11 @@ class ForceProvider {
   /// characters, e.g. "bonds", "contact", "walls", "gravity") and its name
   /// in messages.
   virtual std::string name() const = 0;
+
+  /// The optional interfaces this provider implements (see above). Asked
+  /// once, when the provider joins a force field; the answer must not
+  /// change afterwards.
+  virtual ProviderCapabilities capabilities() { return {}; }
 
   // --- records and re-ordering -------------------------------------------
 
@@ -236,90 +397,6 @@ class ForceProvider {
   /// Moves the events of the last evaluation to `out`, in record order.
   virtual void take_events(std::vector<InteractionEvent>& /*out*/) {}
 
-  // --- dissipation (docs/model.md §11.3) -----------------------------
-
-  /// True if the last evaluate() produced non-conservative forces or moments
-  /// (damping, tangential and rolling friction).
-  virtual bool dissipative() const { return false; }
-  /// The pairing of the last evaluate()'s non-conservative forces and
-  /// moments with per-slot vectors u (length/time) and w (1/time):
-  ///   sum over particles i of F^nc_i . u_i + tau^nc_i . w_i,
-  /// where F^nc_i, tau^nc_i is what this provider adds to particle i. The
-  /// stepper passes u = v^- + v^+, w = Omega^- + Omega^+ of a half kick
-  /// and books W_contact += -(h/4) times the sum. An exact sum
-  /// (core/exact_sum.hpp) of the records this process books
-  /// (ParticleStore::books, owns).
-  virtual ExactSum nonconservative_power(const ParticleStore&, std::span<const Vec3> /*u*/,
-                                         std::span<const Vec3> /*w*/) const {
-    return ExactSum();
-  }
-  /// iBDEM's friction filter (docs/model.md §11.1), for providers that apply it:
-  /// adds each of its contacts' velocity change (from the velocities as
-  /// they are, before any filtering) to dv[i] and dw[i] of the particles it
-  /// touches, in an order that does not depend on the thread count. The
-  /// stepper projects and clamps each particle's sum and books W_filter.
-  virtual void add_filter_changes(const ParticleStore&, double /*h*/, std::span<Vec3> /*dv*/,
-                                  std::span<Vec3> /*dw*/) const {}
-  /// True if add_filter_changes() does anything (the filter is on).
-  virtual bool applies_filter() const { return false; }
-
-  // --- bonded pairs and fracture (docs/model.md §9.8, §10, §11.1) --------
-
-  /// The pairs this provider bonds that must have no contact (pair_key of
-  /// the particle ids, ascending): the live bonds of a BDEM bond provider;
-  /// empty for others (Baker-Gonzalez bonded pairs keep their contact).
-  virtual std::span<const std::uint64_t> bonded_pairs() const { return {}; }
-  /// Contact providers: leave the pairs with these keys (ascending) out of
-  /// every evaluation until release_pairs() (applies from the next
-  /// rebuild()). Called by the force assembly before each rebuild.
-  virtual void set_excluded_pairs(std::span<const std::uint64_t> /*keys*/) {}
-  /// Contact providers: batch.keys (ascending) are no longer bonded. Each
-  /// such pair in the list takes part from now on: it is evaluated at the
-  /// current configuration into its slot (state from State{}), and its
-  /// conservative contact energy is added to batch.contact_energy[k]
-  /// (sized like keys by the caller, zero for a pair that does not touch).
-  virtual void release_pairs(const ParticleStore&, FractureBatch& /*batch*/) {}
-  /// Fracture test at the configuration of the last evaluate()
-  /// (docs/model.md §10.1, §10.2): marks every live record over strength as
-  /// failed, zeroes its result slot (so that a new gather leaves it out), and
-  /// appends its pair key and bond energy V_b to `batch` (keys ascending within this
-  /// provider). Returns the number of new failures.
-  virtual std::size_t fracture(const ParticleStore&, FractureBatch& /*batch*/) { return 0; }
-  /// After fracture() and the contact providers' release_pairs(): books each
-  /// failure's W = V_b - U_contact,new (10.3) into its failure record and
-  /// returns the sum of W over this provider's failures (in key order).
-  virtual ExactSum book_fracture(const FractureBatch& /*batch*/) { return ExactSum(); }
-  /// Moves the failure records since the last call to `out`, in key order
-  /// (step and time are set by the stepper).
-  virtual void take_failures(std::vector<BondFailure>& /*out*/) {}
-  /// Adds n_broken and n_fragments (EnergyReport) of this provider's bonds
-  /// at the current state; providers without bonds add nothing.
-  virtual void add_bond_counts(const ParticleStore&, EnergyReport& /*report*/) const {}
-
-  // --- second derivatives (the implicit integrator, docs/model.md §12.4) -------
-
-  /// True if the provider gives the second derivatives of its energy
-  /// (element_hessians() or add_body_hessians()); the implicit integrator
-  /// refuses a scene with a provider that does not. A provider without
-  /// potential energy (gravity, a constant load) returns true and adds
-  /// nothing.
-  virtual bool provides_hessian() const { return false; }
-  /// Pair providers: the second end of each record of pair_results(), in
-  /// record order (the implicit integrator's couplings).
-  virtual std::span<const std::uint32_t> record_second_ends() const { return {}; }
-  /// Pair providers: per record of pair_results(), the Hessian of its
-  /// energy in (delta x_first, phi_first, delta x_second, phi_second) at the
-  /// configuration of the last evaluate(), projected to positive
-  /// semi-definite if `project` (zero for a record that does not act: a
-  /// failed bond, a pair apart or excluded). `out` has one entry per record.
-  /// Parallel inside; each record writes its own entry.
-  virtual void element_hessians(const ParticleStore&, std::span<Mat12> /*out*/, bool /*project*/) const {}
-  /// One-body providers (walls, fields): adds the positive semi-definite
-  /// Hessian blocks (delta x_i, phi_i) of their energy for the particles in
-  /// [begin, end) to diag[i].
-  virtual void add_body_hessians(const ParticleStore&, std::size_t /*begin*/, std::size_t /*end*/,
-                                 std::span<Mat6> /*diag*/) const {}
-
   /// The provider's arrays and the bytes each holds (for memory tables;
   /// may leave out small ones).
   virtual std::vector<ArrayBytes> memory_use() const { return {}; }
@@ -331,25 +408,14 @@ class ForceProvider {
   /// (ends renamed by map.part_slot, in the order the whole system's
   /// provider would have them at the part's particle order), with the
   /// settings and static data of this provider, bonds failed as
-  /// map.failed_bonds says and per-record history from map.history. nullptr: this
-  /// provider cannot be split (a decomposed run refuses the scene, naming
-  /// it). Records of this provider must name the particles of the whole
-  /// system in the slots map.part_slot is indexed by.
+  /// map.failed_bonds says and per-record history from map.history
+  /// (Decomposable::pack_history). nullptr: this provider cannot be split
+  /// (a decomposed run refuses the scene, naming it). Records of this
+  /// provider must name the particles of the whole system in the slots
+  /// map.part_slot is indexed by.
   virtual std::unique_ptr<ForceProvider> make_part(const ParticleStore& /*part*/, const PartMap& /*map*/) const {
     return nullptr;
   }
-  /// Writes the history of the records this process books (pair records:
-  /// ParticleStore::books; per-particle records: owns), with the last
-  /// evaluation's result slots where an evaluation advances the history, so
-  /// that make_part() (PartMap::history) continues it bit for bit on any
-  /// rank. Providers without history write nothing.
-  virtual void pack_history(const ParticleStore& /*particles*/, ByteWriter& /*out*/) const {}
-  /// Frees what evaluating needs (result slots, pair lists, incidence,
-  /// search structures, per-record history), keeping the settings and the
-  /// static records make_part() copies: for the whole system's providers
-  /// kept as the template of a decomposed run's parts, which are never
-  /// evaluated again. The provider must not be evaluated afterwards.
-  virtual void release_work() {}
 
   // --- checkpoints ------------------------------------------------------------
 

@@ -23,11 +23,12 @@ std::string bond_law_names_with_hessian() {
 
 void require_implicit_support(const ForceField& forces, bool has_clumps) {
   if (has_clumps) throw std::invalid_argument("the implicit integrator does not support clumps (use map 23, 25 or 27)");
-  for (const auto& p : forces.providers())
-    if (!p->provides_hessian())
+  for (std::size_t k = 0; k < forces.providers().size(); ++k)
+    if (forces.capabilities(k).hessian == nullptr)
       throw std::invalid_argument("the implicit integrator needs the second derivatives of every interaction, and '" +
-                                  p->name() +
-                                  "' gives none (docs/model.md §12.4: bond law " + bond_law_names_with_hessian() + ", contact law " +
+                                  forces.providers()[k]->name() +
+                                  "' gives none (docs/model.md §12.4: bond law " + bond_law_names_with_hessian() +
+                                  ", contact law " +
                                   contact_law_keywords([](const ContactLawEntry& e) { return e.hessian; }) +
                                   " and its walls, gravity and group loads have them); use integrator = \"rrp25\"");
 }
@@ -39,7 +40,9 @@ void BlockHessian::assemble(const ParticleStore& s, const ForceField& forces, st
   fixed_.assign(fixed.begin(), fixed.end());
   require_implicit_support(forces, false);
   std::size_t pair_count = 0;
-  for (const auto& p : forces.providers()) {
+  for (std::size_t k = 0; k < forces.providers().size(); ++k) {
+    const ForceProvider* p = forces.providers()[k].get();
+    const HessianSource* hs = forces.capabilities(k).hessian;
     const Incidence inc = p->incidence();
     const bool has_pairs =
         !inc.entry_offsets.empty() || !inc.owned_offsets.empty() || !inc.incoming_offsets.empty();
@@ -48,14 +51,14 @@ void BlockHessian::assemble(const ParticleStore& s, const ForceField& forces, st
       if (pairs_.size() <= pair_count) pairs_.emplace_back();
       PairBlocks& b = pairs_[pair_count++];
       b.first = r.first;
-      b.second = p->record_second_ends();
+      b.second = hs->record_second_ends();
       b.incidence = inc;
       const std::size_t m = b.first.size();
       if (b.second.size() != m)
         throw std::logic_error("provider '" + p->name() + "' gives " + std::to_string(b.second.size()) +
                                " second ends for " + std::to_string(m) + " records");
       if (scratch_.size() < m) scratch_.resize(m);
-      p->element_hessians(s, std::span<Mat12>(scratch_.data(), m), project);
+      hs->element_hessians(s, std::span<Mat12>(scratch_.data(), m), project);
       b.coupling.resize(m);
       parallel_for_ranges(m, [&](std::size_t begin, std::size_t end) {
         for (std::size_t k = begin; k < end; ++k) b.coupling[k] = scratch_[k].block<6, 6>(0, 6);
@@ -67,7 +70,7 @@ void BlockHessian::assemble(const ParticleStore& s, const ForceField& forces, st
           });
       });
     }
-    parallel_for_ranges(n, [&](std::size_t begin, std::size_t end) { p->add_body_hessians(s, begin, end, diagonal_); });
+    parallel_for_ranges(n, [&](std::size_t begin, std::size_t end) { hs->add_body_hessians(s, begin, end, diagonal_); });
   }
   pairs_.resize(pair_count);
   inverse_.resize(n);

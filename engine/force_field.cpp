@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
-#include "bonds/bdem_provider.hpp"
 #include "bonds/bond_provider.hpp"
 #include "contact/wall_provider.hpp"
 #include "core/format.hpp"
@@ -109,6 +109,7 @@ void ForceField::add(std::unique_ptr<ForceProvider> provider) {
   if (!provider) throw std::invalid_argument("ForceField::add: no provider");
   if (find(provider->name()) != nullptr)
     throw std::invalid_argument("ForceField::add: a provider named '" + provider->name() + "' is already there");
+  caps_.push_back(provider->capabilities());
   providers_.push_back(std::move(provider));
   due_.push_back(0);
 }
@@ -132,8 +133,9 @@ void ForceField::sync_exclusions() {
   const std::span<const std::uint64_t>* only = nullptr;
   std::span<const std::uint64_t> first;
   std::size_t with_pairs = 0;
-  for (const auto& p : providers_) {
-    const std::span<const std::uint64_t> k = p->bonded_pairs();
+  for (const ProviderCapabilities& c : caps_) {
+    if (c.fracturing == nullptr) continue;
+    const std::span<const std::uint64_t> k = c.fracturing->bonded_pairs();
     if (k.empty()) continue;
     if (with_pairs++ == 0) first = k;
     merged.insert(merged.end(), k.begin(), k.end());
@@ -144,7 +146,8 @@ void ForceField::sync_exclusions() {
     merged.erase(std::unique(merged.begin(), merged.end()), merged.end());
   }
   const std::span<const std::uint64_t> keys = only ? *only : std::span<const std::uint64_t>(merged);
-  for (const auto& p : providers_) p->set_excluded_pairs(keys);
+  for (const ProviderCapabilities& c : caps_)
+    if (c.excluded_pairs != nullptr) c.excluded_pairs->set_excluded_pairs(keys);
   exclusions_synced_ = true;
 }
 
@@ -259,40 +262,45 @@ bool ForceField::gives_moments() const {
 }
 
 bool ForceField::dissipative() const {
-  for (const auto& p : providers_)
-    if (p->dissipative()) return true;
+  for (const ProviderCapabilities& c : caps_)
+    if (c.ledger != nullptr && c.ledger->dissipative()) return true;
   return false;
 }
 
 bool ForceField::applies_filter() const {
-  for (const auto& p : providers_)
-    if (p->applies_filter()) return true;
+  for (const ProviderCapabilities& c : caps_)
+    if (c.filter != nullptr && c.filter->applies_filter()) return true;
   return false;
 }
 
 ExactSum ForceField::nonconservative_power(const ParticleStore& s, std::span<const Vec3> u,
                                            std::span<const Vec3> w) const {
   ExactSum sum;
-  for (const auto& p : providers_) sum.merge(p->nonconservative_power(s, u, w));
+  for (const ProviderCapabilities& c : caps_)
+    if (c.ledger != nullptr) sum.merge(c.ledger->nonconservative_power(s, u, w));
   return sum;
 }
 
 void ForceField::add_filter_changes(const ParticleStore& s, double h, std::span<Vec3> dv,
                                     std::span<Vec3> dw) const {
-  for (const auto& p : providers_) p->add_filter_changes(s, h, dv, dw);
+  for (const ProviderCapabilities& c : caps_)
+    if (c.filter != nullptr) c.filter->add_filter_changes(s, h, dv, dw);
 }
 
 ExactSum ForceField::fracture(ParticleStore& s) {
   batch_.clear();
   std::size_t failed = 0;
-  for (const auto& p : providers_) failed += p->fracture(s, batch_);
+  for (const ProviderCapabilities& c : caps_)
+    if (c.fracturing != nullptr) failed += c.fracturing->fracture(s, batch_);
   if (failed == 0) return ExactSum();
   if (!std::is_sorted(batch_.keys.begin(), batch_.keys.end()))
     throw std::logic_error("ForceField::fracture: the failed pairs of several providers overlap in key order");
   batch_.contact_energy.assign(batch_.keys.size(), 0.0);
-  for (const auto& p : providers_) p->release_pairs(s, batch_);
+  for (const ProviderCapabilities& c : caps_)
+    if (c.excluded_pairs != nullptr) c.excluded_pairs->release_pairs(s, batch_);
   ExactSum work;
-  for (const auto& p : providers_) work.merge(p->book_fracture(batch_));
+  for (const ProviderCapabilities& c : caps_)
+    if (c.fracturing != nullptr) work.merge(c.fracturing->book_fracture(batch_));
   // Only the ends of the failed pairs have new sums (when every provider
   // named them); the rest of the particles keep theirs.
   std::vector<std::uint32_t>& slots = batch_.slots;
@@ -307,96 +315,103 @@ ExactSum ForceField::fracture(ParticleStore& s) {
 }
 
 void ForceField::take_failures(std::vector<BondFailure>& out) {
-  for (const auto& p : providers_) p->take_failures(out);
+  for (const ProviderCapabilities& c : caps_)
+    if (c.fracturing != nullptr) c.fracturing->take_failures(out);
 }
 
 void ForceField::add_bond_counts(const ParticleStore& s, EnergyReport& r) const {
   r.fragments = 0;
   r.broken_bonds = 0;
-  for (const auto& p : providers_) p->add_bond_counts(s, r);
+  for (const ProviderCapabilities& c : caps_)
+    if (c.fracturing != nullptr) c.fracturing->add_bond_counts(s, r);
   if (r.fragments == 0) r.fragments = s.size();
+}
+
+const BondGraph* ForceField::bond_graph() const {
+  for (const ProviderCapabilities& c : caps_)
+    if (c.bond_graph != nullptr) return c.bond_graph;
+  return nullptr;
+}
+
+const BondGraph* ForceField::failing_bonds() const {
+  for (const ProviderCapabilities& c : caps_)
+    if (c.bond_graph != nullptr && c.bond_graph->can_fail()) return c.bond_graph;
+  return nullptr;
 }
 
 const BondList& ForceField::bonds() const {
   static const BondList none;
-  for (const auto& p : providers_) {
-    if (const auto* b = dynamic_cast<const BondProvider*>(p.get())) return b->bonds();
-    if (const auto* b = dynamic_cast<const BdemBondProvider*>(p.get())) return b->bonds();
-  }
-  return none;
+  const BondGraph* g = bond_graph();
+  return g != nullptr ? g->bonds() : none;
 }
-
-namespace {
-const BdemBondProvider* find_bdem(const std::vector<std::unique_ptr<ForceProvider>>& providers) {
-  for (const auto& p : providers)
-    if (const auto* b = dynamic_cast<const BdemBondProvider*>(p.get())) return b;
-  return nullptr;
-}
-}  // namespace
 
 std::span<const std::uint8_t> ForceField::bond_live() const {
-  const BdemBondProvider* b = find_bdem(providers_);
-  return b ? std::span<const std::uint8_t>(b->live()) : std::span<const std::uint8_t>();
+  const BondGraph* g = failing_bonds();
+  return g != nullptr ? g->live_flags() : std::span<const std::uint8_t>();
 }
 
 std::vector<std::uint32_t> ForceField::broken_per_particle(const ParticleStore& s) const {
-  const BdemBondProvider* b = find_bdem(providers_);
-  return b ? b->broken_per_particle(s.size()) : std::vector<std::uint32_t>();
+  const BondGraph* g = failing_bonds();
+  return g != nullptr ? g->broken_per_particle(s.size()) : std::vector<std::uint32_t>();
 }
 
 std::vector<std::uint32_t> ForceField::fragment_labels(const ParticleStore& s) const {
-  const BdemBondProvider* b = find_bdem(providers_);
-  return b ? b->fragment_labels(s) : std::vector<std::uint32_t>();
+  const BondGraph* g = failing_bonds();
+  return g != nullptr ? g->fragment_labels(s) : std::vector<std::uint32_t>();
+}
+
+std::vector<std::uint32_t> ForceField::failed_bonds() const {
+  std::vector<std::uint32_t> failed;
+  for (const ProviderCapabilities& c : caps_) {
+    if (c.bond_graph == nullptr || !c.bond_graph->can_fail()) continue;
+    const std::span<const std::uint8_t> live = c.bond_graph->live_flags();
+    const std::span<const std::uint32_t> index = c.bond_graph->scene_indices();
+    for (std::size_t k = 0; k < live.size(); ++k)
+      if (!live[k]) failed.push_back(index[k]);
+  }
+  std::sort(failed.begin(), failed.end());
+  return failed;
 }
 
 std::uint64_t ForceField::overturned_bonds() const {
-  const BdemBondProvider* b = find_bdem(providers_);
-  return b ? b->overturned_count() : 0;
+  const BondGraph* g = failing_bonds();
+  return g != nullptr ? g->overturned_count() : 0;
 }
 
 ContactSettings ForceField::contact() const {
   ContactSettings c;
   c.reorder_on_rebuild = reorder_on_rebuild_;
-  for (const auto& p : providers_)
-    if (const auto* h = dynamic_cast<const HertzContactProvider*>(p.get())) {
-      c.stiffness = h->law().stiffness;
-      c.skin = h->skin();
+  for (const ProviderCapabilities& k : caps_) {
+    if (k.neighbour_list == nullptr) continue;
+    if (const std::optional<ContactSettings> law = k.neighbour_list->contact_settings()) {
+      c.stiffness = law->stiffness;
+      c.skin = law->skin;
       break;
     }
+  }
   return c;
 }
 
-ContactProviderBase* ForceField::first_contact() const {
-  for (const auto& p : providers_)
-    if (auto* c = dynamic_cast<ContactProviderBase*>(p.get())) return c;
+NeighbourListOwner* ForceField::first_list() const {
+  for (const ProviderCapabilities& c : caps_)
+    if (c.neighbour_list != nullptr) return c.neighbour_list;
   return nullptr;
 }
 
+const NeighbourListOwner* ForceField::neighbour_list() const { return first_list(); }
+
 const NeighbourSearch& ForceField::neighbours() const {
-  if (const ContactProviderBase* c = first_contact()) return c->neighbours();
+  if (const NeighbourListOwner* c = first_list()) return c->neighbours();
   throw std::logic_error("ForceField: no contact provider, so no neighbour list");
 }
 
 DriftSink ForceField::drift_sink(std::size_t count) {
-  ContactProviderBase* c = first_contact();
+  NeighbourListOwner* c = first_list();
   return c != nullptr ? c->neighbours().drift_sink(count) : DriftSink{};
 }
 
 void ForceField::drift_sink_filled(const Vec3* positions) {
-  if (ContactProviderBase* c = first_contact()) c->neighbours().drift_sink_filled(positions);
-}
-
-const std::vector<Wall>& ForceField::walls() const {
-  static const std::vector<Wall> none;
-  for (const auto& p : providers_)
-    if (const auto* w = dynamic_cast<const WallProvider*>(p.get())) return w->walls();
-  return none;
-}
-
-Vec3 ForceField::gravity() const {
-  for (const auto& p : providers_)
-    if (const auto* g = dynamic_cast<const GravityProvider*>(p.get())) return g->gravity();
-  return Vec3::Zero();
+  if (NeighbourListOwner* c = first_list()) c->neighbours().drift_sink_filled(positions);
 }
 
 ForceField ForceField::make_part(const ParticleStore& part, const PartMap& map,
@@ -418,7 +433,7 @@ ForceField ForceField::make_part(const ParticleStore& part, const PartMap& map,
 
 void ForceField::restore_neighbour_list(const ParticleStore& s, std::span<const Vec3> build_positions,
                                         std::size_t rebuild_count) {
-  ContactProviderBase* c = first_contact();
+  NeighbourListOwner* c = first_list();
   if (c == nullptr) throw std::logic_error("restore_neighbour_list: no contact provider");
   // The bonded pairs are left out of the restored list as of a rebuild.
   if (!exclusions_synced_) sync_exclusions();

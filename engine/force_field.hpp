@@ -21,6 +21,10 @@
 /// step once the lists have reached their size. evaluate() has no side
 /// effect on the particles' order or the records (an implicit solver may
 /// call it at trial configurations).
+///
+/// Each provider's capabilities (core/force_provider.hpp) are asked once,
+/// when it is added; each phase visits the providers that have the
+/// capability it needs, in provider order.
 
 #include <algorithm>
 #include <cstddef>
@@ -30,6 +34,7 @@
 #include <span>
 #include <vector>
 
+#include "bonds/bond_graph.hpp"
 #include "bonds/bond_list.hpp"
 #include "contact/contact_provider.hpp"
 #include "contact/neighbour_search.hpp"
@@ -61,6 +66,8 @@ class ForceField {
   /// providers before it. Throws std::invalid_argument for a null provider
   /// or a name already used.
   void add(std::unique_ptr<ForceProvider> provider);
+  /// The capabilities of providers()[k] (ForceProvider::capabilities).
+  const ProviderCapabilities& capabilities(std::size_t k) const { return caps_.at(k); }
 
   // --- rebuild phase --------------------------------------------------------
 
@@ -97,10 +104,11 @@ class ForceField {
   /// With `only` (ascending slots, no repeats), just those particles.
   void gather(ParticleStore& particles, const RangeHook* after_gather = nullptr,
               std::span<const std::uint32_t> only = {}) const;
-  /// Every provider's ForceProvider::release_work(): for the whole system
+  /// Every provider's Decomposable::release_work(): for the whole system
   /// kept as the template of a decomposed run's parts (engine/partition.hpp).
   void release_work() {
-    for (const auto& p : providers_) p->release_work();
+    for (const ProviderCapabilities& c : caps_)
+      if (c.decomposable != nullptr) c.decomposable->release_work();
   }
   /// Every provider's ForceProvider::set_time_step(h).
   void set_time_step(double h) {
@@ -126,13 +134,13 @@ class ForceField {
   /// True if some provider has non-conservative forces (the stepper then
   /// keeps the W_contact ledger).
   bool dissipative() const;
-  /// Sum over providers of ForceProvider::nonconservative_power, in provider
+  /// Sum over providers of DissipationLedger::nonconservative_power, in provider
   /// order.
   ExactSum nonconservative_power(const ParticleStore& particles, std::span<const Vec3> u,
                                std::span<const Vec3> w) const;
   /// True if some provider applies iBDEM's friction filter.
   bool applies_filter() const;
-  /// Adds every provider's friction-filter changes (ForceProvider::add_filter_changes).
+  /// Adds every provider's friction-filter changes (FrictionFilter::add_filter_changes).
   void add_filter_changes(const ParticleStore& particles, double h, std::span<Vec3> dv,
                           std::span<Vec3> dw) const;
   /// The fracture phase of docs/model.md §10.2 at the configuration of the last
@@ -156,6 +164,12 @@ class ForceField {
 
   // --- the built-in providers (empty or default values when absent) ----------
 
+  /// The first provider's bond graph (ProviderCapabilities::bond_graph), or
+  /// nullptr.
+  const BondGraph* bond_graph() const;
+  /// The first bond graph whose bonds can fail (BondGraph::can_fail), or
+  /// nullptr.
+  const BondGraph* failing_bonds() const;
   /// The bonds of the bond provider (Baker-Gonzalez or BDEM).
   const BondList& bonds() const;
   /// Per bond of bonds(): 1 live, 0 failed; empty when no bond can fail.
@@ -166,18 +180,26 @@ class ForceField {
   /// Per particle slot: the smallest particle id of its live-bond fragment;
   /// empty when no bond can fail.
   std::vector<std::uint32_t> fragment_labels(const ParticleStore& particles) const;
+  /// Scene indices of the failed bonds of every bond graph that can fail,
+  /// ascending.
+  std::vector<std::uint32_t> failed_bonds() const;
   /// Live bonds turned past 2pi/3 at the last evaluation (docs/model.md §9.1).
   std::uint64_t overturned_bonds() const;
-  /// K^pp, skin and the re-ordering setting.
+  /// K^pp, skin and the re-ordering setting: the settings of the built-in
+  /// constructor that stand for the first contact whose law has them
+  /// (NeighbourListOwner::contact_settings: the Hertz law); stiffness and
+  /// skin 0 when none has.
   ContactSettings contact() const;
+  /// The first neighbour-list owner (ProviderCapabilities::neighbour_list),
+  /// or nullptr.
+  const NeighbourListOwner* neighbour_list() const;
+  /// Its neighbour search; throws std::logic_error without one.
   const NeighbourSearch& neighbours() const;
   /// The first contact provider's DriftSink (NeighbourSearch::drift_sink);
   /// an empty one without a contact provider.
   DriftSink drift_sink(std::size_t count);
   /// NeighbourSearch::drift_sink_filled of that provider.
   void drift_sink_filled(const Vec3* positions);
-  const std::vector<Wall>& walls() const;
-  Vec3 gravity() const;
   /// Whether the stepper re-orders the particles at rebuilds.
   bool reorder_on_rebuild() const { return reorder_on_rebuild_; }
   void set_reorder_on_rebuild(bool on) { reorder_on_rebuild_ = on; }
@@ -201,8 +223,9 @@ class ForceField {
 
  private:
   std::vector<std::unique_ptr<ForceProvider>> providers_;
-  /// The first contact provider (its neighbour list is the field's), or nullptr.
-  ContactProviderBase* first_contact() const;
+  std::vector<ProviderCapabilities> caps_;  ///< per provider
+  /// The first neighbour-list owner (its list is the field's), or nullptr.
+  NeighbourListOwner* first_list() const;
   void sync_exclusions();
 
   std::vector<char> due_;  ///< per provider: found due by rebuild_due()

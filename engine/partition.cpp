@@ -9,7 +9,6 @@
 #include <type_traits>
 #include <utility>
 
-#include "bonds/bdem_provider.hpp"
 #include "contact/contact_provider.hpp"
 
 namespace dem {
@@ -18,9 +17,14 @@ namespace {
 
 /// The first contact provider's neighbour search, or nullptr.
 const NeighbourSearch* search_of(const ForceField& f) {
-  for (const auto& p : f.providers())
-    if (const auto* c = dynamic_cast<const ContactProviderBase*>(p.get())) return &c->neighbours();
-  return nullptr;
+  const NeighbourListOwner* c = f.neighbour_list();
+  return c != nullptr ? &c->neighbours() : nullptr;
+}
+
+/// Each provider's Decomposable::pack_history of what `particles` books
+/// (nothing for a provider without the capability).
+void pack_history(const ForceField& f, std::size_t k, const ParticleStore& particles, ByteWriter& w) {
+  if (const Decomposable* d = f.capabilities(k).decomposable) d->pack_history(particles, w);
 }
 
 /// Copies particles `members` of `from` (every field of its list) into a new store.
@@ -102,15 +106,11 @@ GlobalState capture_global_state(const Simulation& whole) {
     g.build_positions = s->build_positions();
     g.rebuild_count = s->rebuild_count();
   }
-  for (const auto& p : whole.forces().providers())
-    if (const auto* b = dynamic_cast<const BdemBondProvider*>(p.get()))
-      for (std::size_t k = 0; k < b->live().size(); ++k)
-        if (!b->live()[k]) g.failed_bonds.push_back(b->scene_index()[k]);
-  std::sort(g.failed_bonds.begin(), g.failed_bonds.end());
-  for (const auto& p : whole.forces().providers()) {
+  g.failed_bonds = whole.forces().failed_bonds();
+  for (std::size_t k = 0; k < whole.forces().providers().size(); ++k) {
     g.histories.emplace_back();
     ByteWriter w(g.histories.back());
-    p->pack_history(whole.particles(), w);
+    pack_history(whole.forces(), k, whole.particles(), w);
   }
   g.clumps = sorted_clumps(whole.clumps());
   g.steps = whole.step_count();
@@ -296,10 +296,10 @@ std::vector<std::byte> pack_owned(const Simulation& part) {
     for (const std::uint32_t i : owned) put(out, search->build_positions()[i]);
   // Each provider's history of what this rank books.
   put(out, static_cast<std::uint64_t>(part.forces().providers().size()));
-  for (const auto& p : part.forces().providers()) {
+  for (std::size_t k = 0; k < part.forces().providers().size(); ++k) {
     std::vector<std::byte> h;
     ByteWriter w(h);
-    p->pack_history(s, w);
+    pack_history(part.forces(), k, s, w);
     put(out, static_cast<std::uint64_t>(h.size()));
     out.insert(out.end(), h.begin(), h.end());
   }

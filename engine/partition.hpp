@@ -54,7 +54,7 @@ struct GlobalState {
   std::uint64_t rebuild_count = 0;
   /// Scene indices of the failed bonds, ascending.
   std::vector<std::uint32_t> failed_bonds;
-  /// Per force provider: ForceProvider::pack_history() of every rank, one
+  /// Per force provider: Decomposable::pack_history() of every rank, one
   /// after another (contact and wall friction histories).
   std::vector<std::vector<std::byte>> histories;
   /// Every clump (body state and members), by its first member's id.

@@ -10,20 +10,20 @@
 
 namespace dem {
 
-class GravityProvider final : public ForceProvider {
+class GravityProvider final : public ForceProvider, public HessianSource {
  public:
   /// g: acceleration (length/time^2); throws std::invalid_argument if not finite.
   explicit GravityProvider(const Vec3& g);
 
   std::string name() const override { return "gravity"; }
+  /// Linear in the positions: a Hessian source that adds nothing.
+  ProviderCapabilities capabilities() override { return {.hessian = this}; }
   bool gives_moments() const override { return false; }
   void renumber(std::span<const std::uint32_t>) override {}
   void evaluate(const ParticleStore&) override {}
   void add_body_forces(const ParticleStore& s, std::size_t begin, std::size_t end, std::span<Vec3> force,
                        std::span<Vec3> moment) const override;
   void add_potential_energies(const ParticleStore& s, EnergyReport& r) const override;
-  /// Linear in the positions: no second derivatives.
-  bool provides_hessian() const override { return true; }
   /// Section: vec3 g.
   void save(ByteWriter& w) const override { w.vec3(g_); }
   std::unique_ptr<ForceProvider> make_part(const ParticleStore&, const PartMap&) const override {

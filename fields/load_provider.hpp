@@ -13,7 +13,7 @@
 
 namespace dem {
 
-class LoadProvider final : public ForceProvider {
+class LoadProvider final : public ForceProvider, public HessianSource {
  public:
   /// ids[k] feels force[k] (force units). Throws std::invalid_argument if
   /// the sizes differ, an id is not a particle of `particles`, an id is
@@ -21,6 +21,8 @@ class LoadProvider final : public ForceProvider {
   LoadProvider(const ParticleStore& particles, std::vector<std::uint32_t> ids, std::vector<Vec3> force);
 
   std::string name() const override { return "loads"; }
+  /// Linear in the positions: a Hessian source that adds nothing.
+  ProviderCapabilities capabilities() override { return {.hessian = this}; }
   bool gives_moments() const override { return false; }
   void renumber(std::span<const std::uint32_t> new_slot) override;
   void evaluate(const ParticleStore&) override {}
@@ -28,8 +30,6 @@ class LoadProvider final : public ForceProvider {
                        std::span<Vec3> moment) const override;
   /// U_load.
   void add_potential_energies(const ParticleStore& s, EnergyReport& r) const override;
-  /// Linear in the positions: no second derivatives.
-  bool provides_hessian() const override { return true; }
   /// Section: u64 count, then per load u32 id, vec3 force.
   void save(ByteWriter& w) const override;
   /// Throws StateError for what the constructor refuses.

@@ -100,12 +100,6 @@ BondFailure take_failure(const std::vector<std::byte>& in, std::size_t& at) {
   return f;
 }
 
-const ContactProviderBase* first_contact(const ForceField& f) {
-  for (const auto& p : f.providers())
-    if (const auto* c = dynamic_cast<const ContactProviderBase*>(p.get())) return c;
-  return nullptr;
-}
-
 }  // namespace
 
 MpiSession::MpiSession(int& argc, char**& argv) {
@@ -332,7 +326,7 @@ void Domain::install_hooks() {
     // The undivided run's test (contact/neighbour_search.cpp) on the whole
     // system's displacements: min, max and the exact spread are the same
     // bits whatever the split.
-    const ContactProviderBase* c = first_contact(part_->forces());
+    const NeighbourListOwner* c = part_->forces().neighbour_list();
     if (c == nullptr) return false;
     const NeighbourSearch& search = c->neighbours();
     const ParticleStore& s = part_->particles();

@@ -134,11 +134,12 @@ TEST_P(BondConformance, HessianBlocksAreTheForceDerivative) {
   const Cluster c = cluster(false);
   const Simulation sim = simulation_of(law, c);
   const ForceProvider& p = *sim.forces().providers()[0];
-  ASSERT_TRUE(p.provides_hessian());
-  std::vector<Mat12> blocks(p.record_second_ends().size());
-  p.element_hessians(sim.particles(), blocks, false);
+  const HessianSource* hs = sim.forces().capabilities(0).hessian;
+  ASSERT_TRUE(hs != nullptr);
+  std::vector<Mat12> blocks(hs->record_second_ends().size());
+  hs->element_hessians(sim.particles(), blocks, false);
   // Bond 0's translation blocks of its first end: d2U/dx_i dx_i and d2U/dx_i dx_j.
-  const std::uint32_t i = p.pair_results().first[0], j = p.record_second_ends()[0];
+  const std::uint32_t i = p.pair_results().first[0], j = hs->record_second_ends()[0];
   const double eps = 1e-8 * kR;
   // The force on i from bond 0 alone: the cluster with only that bond.
   Cluster one = c;

@@ -585,7 +585,7 @@ TEST_F(Checkpoint, ProviderSectionsRoundTripThroughTheirProviders) {
   EXPECT_TRUE(walls_section(walls_of(state())) == section_of(state(), "walls").bytes);
   expect_same_array(field.neighbours().build_positions(), contact_of(state()).built, "build positions");
   EXPECT_EQ(field.neighbours().rebuild_count(), contact_of(state()).rebuilds);
-  EXPECT_TRUE(same_bits_vec(field.gravity(), gravity_of(state())));
+  EXPECT_TRUE(same_bits_vec(dynamic_cast<const GravityProvider&>(*field.find("gravity")).gravity(), gravity_of(state())));
   EXPECT_EQ(field.reorder_on_rebuild(), state().reorder_on_rebuild);
 }
 

@@ -156,7 +156,7 @@ namespace {
 
 /// The pendulum of docs/model.md §6 as a one-body provider on particle 0:
 /// U = -m g e3.(R rho0), tau = m g (R rho0) x e3, and its rotation Hessian.
-class PendulumField final : public ForceProvider {
+class PendulumField final : public ForceProvider, public HessianSource {
  public:
   explicit PendulumField(PendulumParameters p) : p_(p) {}
   std::string name() const override { return "pendulum"; }
@@ -169,7 +169,7 @@ class PendulumField final : public ForceProvider {
   void add_potential_energies(const ParticleStore& s, EnergyReport& r) const override {
     r.add("U_pendulum", pendulum_potential(p_, s.attitude[0]));
   }
-  bool provides_hessian() const override { return true; }
+  ProviderCapabilities capabilities() override { return {.hessian = this}; }
   void add_body_hessians(const ParticleStore& s, std::size_t begin, std::size_t end,
                          std::span<Mat6> diag) const override {
     // U(exp(S(phi)) R) to second order: -m g e3.(a + phi x a + ½ phi x (phi x a)), a = R rho0.

@@ -200,14 +200,15 @@ TEST_P(LawConformance, HessianBlocksAreTheForceDerivative) {
   s.reorder = false;
   const Simulation sim = simulation_of(row, s);
   const ForceProvider& pairs = *sim.forces().providers()[0];
-  const ForceProvider& walls = *sim.forces().providers()[1];
-  ASSERT_TRUE(pairs.provides_hessian());
-  ASSERT_TRUE(walls.provides_hessian());
-  std::vector<Mat12> blocks(pairs.record_second_ends().size());
+  const HessianSource* pair_blocks = sim.forces().capabilities(0).hessian;
+  const HessianSource* wall_blocks = sim.forces().capabilities(1).hessian;
+  ASSERT_TRUE(pair_blocks != nullptr);
+  ASSERT_TRUE(wall_blocks != nullptr);
+  std::vector<Mat12> blocks(pair_blocks->record_second_ends().size());
   ASSERT_EQ(blocks.size(), 1u) << "one pair in the list";
-  pairs.element_hessians(sim.particles(), blocks, false);
+  pair_blocks->element_hessians(sim.particles(), blocks, false);
   std::vector<Mat6> diag(3, Mat6::Zero());
-  walls.add_body_hessians(sim.particles(), 0, 3, diag);
+  wall_blocks->add_body_hessians(sim.particles(), 0, 3, diag);
   const std::uint32_t i = pairs.pair_results().first[0];
   const double eps = 1e-9 * kR;
   for (int c = 0; c < 3; ++c) {
