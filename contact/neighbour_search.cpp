@@ -278,6 +278,49 @@ bool NeighbourSearch::update(std::span<const Vec3> positions, std::span<const do
   return true;
 }
 
+DriftSummary NeighbourSearch::drift_summary(std::span<const Vec3> positions) const {
+  DriftSummary d;
+  if (rebuilds_ == 0 || positions.size() != build_positions_.size()) {
+    d.values[0] = 1.0;
+    return d;
+  }
+  std::array<double, 8>& v = d.values;
+  for (std::size_t i = 0; i < positions.size(); ++i) {
+    const Vec3 dx = positions[i] - build_positions_[i];
+    for (int a = 0; a < 3; ++a) {
+      v[1 + a] = std::max(v[1 + a], -dx[a]);
+      v[4 + a] = std::max(v[4 + a], dx[a]);
+    }
+    v[7] = std::max(v[7], dx.squaredNorm());
+  }
+  return d;
+}
+
+// The expressions, and roundings, of scan_positions() and rebuild_due():
+// the bound min(worst, half diagonal^2), then the spread about the centre.
+std::optional<bool> NeighbourSearch::rebuild_decision(const DriftSummary& d) const {
+  if (d.stale()) return true;
+  const double half_skin = 0.5 * skin_;
+  const double half_skin2 = 0.25 * skin_ * skin_;
+  const double bound = std::min(d.worst(), (0.5 * (d.high() - d.low())).squaredNorm());
+  if (bound <= half_skin2) return bound > half_skin * half_skin;
+  return std::nullopt;
+}
+
+double NeighbourSearch::drift_spread(std::span<const Vec3> positions, const DriftSummary& d) const {
+  const Vec3 centre = d.centre();
+  double spread = 0.0;
+  for (std::size_t i = 0; i < positions.size(); ++i)
+    spread = std::max(spread, (positions[i] - build_positions_[i] - centre).squaredNorm());
+  return spread;
+}
+
+bool NeighbourSearch::rebuild_decision(const DriftSummary& d, double spread) const {
+  const double half_skin = 0.5 * skin_;
+  const double bound = std::min(d.worst(), (0.5 * (d.high() - d.low())).squaredNorm());
+  return std::min(bound, spread) > half_skin * half_skin;
+}
+
 DriftSink NeighbourSearch::drift_sink(std::size_t count) {
   prescanned_ = nullptr;
   DriftSink sink;

@@ -18,9 +18,12 @@
 /// (a body in free flight or free fall) does not count. Each pair appears
 /// once.
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <memory>
+#include <optional>
 #include <span>
 #include <utility>
 #include <vector>
@@ -62,6 +65,26 @@ struct DriftSink {
   std::size_t* bad = nullptr;       ///< per block
 };
 
+/// The displacements d_i = x_i - x_i(build) of some particles since the
+/// last build, as the rebuild test (see the file comment) needs them, in a
+/// form that merges by an elementwise maximum: the summaries of the MPI
+/// ranks' parts of one system (engine/collective.hpp) merge into the whole
+/// system's, bit for bit, since max is exact and order-free.
+struct DriftSummary {
+  static constexpr double kNone = -std::numeric_limits<double>::infinity();
+  /// 1 if a list is stale (never built, or built for another particle
+  /// count), else 0; -low_x, -low_y, -low_z and high_x, high_y, high_z of
+  /// the box of the d_i; the largest |d_i|^2 (length^2).
+  std::array<double, 8> values{0.0, kNone, kNone, kNone, kNone, kNone, kNone, 0.0};
+
+  bool stale() const { return values[0] > 0.0; }
+  Vec3 low() const { return Vec3(-values[1], -values[2], -values[3]); }
+  Vec3 high() const { return Vec3(values[4], values[5], values[6]); }
+  double worst() const { return values[7]; }
+  /// The centre of the box of the d_i (the common motion the test allows).
+  Vec3 centre() const { return 0.5 * (low() + high()); }
+};
+
 class NeighbourSearch {
  public:
   /// skin: Verlet skin (length), finite and >= 0; throws std::invalid_argument.
@@ -93,6 +116,20 @@ class NeighbourSearch {
   /// at the same steps as the run it continues. Throws as rebuild() does.
   void restore(std::span<const Vec3> build_positions, std::span<const double> radii,
                std::size_t rebuild_count);
+
+  /// The summary of the displacements of `positions` (one per particle of
+  /// the last build) since that build; stale without a build or for another
+  /// count. Serial; does not check finiteness (rebuild_due() does).
+  DriftSummary drift_summary(std::span<const Vec3> positions) const;
+  /// The rebuild test on a merged summary: true or false, or nullopt when
+  /// it needs the largest |d_i - c|^2 about the box centre c
+  /// (drift_spread(), merged by a maximum as well).
+  std::optional<bool> rebuild_decision(const DriftSummary& merged) const;
+  /// max_i |d_i - merged.centre()|^2 over `positions` (length^2).
+  double drift_spread(std::span<const Vec3> positions, const DriftSummary& merged) const;
+  /// The rebuild test with the merged spread (after rebuild_decision()
+  /// gave nullopt).
+  bool rebuild_decision(const DriftSummary& merged, double merged_spread) const;
 
   /// The arrays a fused drift pass over `count` particles fills (see
   /// DriftSink); then drift_sink_filled(positions) tells the next

@@ -158,6 +158,44 @@ void ImplicitStepper::compute(ParticleStore& s, ForceField& forces) const {
   forces.evaluate(s);
 }
 
+double ImplicitStepper::largest_residual(const ParticleStore& s, double dt, std::size_t& worst_slot) const {
+  // Residual (12.5 a): the residual force's displacement over one step in
+  // radii, and its rotation in radians; the largest and where.
+  const std::size_t n = s.size();
+  worst_slot = 0;
+  double residual = 0.0;
+  for (std::size_t i = 0; i < n; ++i) {  // max is exact and order-free; serial keeps the slot
+    if (!s.owns(i)) continue;
+    const double e = std::max(g_[i].head<3>().norm() * dt * dt / (s.mass[i] * s.radius[i]),
+                              g_[i].tail<3>().norm() * dt * dt / s.inertia[i]);
+    if (e > residual || !(e == e)) {
+      residual = e;
+      worst_slot = i;
+      if (!(e == e)) break;
+    }
+  }
+  if (domain_.max) {  // every rank's largest (not a number counts as infinite)
+    const double mine = residual == residual ? residual : std::numeric_limits<double>::infinity();
+    residual = domain_.max(mine);
+    if (mine != residual) worst_slot = n;  // largest on another rank
+  }
+  return residual;
+}
+
+void ImplicitStepper::inertia_blocks(const ParticleStore& s, double inv_dt2) {
+  // Hessian (12.4) with the inertia blocks, and the CG weights M^-1.
+  parallel_for_ranges(s.size(), [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      const double a = dot4(s.attitude[i], q_hat_[i]);
+      const double mt = s.mass[i] * inv_dt2, mr = s.inertia[i] * a * inv_dt2;
+      inertia_[i].setZero();
+      inertia_[i].diagonal() << mt, mt, mt, mr, mr, mr;
+      weight_[i] << 1.0 / mt, 1.0 / mt, 1.0 / mt, 1.0 / mr, 1.0 / mr, 1.0 / mr;
+      rhs_[i] = -g_[i];
+    }
+  });
+}
+
 ImplicitStepStats ImplicitStepper::step(ParticleStore& s, ForceField& forces, double dt, std::span<const char> fixed) {
   const std::size_t n = s.size();
   const double inv_dt2 = 1.0 / (dt * dt);
@@ -185,42 +223,15 @@ ImplicitStepStats ImplicitStepper::step(ParticleStore& s, ForceField& forces, do
   double phi = incremental_potential(s, forces, dt, magnitude);
   for (;;) {
     gradient(s, dt, fixed);
-    // Residual (12.5 a): the residual force's displacement over one step in
-    // radii, and its rotation in radians; the largest and where.
     std::size_t worst_slot = 0;
-    double residual = 0.0;
-    for (std::size_t i = 0; i < n; ++i) {  // max is exact and order-free; serial keeps the slot
-      if (!s.owns(i)) continue;
-      const double e = std::max(g_[i].head<3>().norm() * dt * dt / (s.mass[i] * s.radius[i]),
-                                g_[i].tail<3>().norm() * dt * dt / s.inertia[i]);
-      if (e > residual || !(e == e)) {
-        residual = e;
-        worst_slot = i;
-        if (!(e == e)) break;
-      }
-    }
-    if (domain_.max) {  // every rank's largest (not a number counts as infinite)
-      const double mine = residual == residual ? residual : std::numeric_limits<double>::infinity();
-      residual = domain_.max(mine);
-      if (mine != residual) worst_slot = n;  // largest on another rank
-    }
+    const double residual = largest_residual(s, dt, worst_slot);
     stats.residual = residual;
     stats.residuals.push_back(residual);
     if (residual < settings_.newton_tolerance) break;
     if (!std::isfinite(residual) || stats.newton_iterations == settings_.max_newton_iterations)
       throw ImplicitSolveError(not_converged(stats, residual, where(worst_slot)));
     ++stats.newton_iterations;
-    // Hessian (12.4) with the inertia blocks, and the CG weights M^-1.
-    parallel_for_ranges(n, [&](std::size_t begin, std::size_t end) {
-      for (std::size_t i = begin; i < end; ++i) {
-        const double a = dot4(s.attitude[i], q_hat_[i]);
-        const double mt = s.mass[i] * inv_dt2, mr = s.inertia[i] * a * inv_dt2;
-        inertia_[i].setZero();
-        inertia_[i].diagonal() << mt, mt, mt, mr, mr, mr;
-        weight_[i] << 1.0 / mt, 1.0 / mt, 1.0 / mt, 1.0 / mr, 1.0 / mr, 1.0 / mr;
-        rhs_[i] = -g_[i];
-      }
-    });
+    inertia_blocks(s, inv_dt2);
     std::size_t turned = n;  // a_i = q_i.q̂_i > 0, as the rotation inertia shows
     for (std::size_t i = 0; i < n && turned == n; ++i)
       if (s.owns(i) && !(inertia_[i](3, 3) > 0.0)) turned = i;

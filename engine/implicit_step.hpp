@@ -111,6 +111,12 @@ class ImplicitStepper {
   double incremental_potential(const ParticleStore& particles, const ForceField& forces, double dt,
                                double& magnitude) const;
 
+  /// The residual of the gradient() just taken (docs/model.md §12.5 a): the
+  /// largest over every rank, and in `worst_slot` where (n: on another rank).
+  double largest_residual(const ParticleStore& particles, double dt, std::size_t& worst_slot) const;
+  /// The inertia blocks of the Hessian (§12.4), the CG weights M^-1 and the
+  /// right-hand side -g at the current iterate.
+  void inertia_blocks(const ParticleStore& particles, double inv_dt2);
   /// update_records() with the rebuild test over all ranks, then evaluate().
   void compute(ParticleStore& particles, ForceField& forces) const;
   /// The message of a step that did not converge: what stopped it (the

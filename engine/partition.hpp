@@ -151,7 +151,8 @@ class PartFactory {
   /// without ForceProvider::make_part.
   explicit PartFactory(Simulation whole);
 
-  /// The part of `layout` at `state`, with its first forces (and no hooks)
+  /// The part of `layout` at `state`, with its first forces (on one rank's
+  /// terms: the serial collective until its Domain joins it)
   /// and the clumps whose first member it owns (keep_clumps_whole: then
   /// all their members).
   Simulation make(const GlobalState& state, const PartLayout& layout) const;

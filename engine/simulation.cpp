@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -129,11 +130,6 @@ void Simulation::hold_kinematic(bool clear_forces) {
   }
 }
 
-double Simulation::global_value(ExactSum s) const {
-  if (hooks_.reduce) hooks_.reduce(std::span<ExactSum>(&s, 1));
-  return s.value();
-}
-
 ExactSum Simulation::kinematic_power() const {
   ExactSum p;  // few particles, serial
   for (std::size_t k = 0; k < kinematic_slot_.size(); ++k)
@@ -213,7 +209,7 @@ std::vector<GroupReport> Simulation::group_reports() const {
         place[4 + a].add(particles_.reference_position[q][a]);
       }
     }
-    if (hooks_.reduce) hooks_.reduce(place);
+    collective_->reduce(place);
     const double count = std::max(place[0].value(), 1.0);
     const Vec3 c = Vec3(place[1].value(), place[2].value(), place[3].value()) / count;
     const Vec3 c0 = Vec3(place[4].value(), place[5].value(), place[6].value()) / count;
@@ -226,7 +222,7 @@ std::vector<GroupReport> Simulation::group_reports() const {
         load[3 + a].add(m[a]);
       }
     }
-    if (hooks_.reduce) hooks_.reduce(load);
+    collective_->reduce(load);
     r.force = Vec3(load[0].value(), load[1].value(), load[2].value());
     r.moment = Vec3(load[3].value(), load[4].value(), load[5].value());
     r.centroid = c;
@@ -263,12 +259,8 @@ void Simulation::reorder() {
   std::vector<std::uint32_t> order;
   std::vector<std::uint64_t> codes;
   std::vector<std::uint64_t>* keep = particles_.order_key.empty() ? nullptr : &codes;
-  if (hooks_.morton_frame) {
-    const MortonFrame frame = hooks_.morton_frame(particles_);
-    order = morton_order(particles_.position, particles_.id, &frame, keep);
-  } else {
-    order = morton_order(particles_.position, particles_.id, nullptr, keep);
-  }
+  const std::optional<MortonFrame> frame = collective_->morton_frame(particles_);
+  order = morton_order(particles_.position, particles_.id, frame ? &*frame : nullptr, keep);
   // The new place of each particle in the whole system's order.
   if (keep != nullptr) particles_.order_key.swap(codes);
   bool sorted = true;
@@ -284,13 +276,10 @@ void Simulation::reorder() {
 void Simulation::rebuild_phase() {
   {
     StageClock clock(stage_times_, "rebuild test (drift scan)");
-    bool due = forces_.rebuild_due(particles_);
-    if (hooks_.rebuild_due) {
-      const bool any = hooks_.rebuild_due(due);
-      if (any && !due) forces_.mark_due();
-      due = any;
-    }
-    if (!due) return;
+    const bool due = forces_.rebuild_due(particles_);
+    const bool any = collective_->rebuild_due(due, particles_, forces_);
+    if (any && !due) forces_.mark_due();
+    if (!any) return;
   }
   if (forces_.reorder_on_rebuild()) {
     StageClock clock(stage_times_, "re-ordering (Morton sort, permutation)");
@@ -342,15 +331,12 @@ void Simulation::step_implicit() {
     hold_kinematic(false);
     ledger_.boundary += h_ * global_value(kinematic_power());
   }
-  ++steps_;
-  time_ = time_origin_ + static_cast<double>(steps_ - step_origin_) * h_;
-  if (filter_on_) {
-    apply_friction_filter();
-    // Ghosts' velocities as their owners left them: the next prediction
-    // x + Dt u places ghosts as their owners.
-    if (hooks_.after_kick) hooks_.after_kick(particles_);
-  }
-  ledger_.fracture += global_value(forces_.fracture(particles_));
+  advance_clock();
+  friction_filter();
+  // Ghosts' velocities as their owners left them: the next prediction
+  // x + Dt u places ghosts as their owners.
+  if (filter_on_) collective_->exchange_velocities(particles_);
+  fracture();
   collect_events();
 }
 
@@ -359,75 +345,119 @@ void Simulation::step() {
     step_implicit();
     return;
   }
-  // Kick factor of the ledger: a half kick h/2 (maps 23, 25) or a whole one
-  // (map 27) changes the kinetic energy by (kick/2) F.(v^- + v^+).
-  const bool whole_kick = map_ == IntegratorMap::rrp27;
-  const double kick = whole_kick ? h_ : 0.5 * h_;
-  const bool kinematic = has_kinematic_;
-  if (kinematic) {
-    ledger_.boundary += kick * global_value(kinematic_power());
-    hold_kinematic(true);
-  }
-  // Ghosts' velocities as their owners left them (friction filter included).
-  if (hooks_.after_kick && ledger_on_) hooks_.after_kick(particles_);
-  if (ledger_on_) save_velocities();
-  for (std::size_t i = 0; i < clumps_.size(); ++i) half_[i] = lgvi_advance(clumps_[i].body, h_);
+  const KickPlan plan = kick_plan();
+  hold_groups_before_kick(plan);
+  drift(plan);
+  place_clump_members();
+  rebuild_phase();
+  force(plan);
+  kick(plan);
+  hold_groups_after_kick(plan);
+  advance_clumps();
+  advance_clock();
+  friction_filter();
+  fracture();
+  collect_events();
+}
+
+Simulation::KickPlan Simulation::kick_plan() const {
+  KickPlan p;
+  p.whole = map_ == IntegratorMap::rrp27;
+  p.kick = p.whole ? h_ : 0.5 * h_;
   // Without any moment (frictionless spheres) the angular velocities are
   // left out of the kicks.
-  const bool moments = forces_.gives_moments();
+  p.moments = forces_.gives_moments();
+  // Without the ledger's velocity snapshot or kinematic particles in
+  // between, the second half kick runs inside the gather, range by range.
+  p.fused = !p.whole && !ledger_on_ && !has_kinematic_;
+  return p;
+}
+
+void Simulation::hold_groups_before_kick(const KickPlan& plan) {
+  // W_boundary: the forces on kinematic groups at their prescribed
+  // velocity, (kick) F.v at each kick (engine/groups.hpp).
+  if (!has_kinematic_) return;
+  ledger_.boundary += plan.kick * global_value(kinematic_power());
+  hold_kinematic(true);
+}
+
+void Simulation::drift(const KickPlan& plan) {
+  if (ledger_on_) {
+    // Ghosts' velocities as their owners left them (friction filter included).
+    collective_->exchange_velocities(particles_);
+    save_velocities();
+  }
+  for (std::size_t i = 0; i < clumps_.size(); ++i) half_[i] = lgvi_advance(clumps_[i].body, h_);
   {
     StageClock clock(stage_times_, "integrator: kick and drift (+ rebuild-test scan)");
     // The drift pass also does the neighbour list's rebuild-test scan,
-    // unless clumps move their members after it.
+    // unless clumps move their members after it (or the collective says
+    // the drifted positions are not final yet).
     DriftSink sink;
-    // (Not with a decomposition: ghosts drift with partial forces until
-    // after_drift gives them their owners' state, so the test scans then.)
-    if (clumps_.empty() && !hooks_.after_drift) sink = forces_.drift_sink(particles_.size());
-    advance_configuration(particles_, map_, h_, sink.reference != nullptr ? &sink : nullptr, moments);
+    if (clumps_.empty()) sink = collective_->drift_sink(forces_, particles_.size());
+    advance_configuration(particles_, map_, h_, sink.reference != nullptr ? &sink : nullptr, plan.moments);
     if (sink.reference != nullptr) forces_.drift_sink_filled(particles_.position.data());
   }
-  // Ghosts take their owners' drifted state; with clumps in the scene the
-  // exchange after placing the members serves the rest of the step, and
-  // this one only the ledger's kick power (members as drifted).
-  if (hooks_.after_drift && (ledger_on_ || !hooks_.after_place)) hooks_.after_drift(particles_);
-  if (ledger_on_) ledger_.contact -= 0.5 * kick * global_value(kick_power());
+  // Ghosts take their owners' drifted state (with clumps in the scene the
+  // exchange after placing the members serves the rest of the step).
+  collective_->exchange_drifted(particles_, ledger_on_);
+  if (ledger_on_) ledger_.contact -= 0.5 * plan.kick * global_value(kick_power());
+}
+
+void Simulation::place_clump_members() {
   place_members();
-  if (hooks_.after_place) hooks_.after_place(particles_);
-  rebuild_phase();
-  // Without the ledger's velocity snapshot or kinematic particles in
-  // between, the second half kick runs inside the gather, range by range.
-  const bool fused_kick = !whole_kick && !ledger_on_ && !kinematic;
-  if (fused_kick) {
-    const ForceField::RangeHook kick_range = [this, moments](std::size_t b, std::size_t e) {
-      complete_step_range(particles_, h_, b, e, moments);
-    };
-    forces_.evaluate(particles_, stage_times_, &kick_range);
-  } else {
+  collective_->exchange_placed(particles_);
+}
+
+void Simulation::force(const KickPlan& plan) {
+  if (!plan.fused) {
     forces_.evaluate(particles_, stage_times_);
+    return;
   }
-  if (ledger_on_ && !whole_kick) save_velocities();
-  if (!fused_kick) {
+  const bool moments = plan.moments;
+  const ForceField::RangeHook kick_range = [this, moments](std::size_t b, std::size_t e) {
+    complete_step_range(particles_, h_, b, e, moments);
+  };
+  forces_.evaluate(particles_, stage_times_, &kick_range);
+}
+
+void Simulation::kick(const KickPlan& plan) {
+  if (ledger_on_ && !plan.whole) save_velocities();
+  if (!plan.fused) {
     StageClock clock(stage_times_, "integrator: second kick");
     complete_step(particles_, map_, h_);
   }
-  if (hooks_.after_kick && (ledger_on_ || filter_on_)) hooks_.after_kick(particles_);
-  if (ledger_on_ && !whole_kick) ledger_.contact -= 0.5 * kick * global_value(kick_power());
-  if (kinematic) {
-    hold_kinematic(false);
-    if (!whole_kick) ledger_.boundary += kick * global_value(kinematic_power());
-  }
+  // Ghosts' velocities where the ledger or the friction filter reads both
+  // ends of a record.
+  if (ledger_on_ || filter_on_) collective_->exchange_velocities(particles_);
+  if (ledger_on_ && !plan.whole) ledger_.contact -= 0.5 * plan.kick * global_value(kick_power());
+}
+
+void Simulation::hold_groups_after_kick(const KickPlan& plan) {
+  if (!has_kinematic_) return;
+  hold_kinematic(false);
+  if (!plan.whole) ledger_.boundary += plan.kick * global_value(kinematic_power());
+}
+
+void Simulation::advance_clumps() {
   reduce_forces();
   for (std::size_t i = 0; i < clumps_.size(); ++i) lgvi_complete(clumps_[i].body, half_[i], h_);
   place_members();
+}
+
+void Simulation::advance_clock() {
   ++steps_;
   // t = k h rather than a running sum, so that long runs keep exact times.
   time_ = time_origin_ + static_cast<double>(steps_ - step_origin_) * h_;
+}
+
+void Simulation::friction_filter() {
   if (filter_on_) apply_friction_filter();
-  {
-    StageClock clock(stage_times_, "fracture");
-    ledger_.fracture += global_value(forces_.fracture(particles_));
-  }
-  collect_events();
+}
+
+void Simulation::fracture() {
+  StageClock clock(stage_times_, "fracture");
+  ledger_.fracture += global_value(forces_.fracture(particles_));
 }
 
 void Simulation::collect_events() {
@@ -445,7 +475,7 @@ void Simulation::collect_events() {
 std::vector<BondFailure> Simulation::take_failures() {
   std::vector<BondFailure> out;
   out.swap(failures_);
-  if (hooks_.gather_failures) hooks_.gather_failures(out);
+  collective_->gather_failures(out);
   return out;
 }
 
@@ -472,7 +502,7 @@ EnergyReport Simulation::energy_report() const {
     r.add("E_kin_rot", rotational_kinetic_energy(b));
     r.add_momenta(b.mass * b.velocity, angular_momentum(b));
   }
-  if (hooks_.reduce_report) hooks_.reduce_report(r);
+  collective_->reduce_report(r);
   return r;
 }
 

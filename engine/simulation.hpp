@@ -4,7 +4,8 @@
 /// (docs/model.md §3) and rigid clumps by the LGVI (docs/model.md §8),
 /// under a ForceField, with one force evaluation per step.
 ///
-/// Design note: the phases of one step.
+/// Design note: the phases of one step (each a stage function, called in
+/// this order by step()).
 ///
 ///     1. clumps: first LGVI part (half kick, attitude increment, drift)
 ///     2. spheres: advance_configuration (kick and drift of the map)
@@ -32,6 +33,12 @@
 /// Re-ordering happens in phase 4 only, never inside a force evaluation.
 /// Without clumps, phases 1, 3 and 7 do nothing.
 ///
+/// A part of a system split over MPI ranks (engine/partition.hpp) runs the
+/// same stages; what it needs of the other ranks (ghosts' state after the
+/// drift and the placement, velocities after the kicks, exact sums, the
+/// rebuild decision) goes through its Collective (engine/collective.hpp),
+/// which for one rank does nothing.
+///
 /// With the implicit integrator (IntegratorMap::implicit, docs/model.md §12.5)
 /// phases 1-7 are: kinematic groups set to their velocity, the rebuild phase,
 /// and one implicit step (engine/implicit_step.hpp: Newton iterations that
@@ -47,14 +54,14 @@
 /// nothing to F or M (to round-off) and a constant to U_contact.
 
 #include <cstddef>
-#include <functional>
 #include <span>
 #include <vector>
 
 #include "core/diagnostics.hpp"
 #include "core/particle_store.hpp"
-#include "engine/clump.hpp"
 #include "core/stage_times.hpp"
+#include "engine/clump.hpp"
+#include "engine/collective.hpp"
 #include "engine/force_field.hpp"
 #include "engine/groups.hpp"
 #include "engine/implicit_step.hpp"
@@ -118,7 +125,7 @@ class Simulation {
   /// Settings of the implicit integrator's Newton iteration.
   void set_implicit_settings(const ImplicitSettings& s) {
     implicit_ = ImplicitStepper(s);
-    implicit_.set_domain(solver_domain());
+    implicit_.set_domain(collective_->solver_domain());
   }
   const ImplicitSettings& implicit_settings() const { return implicit_.settings(); }
   /// For the whole system kept as the template of a decomposed run's parts
@@ -149,47 +156,14 @@ class Simulation {
   /// Number of re-orderings so far (rebuilds at which the order changed).
   std::size_t reorder_count() const { return reorders_; }
 
-  /// What a domain decomposition (mpi/domain.hpp) adds to the
-  /// steps of one rank's part of the system; each member may be empty.
-  struct DomainHooks {
-    /// Turns exact sums of this rank's particles and records into the whole
-    /// system's (in place); empty: a sum is already the whole.
-    std::function<void(std::span<ExactSum>)> reduce;
-    /// This rank's answer to "is a rebuild due" -> every rank's (logical or),
-    /// so that all ranks rebuild, and re-order, at the same steps.
-    std::function<bool(bool)> rebuild_due;
-    /// The Morton frame of all particles of all ranks (engine/reorder.hpp).
-    std::function<MortonFrame(const ParticleStore&)> morton_frame;
-    /// Called after the drift of each step, before the rebuild test and the
-    /// force evaluation: ghost copies take their owners' new state. With
-    /// after_place set (clumps) only when the ledger reads the drifted state.
-    std::function<void(ParticleStore&)> after_drift;
-    /// Called after the clumps' members are placed on their clumps, before
-    /// the rebuild test (set on every rank where the scene has clumps):
-    /// ghost copies take their owners' placed state.
-    std::function<void(ParticleStore&)> after_place;
-    /// Called after the second half kick when the ledger or the friction
-    /// filter reads velocities of both ends of a record: ghost copies take
-    /// their owners' velocities.
-    std::function<void(ParticleStore&)> after_kick;
-    /// This rank's energy report -> the whole system's (exact columns
-    /// merged, counts summed, fragments of the whole bond graph).
-    std::function<void(EnergyReport&)> reduce_report;
-    /// This rank's failure records (those it books) -> every rank's, in
-    /// (step, bond) order.
-    std::function<void(std::vector<BondFailure>&)> gather_failures;
-    /// This rank's maximum -> every rank's (the implicit step's residual).
-    std::function<double(double)> max;
-    /// Ghosts' entries of a per-slot vector <- their owners' (the implicit
-    /// step's Newton direction and its CG directions).
-    std::function<void(std::span<Vec6>)> ghost_values;
-  };
-  /// Installs the hooks; call before the first step (the constructor's
-  /// first evaluation and fracture test runs without them: a decomposed run
-  /// builds each rank's Simulation from a consistent state).
-  void set_domain_hooks(DomainHooks hooks) {
-    hooks_ = std::move(hooks);
-    implicit_.set_domain(solver_domain());
+  /// The other ranks of a decomposed run (mpi/domain.hpp), kept by the
+  /// caller for the life of this Simulation; call before the first step
+  /// (the constructor's first evaluation and fracture test run on one
+  /// rank's terms: a decomposed run builds each rank's Simulation from a
+  /// consistent state). The default is serial_collective().
+  void set_collective(Collective& collective) {
+    collective_ = &collective;
+    implicit_.set_domain(collective_->solver_domain());
   }
 
   /// Times the stages of each explicit step into `times` from now on
@@ -197,28 +171,45 @@ class Simulation {
   void set_stage_times(StageTimes* times) { stage_times_ = times; }
 
  private:
-  void start();
+  /// The kick of one explicit step: a half kick h/2 (maps 23, 25) or a
+  /// whole one (map 27) changes the kinetic energy by (kick/2) F.(v^- + v^+).
+  struct KickPlan {
+    bool whole = false;   ///< map 27
+    double kick = 0.0;    ///< h or h/2
+    bool moments = true;  ///< some provider gives moments (else Omega is left out)
+    bool fused = false;   ///< the second half kick runs inside the gather
+  };
+  KickPlan kick_plan() const;
+  // The stages of step(), in order (see the design note).
+  void hold_groups_before_kick(const KickPlan& plan);
+  void drift(const KickPlan& plan);
+  void place_clump_members();
   void rebuild_phase();
+  void force(const KickPlan& plan);
+  void kick(const KickPlan& plan);
+  void hold_groups_after_kick(const KickPlan& plan);
+  void advance_clumps();
+  void advance_clock();
+  void friction_filter();
+  void fracture();
+  void collect_events();
+  void step_implicit();
+
+  void start();
   void reorder();
   void index_clumps();
   void reduce_forces();
   void place_members();
-  void collect_events();
   void index_groups();
   void hold_kinematic(bool clear_forces);
   ExactSum kinematic_power() const;
   void apply_friction_filter();
   void save_velocities();
   ExactSum kick_power();
-  void step_implicit();
   StageTimes* stage_times_ = nullptr;
-  DomainHooks hooks_;
-  /// The implicit solver's view of the hooks (engine/block_hessian.hpp).
-  SolverDomain solver_domain() const {
-    return SolverDomain{hooks_.reduce, hooks_.max, hooks_.ghost_values, hooks_.rebuild_due};
-  }
-  /// The value of an exact sum over the whole system (reducer_ applied).
-  double global_value(ExactSum s) const;
+  Collective* collective_ = &serial_collective();
+  /// The value of an exact sum over the whole system (Collective::total).
+  double global_value(ExactSum s) const { return collective_->total(s); }
 
   ParticleStore particles_;
   ForceField forces_;

@@ -116,6 +116,7 @@ Domain::Domain(MPI_Comm comm, Simulation whole) : comm_(comm), factory_(std::mov
   MPI_Comm_size(comm_, &size_);
   const GlobalState state = capture_global_state(factory_.whole());
   count_ = state.particles.size();
+  clumps_ = !factory_.whole().clumps().empty();
   factory_.release_work();  // the whole system's state lives on in `state`, then in the parts
   // DEM_REPARTITION_EVERY=N: new parts every N steps as well (for tests of
   // the migration; the results are the same bits either way).
@@ -164,7 +165,7 @@ void Domain::make_parts(const GlobalState& state) {
     std::sort(start_.begin(), start_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   }
   ++partitions_;
-  install_hooks();
+  join_part();
   index_slots();
 }
 
@@ -315,114 +316,98 @@ std::vector<std::uint32_t> Domain::components(std::uint64_t* count) const {
   return parent;
 }
 
-void Domain::install_hooks() {
-  Simulation::DomainHooks h;
-  h.reduce = [this](std::span<ExactSum> s) { reduce_sums(s); };
-  h.rebuild_due = [this](bool) {
-    // Implicit runs evaluate here at every Newton iterate: no iterate may
-    // move a particle past the ghost margin, and the parts are made again
-    // past half of it (after_step).
-    if (part_->map() == IntegratorMap::implicit) measure_motion(part_->particles());
-    // The undivided run's test (contact/neighbour_search.cpp) on the whole
-    // system's displacements: min, max and the exact spread are the same
-    // bits whatever the split.
-    const NeighbourListOwner* c = part_->forces().neighbour_list();
-    if (c == nullptr) return false;
-    const NeighbourSearch& search = c->neighbours();
-    const ParticleStore& s = part_->particles();
-    const std::vector<Vec3>& built = search.build_positions();
-    int stale = search.rebuild_count() == 0 || built.size() != s.size() ? 1 : 0;
-    const double none = -std::numeric_limits<double>::infinity();
-    double box[7] = {none, none, none, none, none, none, 0.0};  // -low, high, worst |d|^2
-    for (std::size_t i = 0; i < s.size() && !stale; ++i) {
-      const Vec3 d = s.position[i] - built[i];
-      for (int a = 0; a < 3; ++a) {
-        box[a] = std::max(box[a], -d[a]);
-        box[3 + a] = std::max(box[3 + a], d[a]);
-      }
-      box[6] = std::max(box[6], d.squaredNorm());
-    }
-    MPI_Allreduce(MPI_IN_PLACE, &stale, 1, MPI_INT, MPI_MAX, comm_);
-    if (stale) return true;
-    MPI_Allreduce(MPI_IN_PLACE, box, 7, MPI_DOUBLE, MPI_MAX, comm_);
-    const Vec3 low(-box[0], -box[1], -box[2]), high(box[3], box[4], box[5]);
-    // (The same expressions, and roundings, as NeighbourSearch::rebuild_due.)
-    const double half_skin = 0.5 * search.skin();
-    const double half_skin2 = 0.25 * search.skin() * search.skin();
-    const double bound = std::min(box[6], (0.5 * (high - low)).squaredNorm());
-    if (bound <= half_skin2) return bound > half_skin * half_skin;
-    const Vec3 centre = 0.5 * (low + high);
-    double spread = 0.0;
-    for (std::size_t i = 0; i < s.size(); ++i)
-      spread = std::max(spread, (s.position[i] - built[i] - centre).squaredNorm());
-    MPI_Allreduce(MPI_IN_PLACE, &spread, 1, MPI_DOUBLE, MPI_MAX, comm_);
-    return std::min(bound, spread) > half_skin * half_skin;
-  };
-  h.morton_frame = [this](const ParticleStore& s) {
-    MortonFrame f = morton_frame(s.position);
-    double box[6] = {-f.lo.x(), -f.lo.y(), -f.lo.z(), f.hi.x(), f.hi.y(), f.hi.z()};
-    if (s.size() == 0) std::fill(box, box + 6, -std::numeric_limits<double>::infinity());
-    MPI_Allreduce(MPI_IN_PLACE, box, 6, MPI_DOUBLE, MPI_MAX, comm_);
-    f.lo = Vec3(-box[0], -box[1], -box[2]);
-    f.hi = Vec3(box[3], box[4], box[5]);
-    return f;
-  };
+void Domain::join_part() { part_->set_collective(*this); }
+
+void Domain::track_motion(const ParticleStore& s) {
   // A bound on how far an owned particle has moved since the parts were
   // made: the sum over steps of h max |v| (the drift of maps 23/25/27; with
   // clumps the members' velocities once placed).
-  const auto track_motion = [this](const ParticleStore& s) {
-    double v2 = 0.0;
-    for (std::size_t i = 0; i < s.size(); ++i)
-      if (s.owns(i)) v2 = std::max(v2, s.velocity[i].squaredNorm());
-    moved_ += part_->time_step() * std::sqrt(v2);
-  };
-  const bool clumps = !factory_.whole().clumps().empty();
-  h.after_drift = [this, track_motion, clumps](ParticleStore& s) {
-    if (!clumps) track_motion(s);
+  double v2 = 0.0;
+  for (std::size_t i = 0; i < s.size(); ++i)
+    if (s.owns(i)) v2 = std::max(v2, s.velocity[i].squaredNorm());
+  moved_ += part_->time_step() * std::sqrt(v2);
+}
+
+void Domain::exchange_drifted(ParticleStore& s, bool ledger_reads) {
+  // With clumps in the scene the exchange after placing the members serves
+  // the rest of the step, and this one only the ledger's kick power.
+  if (!clumps_) {
+    track_motion(s);
     exchange(s, What::state);
-  };
-  if (clumps)
-    h.after_place = [this, track_motion](ParticleStore& s) {
-      track_motion(s);
-      exchange(s, What::state);
-    };
-  h.after_kick = [this](ParticleStore& s) { exchange(s, What::velocities); };
-  h.ghost_values = [this](std::span<Vec6> v) { exchange(v); };
-  h.max = [this](double x) {
-    MPI_Allreduce(MPI_IN_PLACE, &x, 1, MPI_DOUBLE, MPI_MAX, comm_);
-    return x;
-  };
-  h.reduce_report = [this](EnergyReport& r) {
-    int columns[2] = {static_cast<int>(r.exact.size()), -static_cast<int>(r.exact.size())};
-    MPI_Allreduce(MPI_IN_PLACE, columns, 2, MPI_INT, MPI_MAX, comm_);
-    if (columns[0] != -columns[1]) throw std::logic_error("Domain: the ranks' energy reports have different columns");
-    std::vector<ExactSum> sums;
-    for (const auto& [name, sum] : r.exact) sums.push_back(sum);
-    reduce_sums(sums);
-    for (std::size_t k = 0; k < sums.size(); ++k) {
-      r.exact[k].second = sums[k];
-      r.set_column(r.exact[k].first, sums[k].value());
-    }
-    std::uint64_t broken = r.broken_bonds;
-    MPI_Allreduce(MPI_IN_PLACE, &broken, 1, MPI_UINT64_T, MPI_SUM, comm_);
-    r.broken_bonds = broken;
-    r.fragments = fragments();
-  };
-  h.gather_failures = [this](std::vector<BondFailure>& f) {
-    std::vector<std::byte> mine;
-    for (const BondFailure& x : f) put_failure(mine, x);
-    const std::vector<std::vector<std::byte>> pieces = gather_bytes(comm_, mine, true);
-    f.clear();
-    for (const auto& p : pieces)
-      for (std::size_t at = 0; at < p.size();) f.push_back(take_failure(p, at));
-    std::sort(f.begin(), f.end(), [](const BondFailure& a, const BondFailure& b) {
-      return a.step != b.step ? a.step < b.step : a.bond < b.bond;
-    });
-    for (const BondFailure& x : f) failed_.push_back(x.bond);
-    std::sort(failed_.begin(), failed_.end());
-    failed_.erase(std::unique(failed_.begin(), failed_.end()), failed_.end());
-  };
-  part_->set_domain_hooks(std::move(h));
+  } else if (ledger_reads) {
+    exchange(s, What::state);
+  }
+}
+
+void Domain::exchange_placed(ParticleStore& s) {
+  if (!clumps_) return;
+  track_motion(s);
+  exchange(s, What::state);
+}
+
+void Domain::max(std::span<double> values) {
+  MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_DOUBLE, MPI_MAX, comm_);
+}
+
+bool Domain::rebuild_due(bool, const ParticleStore& s, const ForceField& forces) {
+  // Implicit runs evaluate here at every Newton iterate: no iterate may
+  // move a particle past the ghost margin, and the parts are made again
+  // past half of it (after_step).
+  if (part_->map() == IntegratorMap::implicit) measure_motion(s);
+  const NeighbourListOwner* c = forces.neighbour_list();
+  if (c == nullptr) return false;
+  return whole_rebuild_due(*this, c->neighbours(), s);
+}
+
+std::optional<MortonFrame> Domain::morton_frame(const ParticleStore& s) {
+  MortonFrame f = dem::morton_frame(s.position);
+  double box[6] = {-f.lo.x(), -f.lo.y(), -f.lo.z(), f.hi.x(), f.hi.y(), f.hi.z()};
+  if (s.size() == 0) std::fill(box, box + 6, -std::numeric_limits<double>::infinity());
+  max(box);
+  f.lo = Vec3(-box[0], -box[1], -box[2]);
+  f.hi = Vec3(box[3], box[4], box[5]);
+  return f;
+}
+
+SolverDomain Domain::solver_domain() {
+  SolverDomain d;
+  d.reduce = [this](std::span<ExactSum> sums) { reduce_sums(sums); };
+  d.max = [this](double x) { return maximum(x); };
+  d.ghost_values = [this](std::span<Vec6> v) { exchange(v); };
+  d.rebuild_due = [this](bool mine) { return rebuild_due(mine, part_->particles(), part_->forces()); };
+  return d;
+}
+
+void Domain::reduce_report(EnergyReport& r) {
+  int columns[2] = {static_cast<int>(r.exact.size()), -static_cast<int>(r.exact.size())};
+  MPI_Allreduce(MPI_IN_PLACE, columns, 2, MPI_INT, MPI_MAX, comm_);
+  if (columns[0] != -columns[1]) throw std::logic_error("Domain: the ranks' energy reports have different columns");
+  std::vector<ExactSum> sums;
+  for (const auto& [name, sum] : r.exact) sums.push_back(sum);
+  reduce_sums(sums);
+  for (std::size_t k = 0; k < sums.size(); ++k) {
+    r.exact[k].second = sums[k];
+    r.set_column(r.exact[k].first, sums[k].value());
+  }
+  std::uint64_t broken = r.broken_bonds;
+  MPI_Allreduce(MPI_IN_PLACE, &broken, 1, MPI_UINT64_T, MPI_SUM, comm_);
+  r.broken_bonds = broken;
+  r.fragments = fragments();
+}
+
+void Domain::gather_failures(std::vector<BondFailure>& f) {
+  std::vector<std::byte> mine;
+  for (const BondFailure& x : f) put_failure(mine, x);
+  const std::vector<std::vector<std::byte>> pieces = gather_bytes(comm_, mine, true);
+  f.clear();
+  for (const auto& p : pieces)
+    for (std::size_t at = 0; at < p.size();) f.push_back(take_failure(p, at));
+  std::sort(f.begin(), f.end(), [](const BondFailure& a, const BondFailure& b) {
+    return a.step != b.step ? a.step < b.step : a.bond < b.bond;
+  });
+  for (const BondFailure& x : f) failed_.push_back(x.bond);
+  std::sort(failed_.begin(), failed_.end());
+  failed_.erase(std::unique(failed_.begin(), failed_.end()), failed_.end());
 }
 
 void Domain::measure_motion(const ParticleStore& s) {

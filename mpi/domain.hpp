@@ -10,8 +10,11 @@
 ///     after the drift   each rank sends its owned particles that are ghosts
 ///                       elsewhere (x, R, v, Omega: 13 doubles) to those
 ///                       ranks, point to point (MPI_Isend/Irecv)
-///     rebuild test      one logical-or allreduce (all ranks rebuild and
-///                       re-order at the same steps)
+///     rebuild test      the neighbour list's displacement summary
+///                       (contact/neighbour_search.hpp DriftSummary, 8
+///                       doubles) max-allreduced, and one more max when
+///                       the test needs the spread about the common centre
+///                       (all ranks rebuild and re-order at the same steps)
 ///     after the kick    velocities again, only when the ledger or the
 ///                       friction filter reads both ends of a contact
 ///     ledger            exact sums (core/exact_sum.hpp) allreduced as
@@ -51,6 +54,7 @@
 
 #include <mpi.h>
 
+#include "engine/collective.hpp"
 #include "engine/partition.hpp"
 
 namespace dem {
@@ -69,12 +73,17 @@ class MpiSession {
   int rank_ = 0, size_ = 1;
 };
 
-class Domain final : public DecomposedRun {
+/// One rank's part of a decomposed run: the run loop's DecomposedRun and
+/// its part's Collective (engine/collective.hpp).
+class Domain final : public DecomposedRun, public Collective {
  public:
   /// Collective: every rank passes the same whole Simulation (set up from
   /// the same scene or checkpoint). Throws std::invalid_argument (on every
   /// rank) for a scene that cannot be split (PartFactory).
   Domain(MPI_Comm comm, Simulation whole);
+  /// The part refers to its Domain (its Collective): neither copied nor moved.
+  Domain(const Domain&) = delete;
+  Domain& operator=(const Domain&) = delete;
 
   /// This rank's part of the system (replaced in place at re-partitions).
   Simulation& part() { return *part_; }
@@ -93,9 +102,34 @@ class Domain final : public DecomposedRun {
   /// Ghosts held by this rank now.
   std::size_t ghost_count() const;
 
+  // --- Collective (engine/collective.hpp) -------------------------------------
+  /// Also bounds this rank's motion since the parts were made (the sum
+  /// over steps of h max |v|, at the drift; with clumps in the scene, at
+  /// the placement of their members, exchange_placed()).
+  void exchange_drifted(ParticleStore& particles, bool ledger_reads) override;
+  void exchange_placed(ParticleStore& particles) override;
+  void exchange_velocities(ParticleStore& particles) override { exchange(particles, What::velocities); }
+  void ghost_values(std::span<Vec6> values) override { exchange(values); }
+  void reduce(std::span<ExactSum> sums) override { reduce_sums(sums); }
+  void max(std::span<double> values) override;
+  void reduce_report(EnergyReport& report) override;
+  void gather_failures(std::vector<BondFailure>& failures) override;
+  /// Empty: ghosts drift with partial forces until exchange_drifted(), so
+  /// the rebuild test scans afterwards.
+  DriftSink drift_sink(ForceField&, std::size_t) override { return {}; }
+  /// The undivided run's neighbour-list test (whole_rebuild_due) on the
+  /// whole system's displacements; implicit runs also measure the motion
+  /// since the parts were made here, at every Newton iterate.
+  bool rebuild_due(bool mine, const ParticleStore& particles, const ForceField& forces) override;
+  std::optional<MortonFrame> morton_frame(const ParticleStore& particles) override;
+  SolverDomain solver_domain() override;
+
  private:
   void make_parts(const GlobalState& state);
-  void install_hooks();
+  /// This rank's part takes this Domain as its Collective.
+  void join_part();
+  /// moved_ += h max |v| over this rank's owned particles.
+  void track_motion(const ParticleStore& s);
   void index_slots();
   enum class What { state, velocities };
   void exchange(ParticleStore& s, What what);
@@ -118,6 +152,7 @@ class Domain final : public DecomposedRun {
   std::optional<Simulation> part_;
   std::unique_ptr<Simulation> view_;
   std::size_t count_ = 0;
+  bool clumps_ = false;  ///< the scene has clumps
   std::vector<std::uint32_t> failed_;  ///< scene indices of every failed bond, ascending
   double margin_ = 0.0;                ///< M: a part stays valid while nothing moved more than M
   double moved_ = 0.0;                 ///< bound on this rank's owned particles' motion since the parts were made

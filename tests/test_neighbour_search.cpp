@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -227,6 +228,64 @@ TEST(NeighbourSearch, SharedMotionDoesNotCountAndOverlapsStayListed) {
   moved.x[5] += Vec3(1.0 * skin, 0.0, 0.0);
   EXPECT_TRUE(search.update(moved.x, moved.r));
   EXPECT_EQ(pairs_of(search.list()), brute_force_pairs(moved.x, moved.r, skin));
+}
+
+/// The rebuild test of three searches over parts of one set (as MPI ranks
+/// hold them, engine/collective.hpp): their DriftSummary merged by a
+/// maximum, and the spread about the common centre when it is needed.
+bool merged_decision(std::vector<NeighbourSearch>& parts, const std::vector<std::vector<Vec3>>& x) {
+  DriftSummary d;
+  for (std::size_t k = 0; k < parts.size(); ++k) {
+    const DriftSummary p = parts[k].drift_summary(x[k]);
+    for (std::size_t v = 0; v < d.values.size(); ++v) d.values[v] = std::max(d.values[v], p.values[v]);
+  }
+  if (const std::optional<bool> decided = parts[0].rebuild_decision(d)) return *decided;
+  double spread = 0.0;
+  for (std::size_t k = 0; k < parts.size(); ++k) spread = std::max(spread, parts[k].drift_spread(x[k], d));
+  return parts[0].rebuild_decision(d, spread);
+}
+
+TEST(NeighbourSearch, DriftSummariesOfPartsGiveTheWholeSetsDecision) {
+  const double skin = 0.2;
+  const Scene s = random_scene(12);
+  NeighbourSearch whole(skin);
+  whole.rebuild(s.x, s.r);
+  const auto split = [](const std::vector<Vec3>& x) {
+    std::vector<std::vector<Vec3>> out(3);
+    for (std::size_t i = 0; i < x.size(); ++i) out[i % 3].push_back(x[i]);
+    return out;
+  };
+  std::vector<NeighbourSearch> parts;
+  const std::vector<std::vector<Vec3>> x0 = split(s.x);
+  for (std::size_t k = 0; k < 3; ++k) {
+    parts.emplace_back(skin);
+    parts.back().rebuild(x0[k], std::vector<double>(x0[k].size(), 0.5));
+  }
+  // (a) small moves (decided by the bound), (b) a shared motion with six
+  // particles moved by +-a/2 along an axis, a = 0.8 skin and 1.2 skin (the
+  // box's half diagonal passes skin/2, so the spread about its centre
+  // decides), (c) one particle moved by 1.5 skin.
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> component(-0.2 * skin, 0.2 * skin);
+  std::vector<std::vector<Vec3>> cases;
+  cases.push_back(s.x);
+  for (Vec3& x : cases.back()) x += Vec3(component(rng), component(rng), component(rng));
+  for (const double a : {0.8 * skin, 1.2 * skin}) {
+    cases.push_back(s.x);
+    for (Vec3& x : cases.back()) x += Vec3::Constant(0.5 * a) + Vec3(3.0 * skin, 0.0, 0.0);
+    for (int k = 0; k < 6; ++k) cases.back()[static_cast<std::size_t>(k)][k / 2] += (k % 2 == 0 ? 0.5 : -0.5) * a;
+  }
+  cases.push_back(s.x);
+  cases.back()[7] += Vec3(1.5 * skin, 0.0, 0.0);
+  const std::vector<bool> expected = {false, false, true, true};
+  for (std::size_t c = 0; c < cases.size(); ++c) {
+    const bool due = whole.rebuild_due(cases[c], s.r);
+    EXPECT_EQ(due, expected[c]) << "case " << c;
+    EXPECT_EQ(merged_decision(parts, split(cases[c])), due) << "case " << c;
+  }
+  // A part never built: stale, so a rebuild is due everywhere.
+  parts[1] = NeighbourSearch(skin);
+  EXPECT_TRUE(merged_decision(parts, split(cases[0])));
 }
 
 TEST(NeighbourSearch, SameListForOneTwoAndThreeThreads) {
