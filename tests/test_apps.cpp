@@ -2,6 +2,7 @@
 // exit; a short torus run writes its files; energy.csv does not depend on the
 // thread count.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 
@@ -29,7 +30,8 @@ Result run(const std::string& command) { return dem::testing::run_command(comman
 std::string torus() { return std::string(DEM_BINARY_DIR) + "/apps/dem_torus"; }
 
 fs::path scratch(const std::string& name) {
-  const fs::path p = fs::temp_directory_path() / ("dem_test_apps_" + name);
+  // One folder per process: two test runs at once (two builds) never share it.
+  const fs::path p = fs::temp_directory_path() / ("dem_test_apps_" + std::to_string(::getpid()) + "_" + name);
   fs::remove_all(p);
   return p;
 }
