@@ -137,7 +137,7 @@ int run(Simulation sim, RunPlan& plan) {
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
   if (ranks > 1) {
     // Every rank runs the same scene with the same options and build, or
-    // none runs (issue 22: ranks on different scenes wrote mixed results).
+    // none runs (ranks on different scenes would write mixed results).
     const std::string scene = "scene " + plan.scene_path;
     const std::string options = "end step " + std::to_string(plan.end_step) + ", output folder " +
                                 plan.output_dir.string() + (plan.overwrite ? ", --overwrite" : "") +
