@@ -135,22 +135,29 @@ double potential(const Simulation& sim) {
 TEST(LawConformanceRows, SceneFormatDocsHoldTheRegistrysKeyTables) {
   std::ifstream in(std::string(DEM_SOURCE_DIR) + "/docs/scene-format.md");
   const std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const std::string begin = "<!-- contact-law-tables: begin -->\n", end = "<!-- contact-law-tables: end -->";
-  const std::size_t a = doc.find(begin), b = doc.find(end);
-  ASSERT_NE(a, std::string::npos);
-  ASSERT_NE(b, std::string::npos);
-  std::string expected = "\n";
-  expected += contact_law_tables();
-  EXPECT_EQ(doc.substr(a + begin.size(), b - a - begin.size()), expected)
-      << "paste `dem laws` between the markers of docs/scene-format.md";
-  const std::string bond_begin = "<!-- bond-law-table: begin -->\n", bond_end = "<!-- bond-law-table: end -->";
-  const std::size_t c = doc.find(bond_begin), d = doc.find(bond_end);
-  ASSERT_NE(c, std::string::npos);
-  ASSERT_NE(d, std::string::npos);
-  std::string expected_bonds = "\n";
-  expected_bonds += bond_law_tables();
-  EXPECT_EQ(doc.substr(c + bond_begin.size(), d - c - bond_begin.size()), expected_bonds)
-      << "paste `dem laws`'s bond table between the markers of docs/scene-format.md";
+  const auto expect_between = [&](const std::string& marker, const std::string& table) {
+    const std::string begin = "<!-- " + marker + ": begin -->\n", end = "<!-- " + marker + ": end -->";
+    const std::size_t a = doc.find(begin), b = doc.find(end);
+    ASSERT_NE(a, std::string::npos) << marker;
+    ASSERT_NE(b, std::string::npos) << marker;
+    std::string expected = "\n";
+    expected += table;
+    EXPECT_EQ(doc.substr(a + begin.size(), b - a - begin.size()), expected)
+        << "paste `dem laws` between the " << marker << " markers of docs/scene-format.md";
+  };
+  expect_between("contact-law-tables", contact_law_tables());
+  expect_between("bond-law-table", bond_law_tables());
+}
+
+/// Two overlapping spheres at rest and a third pressed into the floor.
+LawScene three_contacts() {
+  LawScene s;
+  s.particles.add(sphere(Vec3(0, 0, 3 * kR), Vec3::Zero()));
+  s.particles.add(sphere(Vec3(1.97 * kR, 0.11 * kR, 3.05 * kR), Vec3::Zero()));
+  s.particles.add(sphere(Vec3(5 * kR, 0, 0.985 * kR), Vec3::Zero()));
+  s.walls.push_back(Wall{Vec3::Zero(), Vec3::UnitZ(), 0.0});
+  s.reorder = false;
+  return s;
 }
 
 class LawConformance : public ::testing::TestWithParam<LawRow> {};
@@ -165,12 +172,7 @@ TEST(LawConformanceRows, EveryRegisteredLawHasARow) {
 /// force on every particle is -dU/dx (U = U_contact + U_wall), no moment.
 TEST_P(LawConformance, ConservativeForcesAreTheEnergyGradient) {
   const LawRow& row = GetParam();
-  LawScene s;
-  s.particles.add(sphere(Vec3(0, 0, 3 * kR), Vec3::Zero()));
-  s.particles.add(sphere(Vec3(1.97 * kR, 0.11 * kR, 3.05 * kR), Vec3::Zero()));
-  s.particles.add(sphere(Vec3(5 * kR, 0, 0.985 * kR), Vec3::Zero()));
-  s.walls.push_back(Wall{Vec3::Zero(), Vec3::UnitZ(), 0.0});
-  s.reorder = false;
+  const LawScene s = three_contacts();
   const Simulation sim = simulation_of(row, s);
   const double eps = 1e-9 * kR;
   for (std::size_t i = 0; i < 3; ++i) {
@@ -192,12 +194,7 @@ TEST_P(LawConformance, ConservativeForcesAreTheEnergyGradient) {
 TEST_P(LawConformance, HessianBlocksAreTheForceDerivative) {
   const LawRow& row = GetParam();
   if (!find_contact_law(row.keyword)->hessian) GTEST_SKIP() << "no Hessian blocks";
-  LawScene s;
-  s.particles.add(sphere(Vec3(0, 0, 3 * kR), Vec3::Zero()));
-  s.particles.add(sphere(Vec3(1.97 * kR, 0.11 * kR, 3.05 * kR), Vec3::Zero()));
-  s.particles.add(sphere(Vec3(5 * kR, 0, 0.985 * kR), Vec3::Zero()));
-  s.walls.push_back(Wall{Vec3::Zero(), Vec3::UnitZ(), 0.0});
-  s.reorder = false;
+  const LawScene s = three_contacts();
   const Simulation sim = simulation_of(row, s);
   const ForceProvider& pairs = *sim.forces().providers()[0];
   const HessianSource* pair_blocks = sim.forces().capabilities(0).hessian;
