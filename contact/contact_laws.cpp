@@ -1,5 +1,7 @@
 #include "contact/contact_laws.hpp"
 
+#include "contact/plane_wall_law.hpp"
+
 #include <sstream>
 
 namespace dem {
@@ -35,6 +37,20 @@ std::string contact_law_keywords(const std::function<bool(const ContactLawEntry&
     if (k > 0) out += k + 1 == names.size() ? " or " : ", ";
     out += names[k];
   }
+  return out;
+}
+
+const PlaneWallLaw* find_plane_wall_law(std::uint8_t code) {
+  for (const ContactLawEntry& e : contact_laws())
+    if (e.plane_walls && e.plane_walls->code() == code) return e.plane_walls;
+  return nullptr;
+}
+
+std::string plane_wall_law_codes() {
+  std::string out;
+  for (const ContactLawEntry& e : contact_laws())
+    if (e.plane_walls)
+      out += (out.empty() ? "" : ", ") + std::to_string(e.plane_walls->code()) + " " + e.plane_walls->name();
   return out;
 }
 

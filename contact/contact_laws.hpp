@@ -13,6 +13,7 @@
 /// (docs/extending.md).
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -30,6 +31,8 @@
 #include "core/particle_store.hpp"
 
 namespace dem {
+
+class PlaneWallLaw;  // contact/plane_wall_law.hpp
 
 /// The contact properties of one [[material]] (SI units), as laws take them.
 struct LawMaterial {
@@ -107,6 +110,9 @@ struct ContactLawEntry {
   std::function<std::unique_ptr<PreparedContactLaw>(const ContactLawInput&)> prepare;
   /// Its checkpoint sections: provider name and loader.
   std::vector<std::pair<std::string, SectionLoader>> sections;
+  /// Its stateless plane-wall law, evaluated by WallProvider
+  /// (contact/plane_wall_law.hpp), or nullptr where its walls keep history.
+  const PlaneWallLaw* plane_walls = nullptr;
 };
 
 /// Every contact law, in registry order.
@@ -115,6 +121,12 @@ const std::vector<ContactLawEntry>& contact_laws();
 const ContactLawEntry* find_contact_law(std::string_view keyword);
 /// "\"hertz\", \"penalty\" or \"linear\"": the keywords, for messages.
 std::string contact_law_keywords(const std::function<bool(const ContactLawEntry&)>& which = {});
+
+/// The stateless plane-wall law of this checkpoint code (PlaneWallLaw::code)
+/// among the registry's entries, or nullptr.
+const PlaneWallLaw* find_plane_wall_law(std::uint8_t code);
+/// "0 Hertz, 1 penalty": the codes, for messages.
+std::string plane_wall_law_codes();
 
 /// docs/scene-format.md's key tables of every law, as Markdown (`dem laws`).
 std::string contact_law_tables();

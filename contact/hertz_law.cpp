@@ -2,15 +2,30 @@
 // (docs/model.md §4; HertzContactLaw in contact/contact_provider.hpp, the
 // walls of contact/wall_provider.hpp).
 
+#include <cmath>
 #include <memory>
 
 #include "contact/contact_laws.hpp"
 #include "contact/contact_provider.hpp"
+#include "contact/plane_wall_law.hpp"
 #include "contact/wall_provider.hpp"
 
 namespace dem {
 
 namespace {
+
+/// Section 4's Hertz-type wall, the mirror image of eq. (57):
+/// U(g) = (2/5) K^pw [1 - g/r]_+^{5/2}, U''(g) = (3/2) K^pw / r² [1 - g/r]^{1/2}.
+struct HertzWall {
+  static ContactTerms terms(const Vec3& x, double r, const Wall& w) { return wall_contact(x, r, w); }
+  static double curvature(double gap, double r, const Wall& w) {
+    return 1.5 * w.stiffness / (r * r) * std::sqrt(1.0 - gap / r);
+  }
+  static double normal_force(double overlap, double r, const Wall& w) {
+    const double o = overlap / r;  // 1 - g/r
+    return w.stiffness / r * o * std::sqrt(o);
+  }
+};
 
 class PreparedHertz final : public PreparedContactLaw {
  public:
@@ -27,7 +42,7 @@ class PreparedHertz final : public PreparedContactLaw {
   ContactLawProviders make(const ParticleStore&, std::vector<Wall> walls, double skin, double) override {
     ContactLawProviders p;
     p.pairs = std::make_unique<HertzContactProvider>(HertzContactLaw{pair_}, skin);
-    p.walls = std::make_unique<WallProvider>(std::move(walls));
+    p.walls = std::make_unique<WallProvider>(std::move(walls), hertz_plane_wall());
     return p;
   }
 
@@ -37,6 +52,11 @@ class PreparedHertz final : public PreparedContactLaw {
 };
 
 }  // namespace
+
+const PlaneWallLaw& hertz_plane_wall() {
+  static const PlaneWallLawOf<HertzWall> law(0, "Hertz", false);
+  return law;
+}
 
 ContactLawEntry hertz_contact_law() {
   ContactLawEntry e;
@@ -68,6 +88,7 @@ ContactLawEntry hertz_contact_law() {
                 {"walls", [](ByteReader& r, const ParticleStore&) -> std::unique_ptr<ForceProvider> {
                    return WallProvider::load(r);
                  }}};
+  e.plane_walls = &hertz_plane_wall();
   return e;
 }
 

@@ -9,12 +9,29 @@
 
 #include "contact/contact_laws.hpp"
 #include "contact/contact_provider.hpp"
+#include "contact/plane_wall_law.hpp"
 #include "contact/wall_provider.hpp"
 #include "core/format.hpp"
 
 namespace dem {
 
 namespace {
+
+/// iBDEM's penalty wall (docs/model.md §11.1, eq. 33 with [.]_+):
+/// U(g) = ½ k_c [r - g]_+², F = k_c [r - g]_+ n, U''(g) = k_c.
+struct PenaltyWall {
+  static ContactTerms terms(const Vec3& x, double r, const Wall& w) {
+    const double overlap = r - (x - w.point).dot(w.normal);
+    ContactTerms t;
+    if (overlap > 0.0) {
+      t.force_i = (w.stiffness * overlap) * w.normal;
+      t.energy = 0.5 * w.stiffness * overlap * overlap;
+    }
+    return t;
+  }
+  static double curvature(double, double, const Wall& w) { return w.stiffness; }
+  static double normal_force(double overlap, double, const Wall& w) { return w.stiffness * overlap; }
+};
 
 class PreparedPenalty final : public PreparedContactLaw {
  public:
@@ -53,7 +70,7 @@ class PreparedPenalty final : public PreparedContactLaw {
   ContactLawProviders make(const ParticleStore&, std::vector<Wall> walls, double skin, double) override {
     ContactLawProviders p;
     p.pairs = std::make_unique<PenaltyContactProvider>(PenaltyContactLaw{pair_, sliding_, rolling_}, skin, "penalty");
-    auto w = std::make_unique<WallProvider>(std::move(walls), WallLaw::penalty);
+    auto w = std::make_unique<WallProvider>(std::move(walls), penalty_plane_wall());
     w->set_filter(sliding_, rolling_);
     p.walls = std::move(w);
     return p;
@@ -72,6 +89,11 @@ class PreparedPenalty final : public PreparedContactLaw {
 };
 
 }  // namespace
+
+const PlaneWallLaw& penalty_plane_wall() {
+  static const PlaneWallLawOf<PenaltyWall> law(1, "penalty", true);
+  return law;
+}
 
 ContactLawEntry penalty_contact_law() {
   ContactLawEntry e;
@@ -120,6 +142,7 @@ ContactLawEntry penalty_contact_law() {
                 {"walls", [](ByteReader& r, const ParticleStore&) -> std::unique_ptr<ForceProvider> {
                    return WallProvider::load(r);
                  }}};
+  e.plane_walls = &penalty_plane_wall();
   return e;
 }
 

@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "contact/contact_laws.hpp"
 #include "contact/contact_provider.hpp"
 #include "core/parallel.hpp"
 
@@ -20,20 +21,7 @@ std::string wall_problem(const Wall& w) {
 }
 }  // namespace
 
-namespace {
-/// iBDEM's penalty wall (docs/model.md §11.1, eq. 33 with [.]_+).
-inline ContactTerms penalty_wall(const Vec3& x, double r, const Wall& w) {
-  const double overlap = r - (x - w.point).dot(w.normal);
-  ContactTerms t;
-  if (overlap > 0.0) {
-    t.force_i = (w.stiffness * overlap) * w.normal;
-    t.energy = 0.5 * w.stiffness * overlap * overlap;
-  }
-  return t;
-}
-}  // namespace
-
-WallProvider::WallProvider(std::vector<Wall> walls, WallLaw law) : walls_(std::move(walls)), law_(law) {
+WallProvider::WallProvider(std::vector<Wall> walls, const PlaneWallLaw& law) : walls_(std::move(walls)), law_(&law) {
   for (std::size_t w = 0; w < walls_.size(); ++w)
     if (const std::string p = wall_problem(walls_[w]); !p.empty())
       throw std::invalid_argument("wall " + std::to_string(w) + ": " + p);
@@ -41,36 +29,18 @@ WallProvider::WallProvider(std::vector<Wall> walls, WallLaw law) : walls_(std::m
 
 void WallProvider::add_body_forces(const ParticleStore& s, std::size_t begin, std::size_t end,
                                    std::span<Vec3> force, std::span<Vec3>) const {
-  if (law_ == WallLaw::penalty) {
-    for (std::size_t i = begin; i < end; ++i)
-      for (const Wall& w : walls_) force[i] += penalty_wall(s.position[i], s.radius[i], w).force_i;
-    return;
-  }
-  for (std::size_t i = begin; i < end; ++i)
-    for (const Wall& w : walls_) force[i] += wall_contact(s.position[i], s.radius[i], w).force_i;
+  law_->add_forces(s, begin, end, walls_, force);
 }
 
 void WallProvider::add_body_hessians(const ParticleStore& s, std::size_t begin, std::size_t end,
                                      std::span<Mat6> diag) const {
-  for (std::size_t i = begin; i < end; ++i)
-    for (const Wall& w : walls_) {
-      const double r = s.radius[i], gap = (s.position[i] - w.point).dot(w.normal);
-      if (!(gap < r)) continue;
-      // U(g): penalty ½ k (r - g)², Hertz (2/5) K [1 - g/r]^{5/2}; U''(g) >= 0.
-      const double curvature =
-          law_ == WallLaw::penalty ? w.stiffness : 1.5 * w.stiffness / (r * r) * std::sqrt(1.0 - gap / r);
-      diag[i].block<3, 3>(0, 0) += curvature * (w.normal * w.normal.transpose());
-    }
+  law_->add_hessians(s, begin, end, walls_, diag);
 }
 
 void WallProvider::add_potential_energies(const ParticleStore& s, EnergyReport& r) const {
   r.add("U_wall", exact_sum(s.size(), [&](std::size_t i) {
-    double u = 0.0;
-    if (!s.owns(i)) return u;
-    for (const Wall& w : walls_)
-      u += law_ == WallLaw::penalty ? penalty_wall(s.position[i], s.radius[i], w).energy
-                                    : wall_contact(s.position[i], s.radius[i], w).energy;
-    return u;
+    if (!s.owns(i)) return 0.0;
+    return law_->energy(s, i, walls_);
   }));
 }
 
@@ -80,7 +50,7 @@ void WallProvider::save(ByteWriter& w) const {
     ww.vec3(wall.normal);
     ww.f64(wall.stiffness);
   });
-  w.u8(static_cast<std::uint8_t>(law_));
+  w.u8(law_->code());
   w.array(filter_sliding_, [](ByteWriter& ww, double x) { ww.f64(x); });
   w.array(filter_rolling_, [](ByteWriter& ww, double x) { ww.f64(x); });
 }
@@ -92,7 +62,7 @@ void WallProvider::add_filter_changes(const ParticleStore& s, double h, std::spa
       const double overlap = s.radius[i] - (s.position[i] - w.point).dot(w.normal);
       if (!(overlap > 0.0)) continue;
       const std::uint32_t m = s.material[i];
-      filter_change(s.velocity[i], s.angular_velocity[i], w.normal, w.stiffness * overlap, h, filter_sliding_[m],
+      filter_change(s.velocity[i], s.angular_velocity[i], w.normal, law_->normal_force(overlap, s.radius[i], w), h, filter_sliding_[m],
                     filter_rolling_[m], s.mass[i], s.inertia[i], s.radius[i], dv[i], dw[i]);
     }
 }
@@ -109,13 +79,13 @@ std::unique_ptr<WallProvider> WallProvider::load(ByteReader& r) {
   for (std::size_t i = 0; i < walls.size(); ++i)
     if (const std::string p = wall_problem(walls[i]); !p.empty())
       throw StateError("inconsistent: wall " + std::to_string(i) + ": " + p);
-  WallLaw law = WallLaw::hertz;
+  const PlaneWallLaw* law = &hertz_plane_wall();
   if (r.remaining() > 0) {
     const std::uint8_t code = r.u8("wall law");
-    if (code > 1) throw StateError("inconsistent: wall law " + std::to_string(code) + " (0 Hertz, 1 penalty)");
-    law = static_cast<WallLaw>(code);
+    law = find_plane_wall_law(code);
+    if (!law) throw StateError("inconsistent: wall law " + std::to_string(code) + " (" + plane_wall_law_codes() + ")");
   }
-  auto p = std::make_unique<WallProvider>(std::move(walls), law);
+  auto p = std::make_unique<WallProvider>(std::move(walls), *law);
   if (r.remaining() >= 16) {  // the filter's arrays (absent in older files)
     std::vector<double> sliding, rolling;
     r.array(sliding, 8, "filter friction", [](ByteReader& rr) { return rr.f64("filter friction"); });

@@ -1117,6 +1117,8 @@ TEST_F(Checkpoint, InconsistentContactWallsAndGravityAreRefused) {
        [](CheckpointState& s) { edit_walls(s, [](std::vector<Wall>& w) { w[0].stiffness = -1.0; }); }},
       {walls, "wall 0: stiffness K^pw must be finite and >= 0",
        [](CheckpointState& s) { edit_walls(s, [](std::vector<Wall>& w) { w[0].stiffness = INFINITY; }); }},
+      {walls, "wall law 7 (0 Hertz, 1 penalty)",  // the law byte follows the walls: 8 + 56 per wall
+       [](CheckpointState& s) { section_of(s, "walls")[8 + 56 * walls_of(s).size()] = std::byte{7}; }},
       {gravity, "gravity is not finite",
        [](CheckpointState& s) { section_of(s, "gravity") = gravity_section(Vec3(0, std::nan(""), 0)); }},
       {gravity, "gravity is not finite",

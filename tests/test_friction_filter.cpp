@@ -33,7 +33,7 @@ Simulation sliding(double h) {
   ForceField f;
   PenaltyContactLaw law{kK, {kMu}, {0.0}};
   f.add(std::make_unique<PenaltyContactProvider>(law, 0.1 * kR, "penalty"));
-  auto walls = std::make_unique<WallProvider>(std::vector<Wall>{Wall{Vec3::Zero(), Vec3::UnitZ(), kK}}, WallLaw::penalty);
+  auto walls = std::make_unique<WallProvider>(std::vector<Wall>{Wall{Vec3::Zero(), Vec3::UnitZ(), kK}}, penalty_plane_wall());
   walls->set_filter({kMu}, {0.0});
   f.add(std::move(walls));
   f.add(std::make_unique<GravityProvider>(Vec3(0, 0, -kG)));
