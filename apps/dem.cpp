@@ -303,19 +303,11 @@ int restart(const Options& o) {
   return run(std::move(sim), plan);
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-#ifdef DEM_WITH_MPI
-  // Under mpirun every rank runs this program; rank 0 alone prints and
-  // writes files.
-  MpiSession mpi(argc, argv);
-  if (mpi.rank() != 0) std::cout.rdbuf(nullptr);
-#endif
-  CLI::App app{"dem: discrete element simulations of bonded granular solids (scene files: "
-               "docs/scene-format.md)"};
-  app.require_subcommand(1);
-  Options o;
+/// The subcommands of `dem` and their options, written into `o`.
+struct Commands {
+  CLI::App *run, *check, *laws, *restart;
+};
+Commands add_commands(CLI::App& app, Options& o) {
   CLI::App* run = app.add_subcommand("run", "Run a scene file");
   run->add_option("scene", o.scene, "Scene file (TOML)")->required();
   CLI::App* check = app.add_subcommand("check", "Validate a scene file and print its summary, without running it");
@@ -379,6 +371,36 @@ int main(int argc, char** argv) {
     c->add_flag("--overwrite", o.overwrite,
                 "Replace the files of another run in the output folder (only the files the engine writes)");
   }
+  return {run, check, laws, rs};
+}
+
+/// `dem check`: what dem run does before its first step, less the large
+/// run-time arrays (sized by the memory estimate): build, then assemble the
+/// force field and clumps, so that check refuses what run refuses.
+int check_scene(const Options& o) {
+  const SceneSpec spec = read_scene_file(o.scene);
+  BuiltScene built = build_scene(spec, build_options(o));
+  std::ostringstream summary;
+  print_summary(built, spec, summary);
+  assemble_scene(std::move(built));
+  std::cout << summary.str() << "ok: the scene is valid\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+#ifdef DEM_WITH_MPI
+  // Under mpirun every rank runs this program; rank 0 alone prints and
+  // writes files.
+  MpiSession mpi(argc, argv);
+  if (mpi.rank() != 0) std::cout.rdbuf(nullptr);
+#endif
+  CLI::App app{"dem: discrete element simulations of bonded granular solids (scene files: "
+               "docs/scene-format.md)"};
+  app.require_subcommand(1);
+  Options o;
+  const Commands cmd = add_commands(app, o);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -386,23 +408,12 @@ int main(int argc, char** argv) {
     return app.exit(e) == 0 ? kExitOk : kExitBadInput;
   }
   try {
-    if (*laws) {
+    if (*cmd.laws) {
       std::cout << "### Bond laws\n\n" << bond_law_tables() << "\n### Contact laws\n" << contact_law_tables();
       return kExitOk;
     }
-    if (*check) {
-      // What dem run does before its first step, less the large run-time
-      // arrays (sized by the memory estimate): build, then assemble the
-      // force field and clumps, so that check refuses what run refuses.
-      const SceneSpec spec = read_scene_file(o.scene);
-      BuiltScene built = build_scene(spec, build_options(o));
-      std::ostringstream summary;
-      print_summary(built, spec, summary);
-      assemble_scene(std::move(built));
-      std::cout << summary.str() << "ok: the scene is valid\n";
-      return kExitOk;
-    }
-    if (*run) return run_scene(o);
+    if (*cmd.check) return check_scene(o);
+    if (*cmd.run) return run_scene(o);
     return restart(o);
   } catch (const SceneError& e) {
     std::cerr << "error: " << e.what() << "\n";

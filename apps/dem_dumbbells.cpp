@@ -69,41 +69,53 @@ void write_row(std::FILE* f, const std::vector<double>& values) {
   std::fputc('\n', f);
 }
 
-}  // namespace
 
-int main(int argc, char** argv) {
-  CLI::App app{"dem_dumbbells: the two-dumbbell full body problem (Lee, Leok & McClamroch, section 5.2)"};
+/// The command line's settings.
+struct DumbbellOptions {
   double h = 2e-4, t_end = 20.0;
   std::string out_dir = "dumbbells_output", integrator = "lgvi";
   long long energy_every = -1, vtk_every = -1;
   bool quiet = false;
-  app.add_option("--dt", h, "Time step (default 2e-4, the paper's)");
-  app.add_option("--t-end", t_end, "End time (default 20)");
-  app.add_option("--output-dir", out_dir, "Output folder (default dumbbells_output)");
-  app.add_option("--integrator", integrator, "lgvi (default) or rk4 (classical Runge-Kutta, for comparison)")
-      ->check(CLI::IsMember({"lgvi", "rk4"}));
-  app.add_option("--energy-every", energy_every, "Steps between rows of energy.csv (default: time 0.01)");
-  app.add_option("--vtk-every", vtk_every, "Steps between VTK frames, 0 for none (default: time 0.05)");
-  app.add_flag("--quiet", quiet, "Only the summary");
-  CLI11_PARSE(app, argc, argv);
-  try {
-    if (!(std::isfinite(h) && h > 0.0)) throw std::invalid_argument("--dt must be a finite positive time step");
-    if (!(std::isfinite(t_end) && t_end > 0.0)) throw std::invalid_argument("--t-end must be positive");
-    if (t_end / h > 1e9) throw std::invalid_argument("--t-end / --dt is more than 10^9 steps");
-    if (energy_every < 0) energy_every = std::max(1LL, std::llround(0.01 / h));
-    if (vtk_every < 0) vtk_every = std::max(1LL, std::llround(0.05 / h));
-    if (energy_every == 0) throw std::invalid_argument("--energy-every must be >= 1");
-  } catch (const std::exception& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return 1;
-  }
-  const bool rk4 = integrator == "rk4";
+};
+
+/// Checks the options and fills in the defaults that depend on the step;
+/// throws std::invalid_argument naming the option.
+void complete(DumbbellOptions& o) {
+  if (!(std::isfinite(o.h) && o.h > 0.0)) throw std::invalid_argument("--dt must be a finite positive time step");
+  if (!(std::isfinite(o.t_end) && o.t_end > 0.0)) throw std::invalid_argument("--t-end must be positive");
+  if (o.t_end / o.h > 1e9) throw std::invalid_argument("--t-end / --dt is more than 10^9 steps");
+  if (o.energy_every < 0) o.energy_every = std::max(1LL, std::llround(0.01 / o.h));
+  if (o.vtk_every < 0) o.vtk_every = std::max(1LL, std::llround(0.05 / o.h));
+  if (o.energy_every == 0) throw std::invalid_argument("--energy-every must be >= 1");
+}
+
+/// The worst errors over a run, for the summary.
+struct RunExtremes {
+  double max_de = 0, max_orth = 0, max_dp = 0, max_dl = 0, closest = INFINITY, t_closest = 0;
+  int min_it = 1 << 30, max_it = 0;
+};
+
+void print_extremes(const RunExtremes& x, double e0, bool rk4) {
+  std::cout << "largest |E - E_0|: " << format_g(x.max_de, 5) << " (E_0 = " << format_g(e0, 10) << ")\n"
+            << "largest |I - R^T R|: " << format_g(x.max_orth, 4) << "\n"
+            << "largest |P - P_0|: " << format_g(x.max_dp, 3) << ", |L - L_0|: " << format_g(x.max_dl, 3) << "\n"
+            << "closest approach of the centres: " << format_g(x.closest, 4) << " at t = " << format_g(x.t_closest, 4)
+            << "\n";
+  if (!rk4) std::cout << "Newton iterations per step: " << x.min_it << " to " << x.max_it << "\n";
+}
+
+/// Runs the paper's two dumbbells, writing energy.csv, attitude.csv and VTK
+/// frames; the exit status (1 for a folder it cannot write, 2 for a failed run).
+int run_dumbbells(const DumbbellOptions& o) {
+  const double h = o.h;
+  const long long energy_every = o.energy_every, vtk_every = o.vtk_every;
+  const bool rk4 = o.integrator == "rk4";
   const DumbbellPair pair;
   std::vector<RigidBody> bodies = paper_dumbbells();
   const auto forces = [&](std::vector<RigidBody>& b) { dumbbell_forces(pair, b); };
   forces(bodies);
 
-  const std::filesystem::path out = out_dir;
+  const std::filesystem::path out = o.out_dir;
   std::FILE* energy = nullptr;
   std::FILE* attitude = nullptr;
   std::unique_ptr<VtkSeriesWriter> vtk;
@@ -127,8 +139,7 @@ int main(int argc, char** argv) {
   const auto total = [&]() { return rigid_kinetic_energy(bodies) + dumbbell_potential(pair, bodies); };
   const double e0 = total();
   const Vec3 p0 = rigid_linear_momentum(bodies), l0 = rigid_angular_momentum(bodies);
-  double max_de = 0, max_orth = 0, max_dp = 0, max_dl = 0, closest = INFINITY, t_closest = 0;
-  int min_it = 1 << 30, max_it = 0;
+  RunExtremes x;
   Picture pic = picture(pair, bodies);
   const auto record = [&](double t, int iterations) {
     const double ek = kinetic_translation(), e = total();
@@ -140,8 +151,8 @@ int main(int argc, char** argv) {
   };
   record(0.0, 0);
   if (vtk_every > 0) vtk->write_frame(0.0, pic.points, pic.rods);
-  const long long steps = std::llround(t_end / h);
-  if (!quiet)
+  const long long steps = std::llround(o.t_end / h);
+  if (!o.quiet)
     std::cout << "dem_dumbbells: " << (rk4 ? "RK4" : "LGVI") << ", h = " << format_g(h) << ", " << steps
               << " steps to t = " << format_g(steps * h) << ", E_0 = " << format_g(e0, 10) << "\n";
   long long k = 0;
@@ -152,17 +163,17 @@ int main(int argc, char** argv) {
         rk4_step(bodies, forces, h);
       else
         it = lgvi_step(bodies, forces, h);
-      min_it = std::min(min_it, it);
-      max_it = std::max(max_it, it);
+      x.min_it = std::min(x.min_it, it);
+      x.max_it = std::max(x.max_it, it);
       const double t = static_cast<double>(k) * h;
       const double e = total();
       if (!std::isfinite(e)) throw std::runtime_error("the energy became non-finite");
-      max_de = std::max(max_de, std::abs(e - e0));
-      for (const RigidBody& b : bodies) max_orth = std::max(max_orth, orthogonality_error(b.attitude));
-      max_dp = std::max(max_dp, (rigid_linear_momentum(bodies) - p0).norm());
-      max_dl = std::max(max_dl, (rigid_angular_momentum(bodies) - l0).norm());
+      x.max_de = std::max(x.max_de, std::abs(e - e0));
+      for (const RigidBody& b : bodies) x.max_orth = std::max(x.max_orth, orthogonality_error(b.attitude));
+      x.max_dp = std::max(x.max_dp, (rigid_linear_momentum(bodies) - p0).norm());
+      x.max_dl = std::max(x.max_dl, (rigid_angular_momentum(bodies) - l0).norm());
       const double d = (bodies[0].position - bodies[1].position).norm();
-      if (d < closest) closest = d, t_closest = t;
+      if (d < x.closest) x.closest = d, x.t_closest = t;
       if (k % energy_every == 0 || k == steps) record(t, it);
       if (vtk_every > 0 && (k % vtk_every == 0 || k == steps)) {
         move(pic, pair, bodies);
@@ -179,12 +190,30 @@ int main(int argc, char** argv) {
   }
   std::fclose(energy);
   std::fclose(attitude);
-  std::cout << "largest |E - E_0|: " << format_g(max_de, 5) << " (E_0 = " << format_g(e0, 10) << ")\n"
-            << "largest |I - R^T R|: " << format_g(max_orth, 4) << "\n"
-            << "largest |P - P_0|: " << format_g(max_dp, 3) << ", |L - L_0|: " << format_g(max_dl, 3) << "\n"
-            << "closest approach of the centres: " << format_g(closest, 4) << " at t = " << format_g(t_closest, 4) << "\n";
-  if (!rk4) std::cout << "Newton iterations per step: " << min_it << " to " << max_it << "\n";
+  print_extremes(x, e0, rk4);
   std::cout << "output: " << std::filesystem::absolute(out).string()
             << " (energy.csv, attitude.csv, particles.pvd, bonds.pvd)\n";
   return 0;
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"dem_dumbbells: the two-dumbbell full body problem (Lee, Leok & McClamroch, section 5.2)"};
+  DumbbellOptions o;
+  app.add_option("--dt", o.h, "Time step (default 2e-4, the paper's)");
+  app.add_option("--t-end", o.t_end, "End time (default 20)");
+  app.add_option("--output-dir", o.out_dir, "Output folder (default dumbbells_output)");
+  app.add_option("--integrator", o.integrator, "lgvi (default) or rk4 (classical Runge-Kutta, for comparison)")
+      ->check(CLI::IsMember({"lgvi", "rk4"}));
+  app.add_option("--energy-every", o.energy_every, "Steps between rows of energy.csv (default: time 0.01)");
+  app.add_option("--vtk-every", o.vtk_every, "Steps between VTK frames, 0 for none (default: time 0.05)");
+  app.add_flag("--quiet", o.quiet, "Only the summary");
+  CLI11_PARSE(app, argc, argv);
+  try {
+    complete(o);
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 1;
+  }
+  return run_dumbbells(o);
 }

@@ -74,6 +74,61 @@ void print_slope(const char* what, const std::vector<double>& h, const std::vect
     std::printf("  %-16s n/a (an error is zero or not finite)\n", what);
 }
 
+/// The convergence rows of maps (23), (25) and (27), in that order; the maps
+/// run side by side, each into its own slot, so the rows do not depend on the
+/// thread count. Throws std::runtime_error naming the map that failed.
+std::vector<dem::PendulumConvergenceRow> run_maps(const std::vector<double>& steps, double t_end,
+                                                  long long refinement) {
+  const dem::PendulumParameters params;
+  const dem::IntegratorMap maps[] = {dem::IntegratorMap::rrp23, dem::IntegratorMap::rrp25,
+                                     dem::IntegratorMap::rrp27};
+  std::vector<std::vector<dem::PendulumConvergenceRow>> per_map(3);
+  std::vector<std::string> failures(3);
+  dem::parallel_for_each(
+      3,
+      [&](std::size_t i) {
+        try {
+          per_map[i] = dem::pendulum_convergence(params, maps[i], steps, t_end,
+                                                 static_cast<std::size_t>(refinement));
+        } catch (const std::exception& e) {
+          failures[i] = "map (" + dem::integrator_map_name(maps[i]) + "): " + e.what();
+        }
+      },
+      1);
+  for (const auto& f : failures)
+    if (!f.empty()) throw std::runtime_error(f);
+  std::vector<dem::PendulumConvergenceRow> rows;
+  for (const auto& r : per_map) rows.insert(rows.end(), r.begin(), r.end());
+  return rows;
+}
+
+/// The table of errors and the log-log slopes of each map.
+void print_results(const std::vector<dem::PendulumConvergenceRow>& rows) {
+  std::printf("%-3s %-12s %-12s %-12s %-12s %-12s %-12s\n", "map", "h", "E_error", "q_error",
+              "attitude", "axis_mom", "norm");
+  for (const auto& r : rows)
+    std::printf("%-3s %-12.5g %-12.4e %-12.4e %-12.4e %-12.4e %-12.4e\n",
+                dem::integrator_map_name(r.map).c_str(), r.h, r.errors.energy_error,
+                r.errors.q_error, r.errors.attitude_error, r.errors.axis_momentum_error,
+                r.errors.norm_error);
+  std::printf("least-squares slopes of log(error) against log(h):\n");
+  for (auto map : {dem::IntegratorMap::rrp23, dem::IntegratorMap::rrp25,
+                   dem::IntegratorMap::rrp27}) {
+    std::vector<double> h, e_err, q_err, a_err;
+    for (const auto& r : rows) {
+      if (r.map != map) continue;
+      h.push_back(r.h);
+      e_err.push_back(r.errors.energy_error);
+      q_err.push_back(r.errors.q_error);
+      a_err.push_back(r.errors.attitude_error);
+    }
+    std::printf("map (%s)\n", dem::integrator_map_name(map).c_str());
+    print_slope("E_error", h, e_err);
+    print_slope("q_error", h, q_err);
+    print_slope("attitude_error", h, a_err);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -124,55 +179,12 @@ int main(int argc, char** argv) {
                                "'" + (ec ? ": " + ec.message() : std::string(": not a folder")));
 
     dem::ThreadLimit thread_limit(threads);
-    const dem::PendulumParameters params;
-    // The maps are independent runs, so they go side by side; each result
-    // lands in its own slot and does not depend on the thread count.
-    const dem::IntegratorMap maps[] = {dem::IntegratorMap::rrp23, dem::IntegratorMap::rrp25,
-                                       dem::IntegratorMap::rrp27};
-    std::vector<std::vector<dem::PendulumConvergenceRow>> per_map(3);
-    std::vector<std::string> failures(3);
-    dem::parallel_for_each(
-        3,
-        [&](std::size_t i) {
-          try {
-            per_map[i] = dem::pendulum_convergence(params, maps[i], steps, t_end,
-                                                   static_cast<std::size_t>(refinement));
-          } catch (const std::exception& e) {
-            failures[i] = "map (" + dem::integrator_map_name(maps[i]) + "): " + e.what();
-          }
-        },
-        1);
-    for (const auto& f : failures)
-      if (!f.empty()) throw std::runtime_error(f);
-    std::vector<dem::PendulumConvergenceRow> rows;
-    for (const auto& r : per_map) rows.insert(rows.end(), r.begin(), r.end());
+    const std::vector<dem::PendulumConvergenceRow> rows = run_maps(steps, t_end, refinement);
     const fs::path file = dir / "pendulum_convergence.csv";
     write_table(file, rows);
 
     std::printf("wrote %s\n", file.string().c_str());
-    std::printf("%-3s %-12s %-12s %-12s %-12s %-12s %-12s\n", "map", "h", "E_error", "q_error",
-                "attitude", "axis_mom", "norm");
-    for (const auto& r : rows)
-      std::printf("%-3s %-12.5g %-12.4e %-12.4e %-12.4e %-12.4e %-12.4e\n",
-                  dem::integrator_map_name(r.map).c_str(), r.h, r.errors.energy_error,
-                  r.errors.q_error, r.errors.attitude_error, r.errors.axis_momentum_error,
-                  r.errors.norm_error);
-    std::printf("least-squares slopes of log(error) against log(h):\n");
-    for (auto map : {dem::IntegratorMap::rrp23, dem::IntegratorMap::rrp25,
-                     dem::IntegratorMap::rrp27}) {
-      std::vector<double> h, e_err, q_err, a_err;
-      for (const auto& r : rows) {
-        if (r.map != map) continue;
-        h.push_back(r.h);
-        e_err.push_back(r.errors.energy_error);
-        q_err.push_back(r.errors.q_error);
-        a_err.push_back(r.errors.attitude_error);
-      }
-      std::printf("map (%s)\n", dem::integrator_map_name(map).c_str());
-      print_slope("E_error", h, e_err);
-      print_slope("q_error", h, q_err);
-      print_slope("attitude_error", h, a_err);
-    }
+    print_results(rows);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "dem_pendulum: error: %s\n", e.what());
     return 1;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <random>
 
+#include "core/particle_store.hpp"
 #include "core/rotation.hpp"
 #include "core/types.hpp"
 
@@ -27,6 +28,20 @@ inline Quat quat_exp(const Vec3& phi) {
   const double t = phi.norm();
   if (t == 0.0) return Quat::Identity();
   return Quat(Eigen::AngleAxisd(t, phi / t));
+}
+
+/// A solid sphere of radius r and density rho (mass 4/3 pi rho r³, inertia
+/// 2/5 m r²) at x with velocity v and angular velocity w: the particle of
+/// the contact-law tests.
+inline ParticleSpec solid_sphere(double r, double rho, const Vec3& x, const Vec3& v, const Vec3& w = Vec3::Zero()) {
+  ParticleSpec p;
+  p.position = x;
+  p.velocity = v;
+  p.angular_velocity = w;
+  p.diameter = 2 * r;
+  p.mass = rho * 4.0 / 3.0 * M_PI * r * r * r;
+  p.inertia = 0.4 * p.mass * r * r;
+  return p;
 }
 
 }  // namespace dem::testing

@@ -324,7 +324,7 @@ TEST(Dem, ImplicitStepThatDoesNotConvergeStopsTheRunAndKeepsTheFiles) {
   EXPECT_EQ(r.status, 2) << r.output;
   EXPECT_NE(r.output.find("did not converge"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("particle id"), std::string::npos) << r.output;
-  // It says what stopped it (issue 22, item 14), not the time step.
+  // It says what stopped it (the iteration limit), not the time step.
   EXPECT_NE(r.output.find("[run] max_newton_iterations = "), std::string::npos) << r.output;
   EXPECT_EQ(r.output.find("The time step is probably too large"), std::string::npos) << r.output;
   EXPECT_TRUE(fs::exists(dir / "out" / "energy.csv"));

@@ -1,4 +1,4 @@
-// Bad input and careless use (issue 10): nothing crashes, nothing is
+// Bad input and careless use: nothing crashes, nothing is
 // silently wrong, nothing is lost. Each test is one way in which a scene
 // file, a CSV table or the command line used to crash, be accepted by
 // `dem check` and then refused by `dem run`, or run with something wrong:

@@ -1,4 +1,4 @@
-// The run's energy check (run/energy_check.hpp) and what issue 22 found
+// The run's energy check (run/energy_check.hpp) and what was found
 // wrong with the one before it:
 //  - a run whose energy is zero restarts and runs on as it would have
 //    (the reference is a flag in the checkpoint, not a zero scale);

@@ -2,7 +2,7 @@
 // 64 MiB memory limit, assemble) on every input of its seed corpus
 // tests/fuzz_corpus/scene/, in builds without libFuzzer: each is built or
 // refused with SceneError, nothing else. The seeds hold one scene for each
-// kind of bad input of issue 10; some are checked for the refusal they get.
+// kind of bad input test_bad_input.cpp covers; some are checked for the refusal they get.
 #include <gtest/gtest.h>
 #include <unistd.h>
 

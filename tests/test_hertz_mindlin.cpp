@@ -21,6 +21,7 @@
 #include "engine/simulation.hpp"
 #include "fields/gravity_provider.hpp"
 #include "io/checkpoint.hpp"
+#include "support.hpp"
 
 using namespace dem;
 
@@ -29,14 +30,7 @@ namespace {
 constexpr double kR = 1e-3, kRho = 2400, kE = 1e8, kNu = 0.3;
 
 ParticleSpec sphere(const Vec3& x, const Vec3& v, const Vec3& w = Vec3::Zero()) {
-  ParticleSpec p;
-  p.position = x;
-  p.velocity = v;
-  p.angular_velocity = w;
-  p.diameter = 2 * kR;
-  p.mass = kRho * 4.0 / 3.0 * M_PI * kR * kR * kR;
-  p.inertia = 0.4 * p.mass * kR * kR;
-  return p;
+  return dem::testing::solid_sphere(kR, kRho, x, v, w);
 }
 
 ContactMaterial material(double e, double mu_s, double mu_r = 0.0) {

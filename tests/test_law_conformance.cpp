@@ -34,6 +34,7 @@
 #include "io/checkpoint.hpp"
 #include "part_support.hpp"
 #include "simd_targets.hpp"
+#include "support.hpp"
 
 namespace dem {
 namespace {
@@ -57,14 +58,7 @@ const std::vector<LawRow> kLaws = {
 };
 
 ParticleSpec sphere(const Vec3& x, const Vec3& v, const Vec3& w = Vec3::Zero()) {
-  ParticleSpec p;
-  p.position = x;
-  p.velocity = v;
-  p.angular_velocity = w;
-  p.diameter = 2 * kR;
-  p.mass = kRho * 4.0 / 3.0 * M_PI * kR * kR * kR;
-  p.inertia = 0.4 * p.mass * kR * kR;
-  return p;
+  return dem::testing::solid_sphere(kR, kRho, x, v, w);
 }
 
 /// A scene for one law: particles, walls (points, normals) and gravity.

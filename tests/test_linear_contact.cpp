@@ -19,6 +19,7 @@
 #include "fields/gravity_provider.hpp"
 #include "scene/scene_builder.hpp"
 #include "scene/scene_spec.hpp"
+#include "support.hpp"
 
 using namespace dem;
 
@@ -27,14 +28,7 @@ namespace {
 constexpr double kR = 1e-3, kRho = 2400, kKn = 1e4;
 
 ParticleSpec sphere(const Vec3& x, const Vec3& v, const Vec3& w = Vec3::Zero()) {
-  ParticleSpec p;
-  p.position = x;
-  p.velocity = v;
-  p.angular_velocity = w;
-  p.diameter = 2 * kR;
-  p.mass = kRho * 4.0 / 3.0 * M_PI * kR * kR * kR;
-  p.inertia = 0.4 * p.mass * kR * kR;
-  return p;
+  return dem::testing::solid_sphere(kR, kRho, x, v, w);
 }
 
 double mass() { return kRho * 4.0 / 3.0 * M_PI * kR * kR * kR; }

@@ -1,4 +1,4 @@
-// Careless use and bad input (issue 10), as a user meets them on the command
+// Careless use and bad input, as a user meets them on the command
 // line of dem, dem_torus and scripts/run_torus.sh:
 //  - a restart continues only its own run's files (run.id), and
 //    `dem restart --output-dir NEW` starts a folder holding the whole series;

@@ -1,9 +1,8 @@
-// Every scene key, table-driven (issue 22, "How to keep it from coming
-// back"): for each key the parser looks up in a shipped scene's tables
+// Every scene key, table-driven: for each key the parser looks up in a shipped scene's tables
 // (scene_key_variants: given or not, so a new key is covered without a new
 // test), each of the values below must either be refused as bad input
 // naming the key (what `dem check` and `dem run` print, exit 1), or build
-// and run a few steps with every energy finite. Before issue 22, beta =
+// and run a few steps with every energy finite. Before this test, beta =
 // 1e200, mu_r = 1e300, a group velocity of 1e200 or a Hertz-Mindlin step of
 // 1 s passed `dem check` and gave NaN (or a blow-up) at the first steps.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// The vectorised force kernels (issue 13): every SIMD target this CPU runs
+// The vectorised force kernels (docs/performance.md): every SIMD target this CPU runs
 // gives the bits of the scalar kernel, bond by bond, and the target can be
 // chosen and refused by name.
 #include <gtest/gtest.h>
