@@ -55,10 +55,11 @@ std::string plane_wall_law_codes() {
 }
 
 namespace {
-const char* kind_text(const LawKey& k) {
+std::string kind_text(const LawKey& k) {
   switch (k.kind) {
     case LawKeyKind::boolean: return "true/false";
     case LawKeyKind::number_or_auto: return "number or \"auto\"";
+    case LawKeyKind::choice: return quoted_list(k.choices);
     case LawKeyKind::number: break;
   }
   return "number";

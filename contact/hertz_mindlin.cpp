@@ -24,22 +24,22 @@ void check(const ContactMaterial& m, std::size_t k) {
 }
 }  // namespace
 
-ContactPair contact_pair(const ContactMaterial& a, const ContactMaterial& b) {
+ContactPair contact_pair(const ContactMaterial& a, const ContactMaterial& b, NormalDamping damping) {
   ContactPair p;
   p.e_star = 1.0 / ((1 - a.poisson_ratio * a.poisson_ratio) / a.youngs_modulus +
                     (1 - b.poisson_ratio * b.poisson_ratio) / b.youngs_modulus);
   p.g_star = 1.0 / (2 * (2 - a.poisson_ratio) * (1 + a.poisson_ratio) / a.youngs_modulus +
                     2 * (2 - b.poisson_ratio) * (1 + b.poisson_ratio) / b.youngs_modulus);
   const double e = &a == &b ? a.restitution : std::sqrt(a.restitution * b.restitution);
-  const double ln_e = std::log(e);
-  p.beta_e = ln_e / std::sqrt(ln_e * ln_e + std::numbers::pi * std::numbers::pi);
+  p.damping = damping_coefficient(damping, e);
   p.mu_s = std::sqrt(a.sliding_friction * b.sliding_friction);
   p.mu_r = std::sqrt(a.rolling_friction * b.rolling_friction);
   return p;
 }
 
-HertzMindlinLaw::HertzMindlinLaw(std::vector<ContactMaterial> materials, double time_step, bool rolling)
-    : materials_(std::move(materials)), h_(time_step), rolling_(rolling) {
+HertzMindlinLaw::HertzMindlinLaw(std::vector<ContactMaterial> materials, double time_step, bool rolling,
+                                 NormalDamping damping)
+    : materials_(std::move(materials)), h_(time_step), rolling_(rolling), damping_(damping) {
   if (materials_.empty()) throw std::invalid_argument("Hertz-Mindlin contact: no materials");
   for (std::size_t k = 0; k < materials_.size(); ++k) check(materials_[k], k);
   if (!(std::isfinite(h_) && h_ > 0.0)) throw std::invalid_argument("Hertz-Mindlin contact: the time step must be > 0");
@@ -47,7 +47,8 @@ HertzMindlinLaw::HertzMindlinLaw(std::vector<ContactMaterial> materials, double 
   pairs_.resize(static_cast<std::size_t>(count_) * count_);
   for (std::uint32_t a = 0; a < count_; ++a)
     for (std::uint32_t b = 0; b < count_; ++b)
-      pairs_[a * count_ + b] = a == b ? contact_pair(materials_[a], materials_[a]) : contact_pair(materials_[a], materials_[b]);
+      pairs_[a * count_ + b] = a == b ? contact_pair(materials_[a], materials_[a], damping_)
+                                      : contact_pair(materials_[a], materials_[b], damping_);
 }
 
 namespace {
@@ -57,23 +58,26 @@ namespace {
 /// moment is not used).
 void hertz_mindlin_core(const ContactPair& p, const Vec3& n, double delta, double r_star, double m_star,
                         const Vec3& v_rel, const Vec3& dw, double ri, double rj, double h, bool rolling,
-                        HertzMindlinLaw::State& st, PairOutput& out) {
+                        bool clamp, HertzMindlinLaw::State& st, PairOutput& out) {
   const double a = std::sqrt(r_star * delta);
   const double sn = 2.0 * p.e_star * a, st_ = 8.0 * p.g_star * a, kn = (4.0 / 3.0) * p.e_star * a;
-  const double c = -2.0 * std::sqrt(5.0 / 6.0) * p.beta_e;
+  const double c = p.damping;
   const double gamma_n = c * std::sqrt(sn * m_star), gamma_t = c * std::sqrt(st_ * m_star);
   const double vn = v_rel.dot(n);
   const Vec3 vt = v_rel - vn * n;
   const double elastic = kn * delta;
-  const double fn = std::max(0.0, elastic - gamma_n * vn);
+  // Clamped (docs/model.md §11.5): the force never pulls. Unclamped, the
+  // Coulomb and rolling limits take its size.
+  const double fn = clamp ? std::max(0.0, elastic - gamma_n * vn) : elastic - gamma_n * vn;
+  const double fn_size = std::abs(fn);
   const Vec3 f_normal = fn * n;
   // Tangential spring, on the tangent plane.
   st.xi += h * vt;
   st.xi -= st.xi.dot(n) * n;
   Vec3 ft = -st_ * st.xi - gamma_t * vt;
   const double xi_norm = st.xi.norm();
-  if (st_ * xi_norm > p.mu_s * fn) {
-    ft = xi_norm > 0.0 ? Vec3((-p.mu_s * fn / xi_norm) * st.xi) : Vec3::Zero();
+  if (st_ * xi_norm > p.mu_s * fn_size) {
+    ft = xi_norm > 0.0 ? Vec3((-p.mu_s * fn_size / xi_norm) * st.xi) : Vec3::Zero();
     st.xi = -ft / st_;
   }
   out.force = f_normal + ft;
@@ -85,7 +89,7 @@ void hertz_mindlin_core(const ContactPair& p, const Vec3& n, double delta, doubl
     const Vec3 wr = dw - dw.dot(n) * n;
     st.rolling -= kr * h * wr;
     st.rolling -= st.rolling.dot(n) * n;
-    const double cap = p.mu_r * r_star * fn, m = st.rolling.norm();
+    const double cap = p.mu_r * r_star * fn_size, m = st.rolling.norm();
     if (m > cap) st.rolling *= cap / m;
     out.moment_i += st.rolling;
     out.moment_j -= st.rolling;
@@ -108,7 +112,7 @@ void HertzMindlinLaw::evaluate(const ParticleStore& s, std::uint32_t i, std::uin
   const Vec3 v_rel = s.velocity[i] - s.velocity[j] - (ri * s.angular_velocity[i] + rj * s.angular_velocity[j]).cross(n);
   hertz_mindlin_core(pair(s.material[i], s.material[j]), n, reach - dist, ri * rj / reach,
                      s.mass[i] * s.mass[j] / (s.mass[i] + s.mass[j]), v_rel,
-                     s.angular_velocity[i] - s.angular_velocity[j], ri, rj, h_, rolling_, st, out);
+                     s.angular_velocity[i] - s.angular_velocity[j], ri, rj, h_, rolling_, clamps_force(damping_), st, out);
 }
 
 void HertzMindlinLaw::evaluate_wall(const ParticleStore& s, std::uint32_t i, const Vec3& point, const Vec3& normal,
@@ -122,7 +126,7 @@ void HertzMindlinLaw::evaluate_wall(const ParticleStore& s, std::uint32_t i, con
   }
   const Vec3 v_rel = s.velocity[i] - (ri * s.angular_velocity[i]).cross(normal);
   hertz_mindlin_core(pair(s.material[i], s.material[i]), normal, delta, ri, s.mass[i], v_rel, s.angular_velocity[i],
-                     ri, 0.0, h_, rolling_, st, out);
+                     ri, 0.0, h_, rolling_, clamps_force(damping_), st, out);
 }
 
 double HertzMindlinLaw::wall_energy(const ParticleStore& s, std::uint32_t i, const Vec3& point,
@@ -153,7 +157,12 @@ void HertzMindlinLaw::save(ByteWriter& w) const {
     for (const double x : {m.youngs_modulus, m.poisson_ratio, m.restitution, m.sliding_friction, m.rolling_friction})
       w.f64(x);
   w.f64(h_);
-  w.u8(rolling_ ? 1 : 0);
+  // Bit 0: rolling; bit 7: the block of model options follows (a u32
+  // length, then the fields in order; files before it end at this byte and
+  // mean Tsuji's clamped damping).
+  w.u8(static_cast<std::uint8_t>((rolling_ ? 1 : 0) | 0x80));
+  w.u32(1);
+  w.u8(static_cast<std::uint8_t>(damping_));
 }
 
 HertzMindlinLaw HertzMindlinLaw::load(ByteReader& r) {
@@ -167,9 +176,22 @@ HertzMindlinLaw HertzMindlinLaw::load(ByteReader& r) {
     m.rolling_friction = r.f64("contact material");
   }
   const double h = r.f64("contact time step");
-  const std::uint8_t rolling = r.u8("rolling flag");
+  const std::uint8_t flags = r.u8("rolling flag");
+  if ((flags & 0x7e) != 0) throw StateError("inconsistent: Hertz-Mindlin flags " + std::to_string(flags));
+  // The model options (absent in files before them: Tsuji's clamped damping).
+  NormalDamping damping = NormalDamping::tsuji_clamped;
+  if (flags & 0x80) {
+    const std::uint32_t length = r.u32("Hertz-Mindlin options");
+    if (length != 1)
+      throw StateError("inconsistent: Hertz-Mindlin options of " + std::to_string(length) +
+                       " bytes (1 expected; a file of a later version?)");
+    const std::uint8_t code = r.u8("damping law");
+    if (code > static_cast<std::uint8_t>(NormalDamping::tsuji))
+      throw StateError("inconsistent: damping law " + std::to_string(code) + " (0 exact, 1 tsuji-clamped, 2 tsuji)");
+    damping = static_cast<NormalDamping>(code);
+  }
   try {
-    return HertzMindlinLaw(std::move(mats), h, rolling == 1);
+    return HertzMindlinLaw(std::move(mats), h, (flags & 1) != 0, damping);
   } catch (const std::invalid_argument& e) {
     throw StateError(std::string("inconsistent: ") + e.what());
   }
@@ -189,7 +211,9 @@ namespace {
 
 class PreparedHertzMindlin final : public PreparedContactLaw {
  public:
-  explicit PreparedHertzMindlin(const ContactLawInput& in) : rolling_(in.values.flag("rolling")) {
+  explicit PreparedHertzMindlin(const ContactLawInput& in)
+      : rolling_(in.values.flag("rolling")),
+        damping_(*parse_normal_damping(in.values.word("damping", std::string(normal_damping_name(NormalDamping::exact))))) {
     for (const LawMaterial& m : in.materials) {
       materials_.push_back({m.youngs_modulus, m.poisson_ratio, m.restitution, m.sliding_friction, m.rolling_friction});
       names_.push_back(m.name);
@@ -224,7 +248,7 @@ class PreparedHertzMindlin final : public PreparedContactLaw {
     return std::nullopt;
   }
   ContactLawProviders make(const ParticleStore& s, std::vector<Wall> walls, double skin, double h) override {
-    const HertzMindlinLaw law(materials_, h, rolling_);
+    const HertzMindlinLaw law(materials_, h, rolling_, damping_);
     ContactLawProviders p;
     p.pairs = std::make_unique<HertzMindlinProvider>(law, skin, "mindlin");
     if (!walls.empty()) p.walls = std::make_unique<FrictionWallProvider>(std::move(walls), law, s.size(), "mwalls");
@@ -236,6 +260,7 @@ class PreparedHertzMindlin final : public PreparedContactLaw {
   std::vector<std::string> names_;
   double r_max_ = 0.0;
   bool rolling_ = false;
+  NormalDamping damping_;
 };
 
 }  // namespace
@@ -243,8 +268,8 @@ class PreparedHertzMindlin final : public PreparedContactLaw {
 ContactLawEntry hertz_mindlin_contact_law() {
   ContactLawEntry e;
   e.keyword = "hertz-mindlin";
-  e.title = "Hertz contact with Hertz-Mindlin friction, viscoelastic damping from e and optional rolling "
-            "resistance (LIGGGHTS hertz tangential history)";
+  e.title = "Hertz contact with Hertz-Mindlin friction, viscoelastic damping that rebounds with e and optional "
+            "rolling resistance (LIGGGHTS hertz tangential history)";
   e.section = "§11.2";
   e.needs_materials = true;
   e.materials_note = "(E, nu, ...)";
@@ -256,6 +281,17 @@ ContactLawEntry hertz_mindlin_contact_law() {
   r.meaning = "rolling resistance with the [[material]] mu_r";
   r.default_text = "false";
   e.keys.push_back(r);
+  LawKey d;
+  d.name = "damping";
+  d.kind = LawKeyKind::choice;
+  d.choices = {"exact", "tsuji-clamped", "tsuji"};
+  d.symbol = "c";
+  d.unit = "-";
+  d.meaning = "the meaning of the [[material]] e (docs/model.md §11.5): \"exact\" rebounds with e at every "
+              "speed; \"tsuji-clamped\" is Tsuji's damping with the force kept >= 0 (LIGGGHTS limitForce on; "
+              "the engine's meaning of e before \"exact\"); \"tsuji\" lets the force pull (LIGGGHTS's default)";
+  d.default_text = "\"exact\"";
+  e.keys.push_back(d);
   e.refusals.push_back({"stiffness", LawTable::contact,
                         "does not apply to law \"hertz-mindlin\" (its stiffness comes from E and nu of the "
                         "[[material]]s)"});

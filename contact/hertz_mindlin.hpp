@@ -12,9 +12,11 @@
 /// For delta = r_i + r_j - |x_i - x_j| > 0, n = (x_i - x_j)/|x_i - x_j|:
 ///
 ///     a = sqrt(R* delta), S_n = 2 E* a, S_t = 8 G* a, k_n = (4/3) E* a
-///     gamma_n = -2 sqrt(5/6) beta_e sqrt(S_n m*), gamma_t likewise with S_t
+///     gamma_n = c sqrt(S_n m*), gamma_t = c sqrt(S_t m*), c from e by the
+///               damping law (contact/restitution.hpp, docs/model.md §11.5)
 ///     v_rel = v_i - v_j - (r_i Omega_i + r_j Omega_j) x n
-///     F_n = max(0, k_n delta - gamma_n v_rel.n) n
+///     F_n = max(0, k_n delta - gamma_n v_rel.n) n   (the max only where the
+///           damping law clamps: "exact" and "tsuji-clamped", not "tsuji")
 ///     xi <- xi + h v_t, projected on the tangent plane
 ///     F_t = -S_t xi - gamma_t v_t; past mu_s |F_n|: F_t = -mu_s |F_n| xi/|xi|, xi = -F_t/S_t
 ///     moments -r_i n x F_t on i and -r_j n x F_t on j (+M_r, -M_r)
@@ -28,6 +30,7 @@
 #include <vector>
 
 #include "contact/contact_provider.hpp"
+#include "contact/restitution.hpp"
 #include "core/byte_stream.hpp"
 #include "core/particle_store.hpp"
 
@@ -44,13 +47,15 @@ struct ContactMaterial {
 
 /// The constants of one pair of materials (docs/model.md §11.2): E*, G* from the
 /// formulas there; e, mu_s, mu_r of two different materials as the geometric
-/// mean sqrt(a b) (LAMMPS pair granular's mixing of such coefficients).
+/// mean sqrt(a b) (LAMMPS pair granular's mixing of such coefficients); the
+/// damping coefficient c of that e by the damping law (§11.5).
 struct ContactPair {
   double e_star = 0.0, g_star = 0.0;
-  double beta_e = 0.0;  ///< ln(e)/sqrt(ln²(e) + pi²), <= 0
+  double damping = 0.0;  ///< c >= 0 (dimensionless)
   double mu_s = 0.0, mu_r = 0.0;
 };
-ContactPair contact_pair(const ContactMaterial& a, const ContactMaterial& b);
+ContactPair contact_pair(const ContactMaterial& a, const ContactMaterial& b,
+                         NormalDamping damping = NormalDamping::exact);
 
 struct HertzMindlinLaw {
   static constexpr bool kKinetic = true;
@@ -61,9 +66,11 @@ struct HertzMindlinLaw {
   };
 
   /// materials: indexed by ParticleStore::material; h: the time step of
-  /// the history updates (time); rolling: EPSD2 on. Throws
-  /// std::invalid_argument for a material value out of range or h <= 0.
-  HertzMindlinLaw(std::vector<ContactMaterial> materials, double time_step, bool rolling);
+  /// the history updates (time); rolling: EPSD2 on; damping: the meaning of
+  /// e (docs/model.md §11.5). Throws std::invalid_argument for a material
+  /// value out of range or h <= 0.
+  HertzMindlinLaw(std::vector<ContactMaterial> materials, double time_step, bool rolling,
+                  NormalDamping damping = NormalDamping::exact);
   HertzMindlinLaw() = default;
 
   void evaluate(const ParticleStore& s, std::uint32_t i, std::uint32_t j, State& st, PairOutput& out) const;
@@ -100,6 +107,7 @@ struct HertzMindlinLaw {
   /// integrates the tangential spring with it.
   void set_time_step(double h);
   bool rolling() const { return rolling_; }
+  NormalDamping damping() const { return damping_; }
 
  private:
   std::vector<ContactMaterial> materials_;
@@ -107,6 +115,7 @@ struct HertzMindlinLaw {
   std::uint32_t count_ = 0;
   double h_ = 0.0;
   bool rolling_ = false;
+  NormalDamping damping_ = NormalDamping::exact;
 };
 
 using HertzMindlinProvider = ContactProvider<HertzMindlinLaw>;

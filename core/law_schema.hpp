@@ -26,6 +26,7 @@ enum class LawKeyKind {
   number,          ///< a number, checked by LawKey::check
   number_or_auto,  ///< a number or the string "auto"
   boolean,         ///< true or false
+  choice,          ///< one of LawKey::choices (a TOML string)
 };
 /// The scene table a law key is read from.
 enum class LawTable { contact, wall, bonds };
@@ -47,6 +48,7 @@ struct LawKey {
   /// the key (e.g. "(k_c)").
   std::string note;
   std::string default_text;  ///< the default as docs say it ("false", "auto: E_max r_max")
+  std::vector<std::string> choices;  ///< the values of a choice key, the default first
 };
 
 /// A key of another law that this law refuses with its own reason.
@@ -61,6 +63,12 @@ struct LawValues {
   std::map<std::string, double> numbers;
   std::map<std::string, bool> flags;
   std::set<std::string> automatic;  ///< number_or_auto keys given as "auto"
+  std::map<std::string, std::string> words;  ///< choice keys
+  /// The value of a choice key, or `fallback` when it is absent.
+  std::string word(const std::string& key, const std::string& fallback) const {
+    const auto it = words.find(key);
+    return it == words.end() ? fallback : it->second;
+  }
 
   std::optional<double> number(const std::string& key) const {
     const auto it = numbers.find(key);
@@ -71,7 +79,9 @@ struct LawValues {
     return it != flags.end() && it->second;
   }
   bool is_auto(const std::string& key) const { return automatic.count(key) > 0; }
-  bool given(const std::string& key) const { return numbers.count(key) + flags.count(key) + automatic.count(key) > 0; }
+  bool given(const std::string& key) const {
+    return numbers.count(key) + flags.count(key) + automatic.count(key) + words.count(key) > 0;
+  }
 };
 
 /// A time-step limit and what sets it, for messages.

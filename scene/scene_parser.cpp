@@ -469,29 +469,33 @@ void read_law_keys(TableReader& t, const ContactLawEntry& law, LawTable table, L
       if (k.table != table || std::find(seen.begin(), seen.end(), k.name) != seen.end()) continue;
       seen.push_back(k.name);
       // Read as the most general kind any law gives the key.
-      bool any_auto = false, boolean = false;
+      bool any_auto = false, boolean = false, choice = false;
       const LawKey* own = nullptr;
       for (const ContactLawEntry& x : contact_laws())
         for (const LawKey& y : x.keys)
           if (y.table == table && y.name == k.name) {
             any_auto |= y.kind == LawKeyKind::number_or_auto;
             boolean |= y.kind == LawKeyKind::boolean;
+            choice |= y.kind == LawKeyKind::choice;
             if (&x == &law) own = &y;
           }
       bool automatic = false;
       std::optional<double> number;
       std::optional<bool> flag;
+      std::optional<std::string> word;
       const std::string check = own != nullptr ? own->check : k.check;
       if (boolean) flag = t.boolean(k.name);
+      else if (choice) word = t.string(k.name);
       else if (any_auto) number = t.number_or_auto(k.name, check.c_str(), automatic);
       else number = t.number(k.name, check.c_str());
-      const bool given = number || flag || automatic;
+      const bool given = number || flag || automatic || word;
       if (own == nullptr) {
         if (!given) continue;
         if (table == LawTable::wall) {  // refused by parse_scene once the whole scene is read
           if (number) values.numbers[k.name] = *number;
           if (automatic) values.automatic.insert(k.name);
           if (flag) values.flags[k.name] = *flag;
+          if (word) values.words[k.name] = *word;
           continue;
         }
         for (const LawRefusal& r : law.refusals)
@@ -511,6 +515,9 @@ void read_law_keys(TableReader& t, const ContactLawEntry& law, LawTable table, L
       if (automatic && own->kind != LawKeyKind::number_or_auto)
         t.fail(t.find(k.name), k.name, "\"auto\" does not apply to law \"" + law.keyword + "\": give " + own->required);
       if (!given && !own->required.empty()) t.fail(nullptr, k.name, "is required: " + own->required);
+      if (word && std::find(own->choices.begin(), own->choices.end(), *word) == own->choices.end())
+        t.fail(t.find(k.name), k.name, "expected " + quoted_list(own->choices) + ", got \"" + *word + "\"");
+      if (word) values.words[k.name] = *word;
       if (number) values.numbers[k.name] = *number;
       if (flag) values.flags[k.name] = *flag;
       if (automatic) values.automatic.insert(k.name);
