@@ -14,6 +14,9 @@
 namespace dem {
 
 namespace {
+/// The bytes of the options block of a checkpoint (save below).
+constexpr std::uint32_t kOptionBytes = 10;
+
 void check(const ContactMaterial& m, std::size_t k) {
   const std::string name = "contact material " + std::to_string(k) + ": ";
   if (!(std::isfinite(m.youngs_modulus) && m.youngs_modulus > 0.0)) throw std::invalid_argument(name + "E must be > 0");
@@ -37,9 +40,10 @@ ContactPair contact_pair(const ContactMaterial& a, const ContactMaterial& b, Nor
   return p;
 }
 
-HertzMindlinLaw::HertzMindlinLaw(std::vector<ContactMaterial> materials, double time_step, bool rolling,
-                                 NormalDamping damping)
-    : materials_(std::move(materials)), h_(time_step), rolling_(rolling), damping_(damping) {
+HertzMindlinLaw::HertzMindlinLaw(std::vector<ContactMaterial> materials, double time_step, HertzMindlinModels models)
+    : materials_(std::move(materials)), h_(time_step), models_(models) {
+  if (!(std::isfinite(models_.rolling_damping) && models_.rolling_damping >= 0.0))
+    throw std::invalid_argument("Hertz-Mindlin contact: the rolling damping must be finite and >= 0");
   if (materials_.empty()) throw std::invalid_argument("Hertz-Mindlin contact: no materials");
   for (std::size_t k = 0; k < materials_.size(); ++k) check(materials_[k], k);
   if (!(std::isfinite(h_) && h_ > 0.0)) throw std::invalid_argument("Hertz-Mindlin contact: the time step must be > 0");
@@ -47,18 +51,46 @@ HertzMindlinLaw::HertzMindlinLaw(std::vector<ContactMaterial> materials, double 
   pairs_.resize(static_cast<std::size_t>(count_) * count_);
   for (std::uint32_t a = 0; a < count_; ++a)
     for (std::uint32_t b = 0; b < count_; ++b)
-      pairs_[a * count_ + b] = a == b ? contact_pair(materials_[a], materials_[a], damping_)
-                                      : contact_pair(materials_[a], materials_[b], damping_);
+      pairs_[a * count_ + b] = a == b ? contact_pair(materials_[a], materials_[a], models_.damping)
+                                      : contact_pair(materials_[a], materials_[b], models_.damping);
 }
 
 namespace {
+/// The rolling resistance moment on i (docs/model.md §11.6), -(that) on j.
+/// kn, s_t: the normal (secant) and tangential stiffness; elastic: k_n
+/// delta; fn_size: |F_n|; rolling_inertia: I_r of EPSD's dashpot.
+Vec3 rolling_moment(const ContactPair& p, const Vec3& n, const Vec3& dw, double kn, double s_t, double elastic,
+                    double fn_size, double r_star, double rolling_inertia, double h, const HertzMindlinModels& models,
+                    HertzMindlinLaw::State& st) {
+  if (models.rolling == RollingModel::cdt) {  // no history: a torque against the relative spin
+    const double w = dw.norm();
+    if (!(w > 0.0)) return Vec3::Zero();
+    const Vec3 m = (-p.mu_r * elastic * r_star / w) * dw;
+    return m - m.dot(n) * n;
+  }
+  const double kr = models.rolling == RollingModel::epsd ? 2.25 * kn * p.mu_r * p.mu_r * r_star * r_star
+                                                         : s_t * r_star * r_star;
+  const Vec3 wr = dw - dw.dot(n) * n;
+  st.rolling -= kr * h * wr;
+  st.rolling -= st.rolling.dot(n) * n;
+  const double cap = p.mu_r * r_star * fn_size, m = st.rolling.norm();
+  if (m > cap) {
+    st.rolling *= cap / m;
+    return st.rolling;  // fully mobilised: no dashpot
+  }
+  if (models.rolling == RollingModel::epsd && models.rolling_damping > 0.0)
+    return st.rolling - (models.rolling_damping * 2.0 * std::sqrt(rolling_inertia * kr)) * wr;
+  return st.rolling;
+}
+
 /// One contact of docs/model.md §11.2 once its geometry is known: normal n (from
 /// j to i), overlap delta, R*, m*, the contact-point velocity v_rel, the
 /// relative spin dw (rolling), the arms r_i, r_j (r_j = 0 for a wall: its
 /// moment is not used).
 void hertz_mindlin_core(const ContactPair& p, const Vec3& n, double delta, double r_star, double m_star,
-                        const Vec3& v_rel, const Vec3& dw, double ri, double rj, double h, bool rolling,
-                        bool clamp, HertzMindlinLaw::State& st, PairOutput& out) {
+                        const Vec3& v_rel, const Vec3& dw, double ri, double rj, double rolling_inertia, double h,
+                        const HertzMindlinModels& models, HertzMindlinLaw::State& st, PairOutput& out) {
+  const bool clamp = clamps_force(models.damping);
   const double a = std::sqrt(r_star * delta);
   const double sn = 2.0 * p.e_star * a, st_ = 8.0 * p.g_star * a, kn = (4.0 / 3.0) * p.e_star * a;
   const double c = p.damping;
@@ -84,15 +116,10 @@ void hertz_mindlin_core(const ContactPair& p, const Vec3& n, double delta, doubl
   out.nc_force = out.force - elastic * n;
   out.moment_i = -ri * n.cross(ft);
   out.moment_j = -rj * n.cross(ft);
-  if (rolling && p.mu_r > 0.0) {
-    const double kr = 2.25 * kn * p.mu_r * p.mu_r * r_star * r_star;
-    const Vec3 wr = dw - dw.dot(n) * n;
-    st.rolling -= kr * h * wr;
-    st.rolling -= st.rolling.dot(n) * n;
-    const double cap = p.mu_r * r_star * fn_size, m = st.rolling.norm();
-    if (m > cap) st.rolling *= cap / m;
-    out.moment_i += st.rolling;
-    out.moment_j -= st.rolling;
+  if (models.rolling != RollingModel::none && p.mu_r > 0.0) {
+    const Vec3 m_r = rolling_moment(p, n, dw, kn, st_, elastic, fn_size, r_star, rolling_inertia, h, models, st);
+    out.moment_i += m_r;
+    out.moment_j -= m_r;
   }
 }
 }  // namespace
@@ -110,9 +137,12 @@ void HertzMindlinLaw::evaluate(const ParticleStore& s, std::uint32_t i, std::uin
   const double dist = std::sqrt(dist2);
   const Vec3 n = rv / dist;
   const Vec3 v_rel = s.velocity[i] - s.velocity[j] - (ri * s.angular_velocity[i] + rj * s.angular_velocity[j]).cross(n);
+  // EPSD's rolling inertia 1.4 (I_i I_j)/(I_i + I_j) with I = m r² (LIGGGHTS rolling_model_epsd.h).
+  const double ii = s.mass[i] * ri * ri, ij = s.mass[j] * rj * rj;
   hertz_mindlin_core(pair(s.material[i], s.material[j]), n, reach - dist, ri * rj / reach,
                      s.mass[i] * s.mass[j] / (s.mass[i] + s.mass[j]), v_rel,
-                     s.angular_velocity[i] - s.angular_velocity[j], ri, rj, h_, rolling_, clamps_force(damping_), st, out);
+                     s.angular_velocity[i] - s.angular_velocity[j], ri, rj, 1.4 * ii * ij / (ii + ij), h_, models_, st,
+                     out);
 }
 
 void HertzMindlinLaw::evaluate_wall(const ParticleStore& s, std::uint32_t i, const Vec3& point, const Vec3& normal,
@@ -126,7 +156,7 @@ void HertzMindlinLaw::evaluate_wall(const ParticleStore& s, std::uint32_t i, con
   }
   const Vec3 v_rel = s.velocity[i] - (ri * s.angular_velocity[i]).cross(normal);
   hertz_mindlin_core(pair(s.material[i], s.material[i]), normal, delta, ri, s.mass[i], v_rel, s.angular_velocity[i],
-                     ri, 0.0, h_, rolling_, clamps_force(damping_), st, out);
+                     ri, 0.0, 1.4 * s.mass[i] * ri * ri, h_, models_, st, out);
 }
 
 double HertzMindlinLaw::wall_energy(const ParticleStore& s, std::uint32_t i, const Vec3& point,
@@ -157,12 +187,15 @@ void HertzMindlinLaw::save(ByteWriter& w) const {
     for (const double x : {m.youngs_modulus, m.poisson_ratio, m.restitution, m.sliding_friction, m.rolling_friction})
       w.f64(x);
   w.f64(h_);
-  // Bit 0: rolling; bit 7: the block of model options follows (a u32
-  // length, then the fields in order; files before it end at this byte and
-  // mean Tsuji's clamped damping).
-  w.u8(static_cast<std::uint8_t>((rolling_ ? 1 : 0) | 0x80));
-  w.u32(1);
-  w.u8(static_cast<std::uint8_t>(damping_));
+  // Bit 0: rolling (EPSD); bit 7: the block of model options follows (a
+  // u32 length, then u8 damping law, u8 rolling model, f64 rolling
+  // damping). Files before the block end at this byte and mean Tsuji's
+  // clamped damping with EPSD rolling (bit 0) or none.
+  w.u8(static_cast<std::uint8_t>((models_.rolling != RollingModel::none ? 1 : 0) | 0x80));
+  w.u32(kOptionBytes);
+  w.u8(static_cast<std::uint8_t>(models_.damping));
+  w.u8(static_cast<std::uint8_t>(models_.rolling));
+  w.f64(models_.rolling_damping);
 }
 
 HertzMindlinLaw HertzMindlinLaw::load(ByteReader& r) {
@@ -179,19 +212,25 @@ HertzMindlinLaw HertzMindlinLaw::load(ByteReader& r) {
   const std::uint8_t flags = r.u8("rolling flag");
   if ((flags & 0x7e) != 0) throw StateError("inconsistent: Hertz-Mindlin flags " + std::to_string(flags));
   // The model options (absent in files before them: Tsuji's clamped damping).
-  NormalDamping damping = NormalDamping::tsuji_clamped;
+  HertzMindlinModels models;
+  models.damping = NormalDamping::tsuji_clamped;
+  models.rolling = (flags & 1) ? RollingModel::epsd : RollingModel::none;
   if (flags & 0x80) {
     const std::uint32_t length = r.u32("Hertz-Mindlin options");
-    if (length != 1)
-      throw StateError("inconsistent: Hertz-Mindlin options of " + std::to_string(length) +
-                       " bytes (1 expected; a file of a later version?)");
-    const std::uint8_t code = r.u8("damping law");
-    if (code > static_cast<std::uint8_t>(NormalDamping::tsuji))
-      throw StateError("inconsistent: damping law " + std::to_string(code) + " (0 exact, 1 tsuji-clamped, 2 tsuji)");
-    damping = static_cast<NormalDamping>(code);
+    if (length != kOptionBytes)
+      throw StateError("inconsistent: Hertz-Mindlin options of " + std::to_string(length) + " bytes (" +
+                       std::to_string(kOptionBytes) + " expected)");
+    const std::uint8_t damping = r.u8("damping law"), rolling = r.u8("rolling model");
+    if (damping > static_cast<std::uint8_t>(NormalDamping::tsuji))
+      throw StateError("inconsistent: damping law " + std::to_string(damping) + " (0 exact, 1 tsuji-clamped, 2 tsuji)");
+    if (rolling > static_cast<std::uint8_t>(RollingModel::cdt))
+      throw StateError("inconsistent: rolling model " + std::to_string(rolling) + " (0 none, 1 epsd, 2 epsd2, 3 cdt)");
+    models.damping = static_cast<NormalDamping>(damping);
+    models.rolling = static_cast<RollingModel>(rolling);
+    models.rolling_damping = r.f64("rolling damping");
   }
   try {
-    return HertzMindlinLaw(std::move(mats), h, (flags & 1) != 0, damping);
+    return HertzMindlinLaw(std::move(mats), h, models);
   } catch (const std::invalid_argument& e) {
     throw StateError(std::string("inconsistent: ") + e.what());
   }
@@ -211,9 +250,19 @@ namespace {
 
 class PreparedHertzMindlin final : public PreparedContactLaw {
  public:
-  explicit PreparedHertzMindlin(const ContactLawInput& in)
-      : rolling_(in.values.flag("rolling")),
-        damping_(*parse_normal_damping(in.values.word("damping", std::string(normal_damping_name(NormalDamping::exact))))) {
+  explicit PreparedHertzMindlin(const ContactLawInput& in) {
+    models_.damping = *parse_normal_damping(in.values.word("damping", "exact"));
+    const std::string rolling = in.values.word("rolling", "none");
+    models_.rolling = rolling == "epsd" || rolling == "true" ? RollingModel::epsd
+                      : rolling == "epsd2"                   ? RollingModel::epsd2
+                      : rolling == "cdt"                     ? RollingModel::cdt
+                                                             : RollingModel::none;
+    if (const std::optional<double> eta = in.values.number("rolling_damping")) {
+      if (models_.rolling != RollingModel::epsd)
+        throw std::invalid_argument("[contact] rolling_damping: only applies to rolling = \"epsd\" (EPSD2 and CDT "
+                                    "have no rolling dashpot)");
+      models_.rolling_damping = *eta;
+    }
     for (const LawMaterial& m : in.materials) {
       materials_.push_back({m.youngs_modulus, m.poisson_ratio, m.restitution, m.sliding_friction, m.rolling_friction});
       names_.push_back(m.name);
@@ -237,7 +286,7 @@ class PreparedHertzMindlin final : public PreparedContactLaw {
   }
   /// The rolling spring 2.25 k_n mu_r^2 R*^2 at R* = r_max.
   std::optional<std::pair<std::size_t, std::string>> overflow(const ParticleStore&) const override {
-    if (!rolling_) return std::nullopt;
+    if (models_.rolling == RollingModel::none) return std::nullopt;
     for (std::size_t k = 0; k < materials_.size(); ++k) {
       const ContactMaterial& m = materials_[k];
       if (!std::isfinite(2.25 * m.youngs_modulus * r_max_ * m.rolling_friction * m.rolling_friction * r_max_ * r_max_))
@@ -248,7 +297,7 @@ class PreparedHertzMindlin final : public PreparedContactLaw {
     return std::nullopt;
   }
   ContactLawProviders make(const ParticleStore& s, std::vector<Wall> walls, double skin, double h) override {
-    const HertzMindlinLaw law(materials_, h, rolling_, damping_);
+    const HertzMindlinLaw law(materials_, h, models_);
     ContactLawProviders p;
     p.pairs = std::make_unique<HertzMindlinProvider>(law, skin, "mindlin");
     if (!walls.empty()) p.walls = std::make_unique<FrictionWallProvider>(std::move(walls), law, s.size(), "mwalls");
@@ -259,8 +308,7 @@ class PreparedHertzMindlin final : public PreparedContactLaw {
   std::vector<ContactMaterial> materials_;
   std::vector<std::string> names_;
   double r_max_ = 0.0;
-  bool rolling_ = false;
-  NormalDamping damping_;
+  HertzMindlinModels models_;
 };
 
 }  // namespace
@@ -275,12 +323,24 @@ ContactLawEntry hertz_mindlin_contact_law() {
   e.materials_note = "(E, nu, ...)";
   LawKey r;
   r.name = "rolling";
-  r.kind = LawKeyKind::boolean;
+  r.kind = LawKeyKind::choice;
+  r.choices = {"none", "epsd", "epsd2", "cdt", "true", "false"};
   r.symbol = "M_r";
   r.unit = "-";
-  r.meaning = "rolling resistance with the [[material]] mu_r";
-  r.default_text = "false";
+  r.meaning = "rolling resistance with the [[material]] mu_r (docs/model.md §11.6): \"epsd\" (Ai et al. 2011, "
+              "k_r = 2.25 k_n mu_r^2 R*^2, LIGGGHTS epsd), \"epsd2\" (Wensrich & Katterfeld 2012, k_r = k_t R*^2, "
+              "LIGGGHTS epsd2), \"cdt\" (constant directional torque, LIGGGHTS cdt); true = \"epsd\", false = "
+              "\"none\"";
+  r.default_text = "\"none\"";
   e.keys.push_back(r);
+  LawKey rd;
+  rd.name = "rolling_damping";
+  rd.symbol = "eta_r";
+  rd.unit = "-";
+  rd.meaning = "EPSD's viscous rolling damping ratio: C_r = 2 eta_r sqrt(I_r k_r), I_r = 1.4 m* r*^2 (LIGGGHTS "
+               "coefficientRollingViscousDamping)";
+  rd.default_text = "0";
+  e.keys.push_back(rd);
   LawKey d;
   d.name = "damping";
   d.kind = LawKeyKind::choice;

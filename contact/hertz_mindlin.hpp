@@ -1,7 +1,7 @@
 #pragma once
 /// \file hertz_mindlin.hpp
 /// Hertz contact with Hertz-Mindlin friction, a Coulomb limit, viscoelastic
-/// damping by restitution and optional EPSD2 rolling resistance
+/// damping by restitution and optional rolling resistance (EPSD, EPSD2, CDT)
 /// (docs/model.md §11.2; LIGGGHTS `hertz tangential history`, LAMMPS
 /// `pair granular hertz/material ... mindlin ... damping coeff_restitution`),
 /// as a kinetic law of ContactProvider (contact/contact_provider.hpp). Per
@@ -57,6 +57,21 @@ struct ContactPair {
 ContactPair contact_pair(const ContactMaterial& a, const ContactMaterial& b,
                          NormalDamping damping = NormalDamping::exact);
 
+/// The rolling resistance models (docs/model.md §11.6), as LIGGGHTS names them.
+enum class RollingModel : std::uint8_t {
+  none = 0,
+  epsd = 1,   ///< Ai, Chen, Rotter & Ooi 2011 model C: k_r = 2.25 k_n mu_r² R*², viscous damping
+  epsd2 = 2,  ///< Wensrich & Katterfeld 2012: k_r = S_t R*², no damping
+  cdt = 3,    ///< constant directional torque mu_r R* k_n delta along the relative spin
+};
+
+/// The model choices of a Hertz-Mindlin contact.
+struct HertzMindlinModels {
+  NormalDamping damping = NormalDamping::exact;  ///< the meaning of e (§11.5)
+  RollingModel rolling = RollingModel::none;     ///< with the [[material]] mu_r (§11.6)
+  double rolling_damping = 0.0;                  ///< eta_r >= 0 of EPSD (0: none)
+};
+
 struct HertzMindlinLaw {
   static constexpr bool kKinetic = true;
   static constexpr const char* energy_column = "U_contact";
@@ -66,11 +81,10 @@ struct HertzMindlinLaw {
   };
 
   /// materials: indexed by ParticleStore::material; h: the time step of
-  /// the history updates (time); rolling: EPSD2 on; damping: the meaning of
-  /// e (docs/model.md §11.5). Throws std::invalid_argument for a material
-  /// value out of range or h <= 0.
-  HertzMindlinLaw(std::vector<ContactMaterial> materials, double time_step, bool rolling,
-                  NormalDamping damping = NormalDamping::exact);
+  /// the history updates (time); models: damping and rolling resistance.
+  /// Throws std::invalid_argument for a material value out of range, h <= 0
+  /// or a rolling damping < 0.
+  HertzMindlinLaw(std::vector<ContactMaterial> materials, double time_step, HertzMindlinModels models = {});
   HertzMindlinLaw() = default;
 
   void evaluate(const ParticleStore& s, std::uint32_t i, std::uint32_t j, State& st, PairOutput& out) const;
@@ -106,16 +120,14 @@ struct HertzMindlinLaw {
   /// own (ForceProvider::set_time_step), so a restart with another step
   /// integrates the tangential spring with it.
   void set_time_step(double h);
-  bool rolling() const { return rolling_; }
-  NormalDamping damping() const { return damping_; }
+  const HertzMindlinModels& models() const { return models_; }
 
  private:
   std::vector<ContactMaterial> materials_;
   std::vector<ContactPair> pairs_;  ///< count_ x count_
   std::uint32_t count_ = 0;
   double h_ = 0.0;
-  bool rolling_ = false;
-  NormalDamping damping_ = NormalDamping::exact;
+  HertzMindlinModels models_;
 };
 
 using HertzMindlinProvider = ContactProvider<HertzMindlinLaw>;

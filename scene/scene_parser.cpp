@@ -485,7 +485,15 @@ void read_law_keys(TableReader& t, const ContactLawEntry& law, LawTable table, L
       std::optional<std::string> word;
       const std::string check = own != nullptr ? own->check : k.check;
       if (boolean) flag = t.boolean(k.name);
-      else if (choice) word = t.string(k.name);
+      else if (choice) {
+        // A choice whose values include "true"/"false" also takes the TOML booleans.
+        const toml::node* node = t.find(k.name);
+        const bool takes_booleans = std::find(k.choices.begin(), k.choices.end(), "true") != k.choices.end();
+        if (node != nullptr && node->is_boolean() && takes_booleans)
+          word = *node->value<bool>() ? "true" : "false";
+        else
+          word = t.string(k.name);
+      }
       else if (any_auto) number = t.number_or_auto(k.name, check.c_str(), automatic);
       else number = t.number(k.name, check.c_str());
       const bool given = number || flag || automatic || word;

@@ -43,7 +43,7 @@ Simulation pair_run(const ContactMaterial& m, double h, const Vec3& vi, const Ve
   s.add(sphere(Vec3(-kR - 1e-6, offset, 0), vi, wi));
   s.add(sphere(Vec3(kR + 1e-6, -offset, 0), vj));
   ForceField f;
-  f.add(std::make_unique<HertzMindlinProvider>(HertzMindlinLaw({m}, h, true), 0.2 * kR, "mindlin"));
+  f.add(std::make_unique<HertzMindlinProvider>(HertzMindlinLaw({m}, h, {.rolling = RollingModel::epsd}), 0.2 * kR, "mindlin"));
   return Simulation(std::move(s), std::move(f), IntegratorMap::rrp25, h);
 }
 
@@ -86,7 +86,7 @@ TEST(HertzMindlin, ConservativePartIsTheGradientOfTheHertzEnergy) {
   ParticleStore s;
   s.add(sphere(Vec3(0, 0, 0), Vec3(0.3, -0.1, 0.2), Vec3(10, 0, 5)));
   s.add(sphere(Vec3(2 * kR - 2e-5, 3e-6, -4e-6), Vec3(-0.2, 0, 0)));
-  const HertzMindlinLaw law({material(0.5, 0.4)}, 1e-7, false);
+  const HertzMindlinLaw law({material(0.5, 0.4)}, 1e-7);
   HertzMindlinLaw::State st;
   PairOutput out;
   law.evaluate(s, 0, 1, st, out);
@@ -142,7 +142,7 @@ Simulation pile(bool reorder, std::size_t steps_done = 0) {
                       2.5 * kR * (1 + k / 16)),
                  Vec3(0.05 * u(rng), 0.05 * u(rng), -0.5)));
   ForceField f;
-  f.add(std::make_unique<HertzMindlinProvider>(HertzMindlinLaw({material(0.5, 0.5, 0.1)}, 2e-7, true), 0.2 * kR, "mindlin"));
+  f.add(std::make_unique<HertzMindlinProvider>(HertzMindlinLaw({material(0.5, 0.5, 0.1)}, 2e-7, {.rolling = RollingModel::epsd}), 0.2 * kR, "mindlin"));
   f.add(std::make_unique<GravityProvider>(Vec3(0, 0, -9.81)));
   f.set_reorder_on_rebuild(reorder);
   Simulation sim(std::move(s), std::move(f), IntegratorMap::rrp25, 2e-7, steps_done);
@@ -219,7 +219,7 @@ double incline_acceleration(double theta, double mu_s, bool spin_locked) {
   if (spin_locked) p.inertia *= 1e9;  // rotation effectively prevented: a block
   s.add(p);
   ContactMaterial m{1e7, kNu, 0.5, mu_s, 0.0};
-  const HertzMindlinLaw law({m}, h, false);
+  const HertzMindlinLaw law({m}, h);
   ForceField f;
   f.add(std::make_unique<FrictionWallProvider>(std::vector<Wall>{Wall{Vec3::Zero(), n, 0.0}}, law, 1, "mwalls"));
   f.add(std::make_unique<GravityProvider>(Vec3(0, 0, -g)));
@@ -264,7 +264,7 @@ TEST(HertzMindlin, SpinsStayOnceTheLastFrictionalContactIsGone) {
   s.add(sphere(Vec3(-kR - 1e-6, 0.3 * kR, 0), Vec3(0.7, 0, 0), Vec3::Zero()));
   s.add(sphere(Vec3(kR + 1e-6, -0.3 * kR, 0), Vec3(-0.7, 0, 0)));
   ForceField f;
-  f.add(std::make_unique<HertzMindlinProvider>(HertzMindlinLaw({material(0.5, 0.4)}, h, true), 0.0, "mindlin"));
+  f.add(std::make_unique<HertzMindlinProvider>(HertzMindlinLaw({material(0.5, 0.4)}, h, {.rolling = RollingModel::epsd}), 0.0, "mindlin"));
   Simulation sim(std::move(s), std::move(f), IntegratorMap::rrp25, h);
   const std::size_t steps = static_cast<std::size_t>(4.0 * contact_time(1.4) / h);
   double spin_during = 0.0;

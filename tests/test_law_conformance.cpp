@@ -48,13 +48,17 @@ struct LawRow {
   std::map<std::string, double> contact;  ///< [contact] keys
   std::map<std::string, double> wall;     ///< each [[wall]]'s keys
   std::map<std::string, bool> flags;
+  std::map<std::string, std::string> words;  ///< choice keys
+  std::string variant;                       ///< suffix of the test name for a second row of a law
 };
 
 const std::vector<LawRow> kLaws = {
-    {"hertz", {{"stiffness", 0.3}}, {{"stiffness", 0.3}}, {}},
-    {"penalty", {{"stiffness", 1e5}, {"wall_stiffness", 1e5}}, {}, {}},
-    {"hertz-mindlin", {}, {}, {{"rolling", true}}},
-    {"linear", {{"stiffness", 1e5}}, {}, {}},
+    {"hertz", {{"stiffness", 0.3}}, {{"stiffness", 0.3}}, {}, {}, ""},
+    {"penalty", {{"stiffness", 1e5}, {"wall_stiffness", 1e5}}, {}, {}, {}, ""},
+    {"hertz-mindlin", {{"rolling_damping", 0.3}}, {}, {}, {{"rolling", "epsd"}}, ""},
+    {"hertz-mindlin", {}, {}, {}, {{"rolling", "epsd2"}, {"damping", "tsuji"}}, "epsd2_tsuji"},
+    {"hertz-mindlin", {}, {}, {}, {{"rolling", "cdt"}, {"damping", "tsuji-clamped"}}, "cdt_tsuji_clamped"},
+    {"linear", {{"stiffness", 1e5}}, {}, {}, {}, ""},
 };
 
 ParticleSpec sphere(const Vec3& x, const Vec3& v, const Vec3& w = Vec3::Zero()) {
@@ -81,6 +85,7 @@ ForceField forces_of(const LawRow& row, const LawScene& setup) {
   in.contact_given = true;
   in.values.numbers = row.contact;
   in.values.flags = row.flags;
+  in.values.words = row.words;
   for (std::size_t w = 0; w < setup.walls.size(); ++w) in.wall_values.emplace_back().numbers = row.wall;
   std::shared_ptr<PreparedContactLaw> prepared = law->prepare(in);
   std::vector<Wall> walls = setup.walls;
@@ -347,6 +352,7 @@ TEST_P(LawConformance, MpiPartsGiveTheWholeForces) {
 INSTANTIATE_TEST_SUITE_P(Laws, LawConformance, ::testing::ValuesIn(kLaws),
                          [](const ::testing::TestParamInfo<LawRow>& info) {
                            std::string name = info.param.keyword;
+                           if (!info.param.variant.empty()) name += "_" + info.param.variant;
                            std::replace(name.begin(), name.end(), '-', '_');
                            return name;
                          });

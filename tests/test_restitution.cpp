@@ -43,7 +43,7 @@ double measured(NormalDamping damping, double e, double v, bool wall) {
   const double e_star = contact_pair(m, m).e_star;
   const double delta0 = std::pow(m_star * v * v / (4.0 / 3.0 * e_star * std::sqrt(r_star)), 0.4);
   const double h = hertz_duration() * delta0 / v / 2000;
-  const HertzMindlinLaw law({m}, h, false, damping);
+  const HertzMindlinLaw law({m}, h, {.damping = damping});
   ParticleStore s;
   ForceField f;
   if (wall) {
