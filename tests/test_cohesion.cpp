@@ -334,7 +334,7 @@ namespace {
 /// pull, the overlap at the last step it held and at the step it let go,
 /// and the largest |E_balance - E_0|.
 struct Pull {
-  double max_pull = 0.0, held = 0.0, released_at = 0.0, drift = 0.0, released = 0.0, hysteresis = 0.0;
+  double max_pull = 0.0, max_pull_10 = 0.0, held = 0.0, released_at = 0.0, drift = 0.0, released = 0.0, hysteresis = 0.0;
   std::size_t rebuilds = 0;
 };
 Pull pull_apart(double speed, double h) {
@@ -379,6 +379,7 @@ Pull pull_apart(double speed, double h) {
       break;
     }
     out.max_pull = std::max(out.max_pull, pull);
+    if ((k + 1) % 10 == 0) out.max_pull_10 = std::max(out.max_pull_10, pull);  // every 10th step
     last_overlap = overlap;
   }
   for (int k = 0; k < 100; ++k) {
@@ -397,6 +398,10 @@ TEST(Cohesion, PulledApartItLetsGoAtThePullOffDistanceWithThePullOffForce) {
   const double speed = 1e-3, h = 1e-8;  // 1e-11 m a step: 67000 steps over delta_po
   const Pull p = pull_apart(speed, h);
   EXPECT_NEAR(p.max_pull, f_po, 1e-3 * f_po);
+  // LAMMPS 29Sep2021 (Debian 12), the same pull (pair_style granular, jkr
+  // 1e8 0.0 0.3 1.0 tangential mindlin NULL 1.0 0.5, fix move linear,
+  // timestep 1e-8, force sampled every 10 steps): 4.71238897438409e-3 N.
+  EXPECT_NEAR(p.max_pull_10, 4.71238897438409e-3, 1e-11 * f_po);
   EXPECT_GT(p.held, -d_po) << "held down to -delta_po";
   EXPECT_LE(p.released_at, -d_po) << "let go at -delta_po";
   EXPECT_LT(p.held - p.released_at, 1.01 * speed * h) << "in the step that crossed it";
@@ -466,6 +471,11 @@ TEST(Cohesion, ElasticJkrCollisionLosesExactlyTheHysteresis) {
   // of the hysteresis here).
   EXPECT_NEAR(c.contact, hysteresis, 3e-3 * hysteresis);
   EXPECT_NEAR(c.rebound, std::sqrt(1 - hysteresis / kinetic), 1e-4);
+  // LAMMPS 29Sep2021 (Debian 12), the same collision (pair_style granular,
+  // jkr 1e8 0.0 0.3 1.0 tangential mindlin NULL 1.0 0.5 damping
+  // viscoelastic, fix nve/sphere, timestep 1e-8): relative speed after
+  // 0.0937253875565 m/s, printed to 12 digits.
+  EXPECT_NEAR(c.rebound * v, 0.0937253875565, 1e-12);
   EXPECT_LT(c.drift, 3e-3 * hysteresis);
   // DMT: no hysteresis, so an elastic collision rebounds at the same speed.
   const Collision d = collide(Adhesion::dmt, v, 1.0, 1e-8, false, 3e-4);
