@@ -31,6 +31,12 @@
 ///         F_t <- (mu |F_e + 2 F_po| / |F_t|) F_t,  xi <- -(F_t + eta_t v_t)/k_t
 ///     on i: F_n n + F_t, moment -r_i n x F_t;  on j the opposite force, moment -r_j n x F_t
 ///
+/// Departures from LAMMPS: its damping `coeff_restitution` (refused there
+/// with cohesive models) is taken with the Hertz stiffness (4/3) E* a in
+/// place of F_n/delta; the moments act at r_i, r_j from the centres as in
+/// the engine's other laws (LAMMPS: r_i - delta/2); the history is
+/// projected on the tangent plane without LAMMPS's rescaling.
+///
 /// The conservative part is F_e n. Its energy (U_contact, U_wall) is, while
 /// the pair touches, U(delta) = integral of F_e from 0 to delta along the
 /// touching branch (JKR; zero at the overlap where the contact forms), or
