@@ -11,6 +11,8 @@ ContactLawEntry hertz_contact_law();          // contact/hertz_law.cpp
 ContactLawEntry penalty_contact_law();        // contact/penalty_law.cpp
 ContactLawEntry hertz_mindlin_contact_law();  // contact/hertz_mindlin.cpp
 ContactLawEntry linear_contact_law();         // contact/linear_spring_dashpot.cpp
+ContactLawEntry jkr_contact_law();            // contact/adhesive_contact.cpp
+ContactLawEntry dmt_contact_law();            // contact/adhesive_contact.cpp
 
 const std::vector<ContactLawEntry>& contact_laws() {
   static const std::vector<ContactLawEntry> laws = {
@@ -18,6 +20,8 @@ const std::vector<ContactLawEntry>& contact_laws() {
       penalty_contact_law(),
       hertz_mindlin_contact_law(),
       linear_contact_law(),
+      jkr_contact_law(),
+      dmt_contact_law(),
   };
   return laws;
 }

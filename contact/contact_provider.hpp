@@ -367,10 +367,22 @@ struct PairOutput {
   Vec3 nc_force = Vec3::Zero();  ///< the non-conservative part of force (docs/model.md §11.3)
   Vec3 moment_i = Vec3::Zero();  ///< spatial moment on the first end
   Vec3 moment_j = Vec3::Zero();  ///< spatial moment on the second end
+  /// Potential energy the pair lost in this evaluation by a change of its
+  /// state rather than by a force (an adhesive contact that breaks,
+  /// docs/model.md §11.7): booked in W_contact (ReleasingLaw only).
+  double released = 0.0;
 };
 
 template <class Law>
 concept KineticLaw = Law::kKinetic;
+
+/// Kinetic laws whose contacts can lose potential energy by a change of
+/// state at one configuration (an adhesive contact that breaks at its
+/// pull-off distance, docs/model.md §11.7): `static constexpr bool kReleases
+/// = true`, and evaluate() sets PairOutput::released. The providers keep one
+/// slot of it per record and report it as DissipationLedger::released_energy.
+template <class Law>
+concept ReleasingLaw = requires { requires Law::kReleases; };
 
 /// Stateless repulsive laws U(r) of the centre distance r, U'(r) <= 0, that
 /// give U''(r) in contact (radial_curvature): their pair Hessian is
@@ -414,6 +426,7 @@ class ContactProvider final : public ContactProviderBase,
   ///   void evaluate(const ParticleStore&, uint32 i, uint32 j, State&, PairOutput&) const;
   ///   double energy(const ParticleStore&, uint32 i, uint32 j, const State&) const;
   static constexpr bool kKinetic = KineticLaw<Law>;
+  static constexpr bool kReleasing = ReleasingLaw<Law>;
 
   ContactProvider(Law law, double skin, std::string name = "contact")
       : ContactProviderBase(skin), law_(std::move(law)), name_(std::move(name)) {}
@@ -699,6 +712,19 @@ class ContactProvider final : public ContactProviderBase,
     }
   }
 
+  /// The energy the pairs this process books released in the last
+  /// evaluate() (ReleasingLaw; zero for other laws).
+  ExactSum released_energy(const ParticleStore& s) const override {
+    if constexpr (!kReleasing) {
+      return ExactSum();
+    } else {
+      const NeighbourList& list = search_.list();
+      return exact_sum(list.pair_count(), [&](std::size_t k) {
+        return s.books(list.owner[k], list.partner[k]) ? released_[k] : 0.0;
+      });
+    }
+  }
+
   /// sum over pairs of f_nc.(u_i - u_j) + tau_i.w_i + tau_j.w_j (the
   /// moments of a kinetic law are all non-conservative).
   ExactSum nonconservative_power(const ParticleStore& s, std::span<const Vec3> u,
@@ -717,11 +743,13 @@ class ContactProvider final : public ContactProviderBase,
 
   const Law& law() const { return law_; }
   std::size_t state_bytes() const override {
-    return capacity_bytes(state_) + capacity_bytes(nc_force_) + capacity_bytes(moment_i_) + capacity_bytes(moment_j_);
+    return capacity_bytes(state_) + capacity_bytes(nc_force_) + capacity_bytes(moment_i_) + capacity_bytes(moment_j_) +
+           capacity_bytes(released_);
   }
   void release_pair_state() override {
     std::vector<typename Law::State>().swap(state_);
     for (std::vector<Vec3>* v : {&nc_force_, &moment_i_, &moment_j_, &pending_slots_}) std::vector<Vec3>().swap(*v);
+    std::vector<double>().swap(released_);
   }
   /// Per-pair state, in pair order (empty for stateless laws).
   const std::vector<typename Law::State>& state() const { return state_; }
@@ -736,6 +764,7 @@ class ContactProvider final : public ContactProviderBase,
       nc_force_[k] = out.nc_force;
       moment_i_[k] = out.moment_i;
       moment_j_[k] = out.moment_j;
+      if constexpr (kReleasing) released_[k] = out.released;
     } else {
       pair_force_[k] = law_.force(s.position[i], s.position[j], s.radius[i], s.radius[j], st);
     }
@@ -752,6 +781,7 @@ class ContactProvider final : public ContactProviderBase,
       moment_i_.assign(pair_force_.size(), Vec3::Zero());
       moment_j_.assign(pair_force_.size(), Vec3::Zero());
     }
+    if constexpr (kReleasing) released_.assign(pair_force_.size(), 0.0);
     if (keyed(kStateful)) {
       const std::vector<std::uint32_t> old_of_new = match_pairs(s);
       if constexpr (kStateful) {
@@ -816,6 +846,10 @@ class ContactProvider final : public ContactProviderBase,
   std::string name_;
   std::vector<typename Law::State> state_;
   std::vector<Vec3> nc_force_, moment_i_, moment_j_;  ///< kinetic laws: per pair
+  /// Releasing laws: per pair, the energy released by the last evaluation
+  /// (not in checkpoints: the stepper books it right after the evaluation,
+  /// and a restored provider's first evaluation is skipped, not booked).
+  std::vector<double> released_;
   std::vector<Vec3> pending_slots_;  ///< kinetic laws: the checkpoint's slots until finish_restore()
   bool skip_evaluate_ = false;       ///< the next evaluate() keeps the restored slots
   std::vector<std::uint64_t> pending_keys_;            ///< read by load(), until finish_restore()

@@ -9,6 +9,8 @@
 ///   void evaluate_wall(const ParticleStore&, uint32 i, const Vec3& point, const Vec3& normal,
 ///                      State&, PairOutput&) const;   (out.moment_j unused)
 ///   double wall_energy(const ParticleStore&, uint32 i, const Vec3& point, const Vec3& normal) const;
+///     (or, for a law whose energy depends on the contact's state, the same
+///     with a last argument `const State&`)
 ///   static constexpr std::size_t kStateBytes;   (bytes save_state writes)
 ///
 /// and save/load/save_state/load_state/set_time_step as for its pairs. So a
@@ -39,18 +41,27 @@
 
 namespace dem {
 
+/// Laws whose wall energy depends on the contact's state (an adhesive
+/// contact stretched beyond zero overlap, docs/model.md §11.7).
+template <class Law>
+concept StatefulWallEnergy = requires(const Law& law, const ParticleStore& s, const typename Law::State& st) {
+  { law.wall_energy(s, std::uint32_t{0}, Vec3{}, Vec3{}, st) } -> std::convertible_to<double>;
+};
+
 /// Laws that give plane walls (see the file comment).
 template <class Law>
 concept WallLawContract = requires(const Law& law, const ParticleStore& s, typename Law::State& st, PairOutput& out) {
   law.evaluate_wall(s, std::uint32_t{0}, Vec3{}, Vec3{}, st, out);
-  { law.wall_energy(s, std::uint32_t{0}, Vec3{}, Vec3{}) } -> std::convertible_to<double>;
   { Law::kStateBytes } -> std::convertible_to<std::size_t>;
-};
+} && (StatefulWallEnergy<Law> || requires(const Law& law, const ParticleStore& s) {
+  { law.wall_energy(s, std::uint32_t{0}, Vec3{}, Vec3{}) } -> std::convertible_to<double>;
+});
 
 template <WallLawContract Law>
 class WallContactProvider final : public ForceProvider, public DissipationLedger, public Decomposable {
  public:
   using State = typename Law::State;
+  static constexpr bool kReleasing = ReleasingLaw<Law>;
 
   /// walls: points and unit normals (Wall::stiffness is not used);
   /// particle_count: the store's size; name: the provider's (checkpoint
@@ -67,6 +78,7 @@ class WallContactProvider final : public ForceProvider, public DissipationLedger
     force_.assign(particle_count, Vec3::Zero());
     nc_force_.assign(particle_count, Vec3::Zero());
     moment_.assign(particle_count, Vec3::Zero());
+    if constexpr (kReleasing) released_.assign(particle_count, 0.0);
   }
 
   std::string name() const override { return name_; }
@@ -91,6 +103,11 @@ class WallContactProvider final : public ForceProvider, public DissipationLedger
     force_.swap(f);
     nc_force_.swap(nc);
     moment_.swap(m);
+    if constexpr (kReleasing) {
+      std::vector<double> r(released_.size());
+      for (std::size_t q = 0; q < new_slot.size(); ++q) r[new_slot[q]] = released_[q];
+      released_.swap(r);
+    }
   }
 
   void evaluate(const ParticleStore& s) override {
@@ -102,6 +119,7 @@ class WallContactProvider final : public ForceProvider, public DissipationLedger
     parallel_for_ranges(s.size(), [&](std::size_t begin, std::size_t end) {
       for (std::size_t i = begin; i < end; ++i) {
         Vec3 f = Vec3::Zero(), nc = Vec3::Zero(), m = Vec3::Zero();
+        double released = 0.0;
         for (std::size_t w = 0; w < walls; ++w) {
           PairOutput out;
           law_.evaluate_wall(s, static_cast<std::uint32_t>(i), walls_[w].point, walls_[w].normal,
@@ -109,10 +127,12 @@ class WallContactProvider final : public ForceProvider, public DissipationLedger
           f += out.force;
           nc += out.nc_force;
           m += out.moment_i;
+          released += out.released;
         }
         force_[i] = f;
         nc_force_[i] = nc;
         moment_[i] = m;
+        if constexpr (kReleasing) released_[i] = released;
       }
     });
   }
@@ -130,9 +150,23 @@ class WallContactProvider final : public ForceProvider, public DissipationLedger
     r.add("U_wall", exact_sum(s.size(), [&](std::size_t i) {
             double u = 0.0;
             if (!s.owns(i)) return u;
-            for (const Wall& w : walls_) u += law_.wall_energy(s, static_cast<std::uint32_t>(i), w.point, w.normal);
+            for (std::size_t w = 0; w < walls_.size(); ++w) {
+              const Wall& wall = walls_[w];
+              if constexpr (StatefulWallEnergy<Law>)
+                u += law_.wall_energy(s, static_cast<std::uint32_t>(i), wall.point, wall.normal,
+                                      state_[i * walls_.size() + w]);
+              else
+                u += law_.wall_energy(s, static_cast<std::uint32_t>(i), wall.point, wall.normal);
+            }
             return u;
           }));
+  }
+
+  /// The energy the contacts of the particles this process owns released
+  /// in the last evaluate() (ReleasingLaw; zero for other laws).
+  ExactSum released_energy(const ParticleStore& s) const override {
+    if constexpr (!kReleasing) return ExactSum();
+    else return exact_sum(s.size(), [&](std::size_t i) { return s.owns(i) ? released_[i] : 0.0; });
   }
 
   ExactSum nonconservative_power(const ParticleStore& s, std::span<const Vec3> u,
@@ -244,6 +278,9 @@ class WallContactProvider final : public ForceProvider, public DissipationLedger
   std::string name_;
   std::vector<State> state_;                     ///< particle-major: [slot * walls + wall]
   std::vector<Vec3> force_, nc_force_, moment_;  ///< per particle slot
+  /// Releasing laws: per particle slot, the energy its wall contacts
+  /// released in the last evaluation (not in checkpoints, as for pairs).
+  std::vector<double> released_;
   bool skip_evaluate_ = false;                   ///< restored slots stand for the next evaluate()
 };
 

@@ -273,6 +273,13 @@ class DissipationLedger {
   /// (ParticleStore::books, owns).
   virtual ExactSum nonconservative_power(const ParticleStore& particles, std::span<const Vec3> u,
                                          std::span<const Vec3> w) const = 0;
+  /// Potential energy that the last evaluate() took out of the provider's
+  /// records by a change of their state at one configuration, not by a
+  /// force (an adhesive contact that breaks at its pull-off distance loses
+  /// its energy, docs/model.md §11.7), as an exact sum over the records this
+  /// process books. The explicit stepper adds it to W_contact once after
+  /// each step's force evaluation. Default: nothing.
+  virtual ExactSum released_energy(const ParticleStore& /*particles*/) const { return ExactSum(); }
 };
 
 /// iBDEM's friction filter (docs/model.md §11.1).

@@ -281,6 +281,13 @@ ExactSum ForceField::nonconservative_power(const ParticleStore& s, std::span<con
   return sum;
 }
 
+ExactSum ForceField::released_energy(const ParticleStore& s) const {
+  ExactSum sum;
+  for (const ProviderCapabilities& c : caps_)
+    if (c.ledger != nullptr) sum.merge(c.ledger->released_energy(s));
+  return sum;
+}
+
 void ForceField::add_filter_changes(const ParticleStore& s, double h, std::span<Vec3> dv,
                                     std::span<Vec3> dw) const {
   for (const ProviderCapabilities& c : caps_)

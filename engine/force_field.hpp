@@ -138,6 +138,9 @@ class ForceField {
   /// order.
   ExactSum nonconservative_power(const ParticleStore& particles, std::span<const Vec3> u,
                                std::span<const Vec3> w) const;
+  /// Sum over providers of DissipationLedger::released_energy, in provider
+  /// order: energy the last evaluate() released by state changes.
+  ExactSum released_energy(const ParticleStore& particles) const;
   /// True if some provider applies iBDEM's friction filter.
   bool applies_filter() const;
   /// Adds every provider's friction-filter changes (FrictionFilter::add_filter_changes).

@@ -412,6 +412,9 @@ void Simulation::place_clump_members() {
 void Simulation::force(const KickPlan& plan) {
   if (!plan.fused) {
     forces_.evaluate(particles_, stage_times_);
+    // Energy the evaluation took out of the potentials by state changes
+    // (adhesive contacts that broke, docs/model.md §11.3, §11.7).
+    if (ledger_on_) ledger_.contact += global_value(forces_.released_energy(particles_));
     return;
   }
   const bool moments = plan.moments;

@@ -26,8 +26,10 @@
 ///    11. provider events and failure records collected (in provider order)
 ///
 /// The dissipation ledger (docs/model.md §10.3, §11.3) is kept here: W_fracture
-/// from phase 10, W_contact at both half kicks (only when a provider is
-/// dissipative), W_filter from phase 9, and W_boundary, the work of the
+/// from phase 10, W_contact at both half kicks and after phase 5 (the energy
+/// that records released by a change of state, such as adhesive contacts
+/// that broke; only when a provider is dissipative), W_filter from phase 9,
+/// and W_boundary, the work of the
 /// forces on kinematic groups (h/2 F.v at each half kick).
 ///
 /// Re-ordering happens in phase 4 only, never inside a force evaluation.

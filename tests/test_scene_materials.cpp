@@ -106,7 +106,7 @@ TEST(SceneMaterials, BadMaterialsAndLawsAreRefusedByName) {
   expect_error(with("nu = 0.25", "nu = 0.7"), "nu: expected Poisson's ratio in (-1, 0.5]");
   expect_error(with("e = 0.7", "e = 1.5"), "e: expected a number in (0, 1]");
   expect_error(with("law = \"bdem\"", "law = \"glue\""), "[bonds] law: expected \"baker-gonzalez\"");
-  expect_error(with("law = \"penalty\"", "law = \"sticky\""), "[contact] law: expected \"hertz\", \"penalty\", \"hertz-mindlin\" or \"linear\"");
+  expect_error(with("law = \"penalty\"", "law = \"sticky\""), "[contact] law: expected \"hertz\", \"penalty\", \"hertz-mindlin\", \"linear\", \"jkr\" or \"dmt\"");
   expect_error(with("law = \"penalty\"", "law = \"penalty\"\nrolling = true"), "rolling: only applies to law \"hertz-mindlin\"");
   EXPECT_EQ(error_of(with("law = \"penalty\"", "law = \"penalty\"\nfriction_filter = true")), "");
   std::string no_materials = base;
