@@ -31,6 +31,7 @@
 #include "engine/simulation.hpp"
 #include "scene/scene_builder.hpp"
 #include "scene/scene_spec.hpp"
+#include "scene_support.hpp"
 #include "support.hpp"
 
 using namespace dem;
@@ -543,19 +544,9 @@ normal = [0, 0, 1]
 acceleration = [0, 0, -9.81]
 )";
 
-std::string error_of(const std::string& text) {
-  try {
-    (void)make_simulation(build_scene(parse_scene_text(text, "s.toml", ".")));
-  } catch (const SceneError& e) {
-    return e.what();
-  }
-  return "";
-}
-
-std::string replaced(std::string text, const std::string& from, const std::string& to) {
-  text.replace(text.find(from), from.size(), to);
-  return text;
-}
+using dem::testing::replaced;
+/// The SceneError message for `text`, or "" if it makes a Simulation.
+std::string error_of(const std::string& text) { return dem::testing::simulation_error(text); }
 
 }  // namespace
 

@@ -16,6 +16,7 @@
 #include "engine/time_step.hpp"
 #include "scene/csv_table.hpp"
 #include "scene/scene_builder.hpp"
+#include "scene_support.hpp"
 
 using namespace dem;
 namespace fs = std::filesystem;
@@ -63,11 +64,7 @@ std::string error_of(const std::string& text) {
   return "";
 }
 
-std::string replace(std::string text, const std::string& from, const std::string& to) {
-  const auto at = text.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  return text.replace(at, from.size(), to);
-}
+using dem::testing::replaced;
 
 void write(const fs::path& p, const std::string& text) { std::ofstream(p) << text; }
 
@@ -100,7 +97,7 @@ TEST(SceneFile, ErrorsNameFileLineAndKey) {
       {"[[wall]]", "[walls]\n[[wall]]", "s.toml:18:2: [top level] walls: unknown table"},
   };
   for (const Case& c : cases) {
-    const std::string message = error_of(replace(kRing, c.from, c.to));
+    const std::string message = error_of(replaced(kRing, c.from, c.to));
     EXPECT_NE(message.find(c.expect), std::string::npos)
         << "replacing '" << c.from << "' by '" << c.to << "': got '" << message << "'";
   }
@@ -120,7 +117,7 @@ stiffness = "auto"
   EXPECT_NE(error_of(solid).find("s.toml:4:20: [material] particle_poisson: expected Poisson's ratio in (-1, 0.5), got 0.7"),
             std::string::npos)
       << error_of(solid);
-  const std::string needs = replace(replace(solid, "particle_poisson = 0.7", "density = 1000.0"), "", "");
+  const std::string needs = replaced(replaced(solid, "particle_poisson = 0.7", "density = 1000.0"), "", "");
   EXPECT_NE(error_of(needs).find("needs [material] particle_modulus"), std::string::npos) << error_of(needs);
 }
 
@@ -228,18 +225,18 @@ stiffness = 10.0
   EXPECT_DOUBLE_EQ(from_file.scene.bonds.rest_length[0], 2.0);
 
   write(dir / "bad.csv", "x,y,z,diameter\n0,0,0,1\n1,0,zero,1\n");
-  const std::string bad = replace(base, "grains.csv", "bad.csv");
+  const std::string bad = replaced(base, "grains.csv", "bad.csv");
   EXPECT_NE(error_of(bad).find("bad.csv:3: column \"z\": expected a finite number, got \"zero\""), std::string::npos)
       << error_of(bad);
   write(dir / "neg.csv", "x,y,z,diameter\n0,0,0,-1\n");
-  const std::string neg = replace(base, "grains.csv", "neg.csv");
+  const std::string neg = replaced(base, "grains.csv", "neg.csv");
   EXPECT_NE(error_of(neg).find("neg.csv:2"), std::string::npos) << error_of(neg);
   EXPECT_NE(error_of(neg).find("diameter"), std::string::npos) << error_of(neg);
   write(dir / "pairs_bad.csv", "i,j\n0,7\n");
   const std::string pairs_bad = base + "[bonds]\npairs = \"csv\"\nfile = \"pairs_bad.csv\"\n";
   EXPECT_NE(error_of(pairs_bad).find("pairs_bad.csv:2: i and j must be particle indices in [0, 4)"), std::string::npos)
       << error_of(pairs_bad);
-  const std::string missing = replace(base, "grains.csv", "nowhere.csv");
+  const std::string missing = replaced(base, "grains.csv", "nowhere.csv");
   EXPECT_NE(error_of(missing).find("nowhere.csv: no such file"), std::string::npos) << error_of(missing);
 }
 
@@ -327,7 +324,7 @@ member_mass = 1.0
             std::string::npos)
       << error;
   // Without the filter the same scene builds.
-  EXPECT_EQ(error_of(replace(text, "friction_filter = true", "")), "");
+  EXPECT_EQ(error_of(replaced(text, "friction_filter = true", "")), "");
 }
 
 TEST(SceneFile, ClumpsAreBuiltAfterTheSourcesByIdAndMayBeReordered) {

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "scene/scene_builder.hpp"
+#include "scene_support.hpp"
 
 using namespace dem;
 
@@ -45,12 +46,7 @@ law = "penalty"
 SceneSpec parse(const std::string& text) { return parse_scene_text(text, "s.toml", "."); }
 
 /// kBase with its first `from` replaced by `to`.
-std::string with(const std::string& from, const std::string& to) {
-  std::string t = kBase;
-  const std::size_t at = t.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  return t.replace(at, from.size(), to);
-}
+std::string with(const std::string& from, const std::string& to) { return dem::testing::replaced(kBase, from, to); }
 
 std::string error_of(const std::string& text) {
   try {

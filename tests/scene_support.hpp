@@ -1,0 +1,31 @@
+#pragma once
+// Shared helpers for the tests that build scenes from TOML text.
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "scene/scene_builder.hpp"
+
+namespace dem::testing {
+
+/// `text` with its first `from` replaced by `to` (a test failure if absent).
+inline std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  const std::size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return text.replace(at, from.size(), to);
+}
+
+/// The SceneError message of making a Simulation of `text` (parsed as
+/// "s.toml" in "."), or "" when it is made: every check `dem run` does
+/// before its first step.
+inline std::string simulation_error(const std::string& text) {
+  try {
+    (void)make_simulation(build_scene(parse_scene_text(text, "s.toml", ".")));
+  } catch (const SceneError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace dem::testing
