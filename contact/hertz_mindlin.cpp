@@ -137,12 +137,16 @@ void HertzMindlinLaw::evaluate(const ParticleStore& s, std::uint32_t i, std::uin
   const double dist = std::sqrt(dist2);
   const Vec3 n = rv / dist;
   const Vec3 v_rel = s.velocity[i] - s.velocity[j] - (ri * s.angular_velocity[i] + rj * s.angular_velocity[j]).cross(n);
-  // EPSD's rolling inertia 1.4 (I_i I_j)/(I_i + I_j) with I = m r² (LIGGGHTS rolling_model_epsd.h).
-  const double ii = s.mass[i] * ri * ri, ij = s.mass[j] * rj * rj;
+  // EPSD's rolling inertia 1.4 (I_i I_j)/(I_i + I_j) with I = m r² (LIGGGHTS
+  // rolling_model_epsd.h), only where its dashpot needs it.
+  double rolling_inertia = 0.0;
+  if (models_.rolling_damping > 0.0) {
+    const double ii = s.mass[i] * ri * ri, ij = s.mass[j] * rj * rj;
+    rolling_inertia = 1.4 * ii * ij / (ii + ij);
+  }
   hertz_mindlin_core(pair(s.material[i], s.material[j]), n, reach - dist, ri * rj / reach,
                      s.mass[i] * s.mass[j] / (s.mass[i] + s.mass[j]), v_rel,
-                     s.angular_velocity[i] - s.angular_velocity[j], ri, rj, 1.4 * ii * ij / (ii + ij), h_, models_, st,
-                     out);
+                     s.angular_velocity[i] - s.angular_velocity[j], ri, rj, rolling_inertia, h_, models_, st, out);
 }
 
 void HertzMindlinLaw::evaluate_wall(const ParticleStore& s, std::uint32_t i, const Vec3& point, const Vec3& normal,
