@@ -25,6 +25,7 @@
 #include <vector>
 
 #include <tbb/blocked_range.h>
+#include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
 
 namespace dem {
@@ -56,15 +57,13 @@ class ExactSum {
     const std::int64_t l0 = static_cast<std::int64_t>(static_cast<std::uint64_t>(v) & 0xffffffffu);
     const std::int64_t l1 = static_cast<std::int64_t>(static_cast<std::uint64_t>(v >> 32) & 0xffffffffu);
     const std::int64_t l2 = static_cast<std::int64_t>(static_cast<std::uint64_t>(v >> 64));
-    if (bits >> 63) {
-      limbs_[k] -= l0;
-      limbs_[k + 1] -= l1;
-      limbs_[k + 2] -= l2;
-    } else {
-      limbs_[k] += l0;
-      limbs_[k + 1] += l1;
-      limbs_[k + 2] += l2;
-    }
+    // The sign without a branch (terms of either sign in random order
+    // would mispredict it half the time): (l ^ neg) - neg is -l where
+    // neg = -1, l where neg = 0.
+    const std::int64_t neg = -static_cast<std::int64_t>(bits >> 63);
+    limbs_[k] += (l0 ^ neg) - neg;
+    limbs_[k + 1] += (l1 ^ neg) - neg;
+    limbs_[k + 2] += (l2 ^ neg) - neg;
     if (++pending_ >= kMaxPending) normalize();
   }
 
@@ -165,6 +164,11 @@ template <std::size_t K, class Term>
 std::array<ExactSum, K> exact_sums(std::size_t n, Term&& term) {
   constexpr std::size_t kBlock = 4096;
   const std::size_t blocks = (n + kBlock - 1) / kBlock;
+  std::array<ExactSum, K> total;
+  if (tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism) == 1) {
+    for (std::size_t i = 0; i < n; ++i) term(i, total);  // one thread: no blocks (the sum is exact)
+    return total;
+  }
   std::vector<std::array<ExactSum, K>> partial(blocks);
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, blocks, 1), [&](const tbb::blocked_range<std::size_t>& r) {
     for (std::size_t b = r.begin(); b < r.end(); ++b) {
@@ -173,7 +177,6 @@ std::array<ExactSum, K> exact_sums(std::size_t n, Term&& term) {
       for (std::size_t i = b * kBlock; i < end; ++i) term(i, t);
     }
   });
-  std::array<ExactSum, K> total;
   for (const auto& p : partial)
     for (std::size_t c = 0; c < K; ++c) total[c].merge(p[c]);
   return total;

@@ -41,10 +41,15 @@ inline std::size_t active_threads() {
   return tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism);
 }
 
-/// Calls body(begin, end) on disjoint sub-ranges covering [0, n).
+/// Calls body(begin, end) on disjoint sub-ranges covering [0, n) (on one
+/// thread: once, on the whole range, without the scheduler's splitting).
 template <class Body>
 void parallel_for_ranges(std::size_t n, Body&& body, std::size_t grain = 512) {
   if (n == 0) return;
+  if (active_threads() == 1) {
+    body(std::size_t{0}, n);
+    return;
+  }
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, grain),
                     [&](const tbb::blocked_range<std::size_t>& r) { body(r.begin(), r.end()); });
 }
