@@ -51,6 +51,8 @@ struct LinearMaterial {
 class LinearSpringDashpotLaw {
  public:
   static constexpr bool kKinetic = true;
+  /// No wall contact without overlap (contact/wall_contact_provider.hpp).
+  static constexpr bool kWallContactOnOverlap = true;
   static constexpr const char* energy_column = "U_contact";
   struct State {
     Vec3 xi = Vec3::Zero();  ///< tangential spring (length)

@@ -28,6 +28,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -56,6 +57,15 @@ concept WallLawContract = requires(const Law& law, const ParticleStore& s, typen
 } && (StatefulWallEnergy<Law> || requires(const Law& law, const ParticleStore& s) {
   { law.wall_energy(s, std::uint32_t{0}, Vec3{}, Vec3{}) } -> std::convertible_to<double>;
 });
+
+/// Laws whose wall contact with a fresh State{} gives a zero output and
+/// leaves State{} wherever the particle does not overlap the wall, that is
+/// where (x_i - x_w).n - r_i >= 0 (no contact at a distance):
+/// `static constexpr bool kWallContactOnOverlap = true`. The provider then
+/// skips the particles that cannot have reached a wall since they were last
+/// seen clear of all of them (WallContactProvider::evaluate).
+template <class Law>
+concept OverlapWallLaw = requires { requires Law::kWallContactOnOverlap; };
 
 template <WallLawContract Law>
 class WallContactProvider final : public ForceProvider, public DissipationLedger, public Decomposable {
@@ -89,6 +99,7 @@ class WallContactProvider final : public ForceProvider, public DissipationLedger
   bool dissipative() const override { return true; }
 
   void renumber(std::span<const std::uint32_t> new_slot) override {
+    clearance_.clear();  // every particle is looked at again
     const std::size_t walls = walls_.size();
     std::vector<State> state(state_.size());
     std::vector<Vec3> f(force_.size()), nc(force_.size()), m(force_.size());
@@ -116,8 +127,19 @@ class WallContactProvider final : public ForceProvider, public DissipationLedger
       return;
     }
     const std::size_t walls = walls_.size();
+    if constexpr (kSkipsClear)
+      if (clearance_.size() != s.size()) {
+        clearance_.assign(s.size(), -1.0);
+        clear_at_.assign(s.size(), Vec3::Zero());
+      }
     parallel_for_ranges(s.size(), [&](std::size_t begin, std::size_t end) {
       for (std::size_t i = begin; i < end; ++i) {
+        if constexpr (kSkipsClear) {
+          if (still_clear(s, i)) {  // what the walls would give: zero slots, fresh states
+            force_[i] = nc_force_[i] = moment_[i] = Vec3::Zero();
+            continue;
+          }
+        }
         Vec3 f = Vec3::Zero(), nc = Vec3::Zero(), m = Vec3::Zero();
         double released = 0.0;
         for (std::size_t w = 0; w < walls; ++w) {
@@ -133,6 +155,7 @@ class WallContactProvider final : public ForceProvider, public DissipationLedger
         nc_force_[i] = nc;
         moment_[i] = m;
         if constexpr (kReleasing) released_[i] = released;
+        if constexpr (kSkipsClear) note_clearance(s, i);
       }
     });
   }
@@ -273,6 +296,31 @@ class WallContactProvider final : public ForceProvider, public DissipationLedger
   const std::vector<State>& state() const { return state_; }
 
  private:
+  static constexpr bool kSkipsClear = OverlapWallLaw<Law>;
+
+  /// Whether particle i is still clear of every wall: it was at clear_at_[i],
+  /// by clearance_[i] > 0 (half its smallest gap there), and has moved less
+  /// than that since. Its wall states are then fresh (the evaluation that
+  /// found the gaps reset them), and an evaluation would give zero slots.
+  bool still_clear(const ParticleStore& s, std::size_t i) const {
+    const double c = clearance_[i];
+    return c > 0.0 && (s.position[i] - clear_at_[i]).squaredNorm() < c * c;
+  }
+  /// After particle i's evaluation: where it overlaps no wall, half its
+  /// smallest gap (x_i - x_w).n - r_i, less a margin for the rounding of
+  /// the gaps, becomes its clearance; else none (-1).
+  void note_clearance(const ParticleStore& s, std::size_t i) {
+    const Vec3& x = s.position[i];
+    double gap = std::numeric_limits<double>::infinity(), scale = s.radius[i] + x.cwiseAbs().maxCoeff();
+    for (const Wall& w : walls_) {
+      gap = std::min(gap, (x - w.point).dot(w.normal) - s.radius[i]);
+      scale = std::max(scale, s.radius[i] + x.cwiseAbs().maxCoeff() + w.point.cwiseAbs().maxCoeff());
+    }
+    const double margin = 1e-12 * scale;
+    clearance_[i] = gap > 4.0 * margin ? 0.5 * gap - margin : -1.0;
+    clear_at_[i] = x;
+  }
+
   std::vector<Wall> walls_;
   Law law_;
   std::string name_;
@@ -282,6 +330,12 @@ class WallContactProvider final : public ForceProvider, public DissipationLedger
   /// released in the last evaluation (not in checkpoints, as for pairs).
   std::vector<double> released_;
   bool skip_evaluate_ = false;                   ///< restored slots stand for the next evaluate()
+  /// OverlapWallLaw: per particle slot, the distance it may move from
+  /// clear_at_ and still touch no wall (<= 0: evaluate it); empty after a
+  /// re-ordering or a restore (all are evaluated). Static walls only: a
+  /// wall that moves must clear these when it does.
+  std::vector<double> clearance_;
+  std::vector<Vec3> clear_at_;
 };
 
 }  // namespace dem
