@@ -376,6 +376,27 @@ struct PairOutput {
 template <class Law>
 concept KineticLaw = Law::kKinetic;
 
+/// The per-pair result slots of a kinetic law's provider (PairOutput's
+/// force, nc_force, moment_i, moment_j, each indexed by pair).
+struct KineticSlots {
+  Vec3* force = nullptr;
+  Vec3* nc_force = nullptr;
+  Vec3* moment_i = nullptr;
+  Vec3* moment_j = nullptr;
+};
+
+/// Kinetic laws with a vectorised loop over the whole pair list, which
+/// gives the bits of evaluate() pair by pair:
+///   bool block_evaluate(const NeighbourList&, const ParticleStore&, const std::uint8_t* excluded,
+///                       State* state, KineticSlots slots) const;
+/// returning false where it does not cover the law's settings (the provider
+/// then evaluates pair by pair).
+template <class Law>
+concept BlockKineticLaw = requires(const Law& law, const NeighbourList& l, const ParticleStore& s,
+                                   typename Law::State* st, KineticSlots slots) {
+  { law.block_evaluate(l, s, static_cast<const std::uint8_t*>(nullptr), st, slots) } -> std::convertible_to<bool>;
+};
+
 /// Kinetic laws whose contacts can lose potential energy by a change of
 /// state at one configuration (an adhesive contact that breaks at its
 /// pull-off distance, docs/model.md §11.7): `static constexpr bool kReleases
@@ -529,6 +550,10 @@ class ContactProvider final : public ContactProviderBase,
     if constexpr (BlockKernelLaw<Law>) {
       law_.block_forces(list, s, excluded, pair_force_);
       return;
+    }
+    if constexpr (BlockKineticLaw<Law>) {
+      const KineticSlots slots{pair_force_.data(), nc_force_.data(), moment_i_.data(), moment_j_.data()};
+      if (law_.block_evaluate(list, s, excluded, state_.data(), slots)) return;
     }
     parallel_for_ranges(list.pair_count(), [&](std::size_t begin, std::size_t end) {
       typename Law::State none{};
@@ -734,6 +759,9 @@ class ContactProvider final : public ContactProviderBase,
     } else {
       const NeighbourList& list = search_.list();
       return exact_sum(list.pair_count(), [&](std::size_t k) {
+        // A pair apart has zero slots and adds nothing (for finite u, w):
+        // its particles' velocities are not fetched.
+        if (is_zero(nc_force_[k]) && is_zero(moment_i_[k]) && is_zero(moment_j_[k])) return 0.0;
         const std::uint32_t i = list.owner[k], j = list.partner[k];
         if (!s.books(i, j)) return 0.0;
         return nc_force_[k].dot(u[i] - u[j]) + moment_i_[k].dot(w[i]) + moment_j_[k].dot(w[j]);
@@ -755,6 +783,7 @@ class ContactProvider final : public ContactProviderBase,
   const std::vector<typename Law::State>& state() const { return state_; }
 
  private:
+  static bool is_zero(const Vec3& a) { return a[0] == 0.0 && a[1] == 0.0 && a[2] == 0.0; }
   void evaluate_pair(const ParticleStore& s, std::size_t k, std::uint32_t i, std::uint32_t j,
                      typename Law::State& st) {
     if constexpr (kKinetic) {

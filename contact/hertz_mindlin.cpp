@@ -4,8 +4,11 @@
 
 #include "contact/contact_laws.hpp"
 #include "contact/friction_wall_provider.hpp"
+#include "contact/hertz_mindlin_kernel.hpp"
+#include "core/parallel.hpp"
 #include "core/format.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 #include <stdexcept>
@@ -147,6 +150,42 @@ void HertzMindlinLaw::evaluate(const ParticleStore& s, std::uint32_t i, std::uin
   hertz_mindlin_core(pair(s.material[i], s.material[j]), n, reach - dist, ri * rj / reach,
                      s.mass[i] * s.mass[j] / (s.mass[i] + s.mass[j]), v_rel,
                      s.angular_velocity[i] - s.angular_velocity[j], ri, rj, rolling_inertia, h_, models_, st, out);
+}
+
+bool HertzMindlinLaw::block_evaluate(const NeighbourList& list, const ParticleStore& s, const std::uint8_t* excluded,
+                                     State* state, KineticSlots slots) const {
+  if (!hertz_mindlin_kernel_covers(models_)) return false;
+  HertzMindlinPairArgs a;
+  a.owner = list.owner.data();
+  a.partner = list.partner.data();
+  a.excluded = excluded;
+  a.position = s.position.data();
+  a.velocity = s.velocity.data();
+  a.angular_velocity = s.angular_velocity.data();
+  a.radius = s.radius.data();
+  a.mass = s.mass.data();
+  a.material = s.material.data();
+  a.pairs = pairs_.data();
+  a.material_count = count_;
+  a.time_step = h_;
+  a.models = models_;
+  a.state = state;
+  a.slots = slots;
+  constexpr std::size_t kBlock = 8;  // a multiple of every target's lane count
+  const std::size_t m = list.pair_count();
+  parallel_for_ranges((m + kBlock - 1) / kBlock, [&](std::size_t begin, std::size_t end) {
+    const std::size_t stop = std::min(end * kBlock, m);
+    for (std::size_t k = hertz_mindlin_pair_blocks(a, begin * kBlock, stop); k < stop; ++k) {
+      if (excluded != nullptr && excluded[k] != 0) continue;
+      PairOutput out;
+      evaluate(s, list.owner[k], list.partner[k], state[k], out);
+      slots.force[k] = out.force;
+      slots.nc_force[k] = out.nc_force;
+      slots.moment_i[k] = out.moment_i;
+      slots.moment_j[k] = out.moment_j;
+    }
+  }, 64);
+  return true;
 }
 
 void HertzMindlinLaw::evaluate_wall(const ParticleStore& s, std::uint32_t i, const Vec3& point, const Vec3& normal,

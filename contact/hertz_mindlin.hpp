@@ -74,6 +74,8 @@ struct HertzMindlinModels {
 
 struct HertzMindlinLaw {
   static constexpr bool kKinetic = true;
+  /// No wall contact without overlap (contact/wall_contact_provider.hpp).
+  static constexpr bool kWallContactOnOverlap = true;
   static constexpr const char* energy_column = "U_contact";
   struct State {
     Vec3 xi = Vec3::Zero();       ///< tangential spring (length)
@@ -88,6 +90,14 @@ struct HertzMindlinLaw {
   HertzMindlinLaw() = default;
 
   void evaluate(const ParticleStore& s, std::uint32_t i, std::uint32_t j, State& st, PairOutput& out) const;
+  /// Every pair of the list at once (ContactProvider's BlockKineticLaw):
+  /// the vectorised kernel of contact/hertz_mindlin_kernel.hpp over whole
+  /// lane blocks, evaluate() for the rest, so the same bits as evaluate()
+  /// pair by pair. Excluded pairs (non-zero `excluded`, may be nullptr) are
+  /// left as they are. Returns false, doing nothing, for models the kernel
+  /// does not cover.
+  bool block_evaluate(const NeighbourList& list, const ParticleStore& s, const std::uint8_t* excluded,
+                      State* state, KineticSlots slots) const;
   /// The Hertz energy (8/15) E* sqrt(R*) delta^(5/2) (0 when apart).
   double energy(const ParticleStore& s, std::uint32_t i, std::uint32_t j, const State& st) const;
   /// Particle i against a plane wall (point x_w, unit normal n towards the

@@ -1,0 +1,46 @@
+#pragma once
+/// \file hertz_mindlin_kernel.hpp
+/// The pair loop of the Hertz-Mindlin contact (docs/model.md §11.2, with the
+/// rolling models none, EPSD, EPSD2 and CDT of §11.6), vectorised like the
+/// frictionless one (contact/pair_kernel.hpp): pairs in lane blocks, the
+/// arithmetic of contact/hertz_mindlin_lanes.inc, so every pair's force,
+/// moments and history have the bits HertzMindlinLaw::evaluate gives it, on
+/// every SIMD target (core/simd.hpp) and for every block split.
+
+#include <cstddef>
+#include <cstdint>
+
+#include "contact/hertz_mindlin.hpp"
+
+namespace dem {
+
+/// What the kernel reads and writes: arrays indexed by pair (owner,
+/// partner, excluded, state and the four result slots) or by particle slot.
+struct HertzMindlinPairArgs {
+  const std::uint32_t* owner = nullptr;
+  const std::uint32_t* partner = nullptr;
+  const std::uint8_t* excluded = nullptr;  ///< per pair, non-zero: left as it is; may be nullptr
+  const Vec3* position = nullptr;          ///< x (length)
+  const Vec3* velocity = nullptr;          ///< v (length/time)
+  const Vec3* angular_velocity = nullptr;  ///< Omega (1/time)
+  const double* radius = nullptr;          ///< r (length)
+  const double* mass = nullptr;            ///< m (mass)
+  const std::uint32_t* material = nullptr; ///< material index of each particle
+  const ContactPair* pairs = nullptr;      ///< material_count² pair constants, [a * count + b]
+  std::uint32_t material_count = 0;
+  double time_step = 0.0;                  ///< h of the history updates (time)
+  HertzMindlinModels models;               ///< rolling none, epsd, epsd2 or cdt (not others)
+  HertzMindlinLaw::State* state = nullptr; ///< per pair, in and out
+  KineticSlots slots;                      ///< per pair, out
+};
+
+/// Evaluates the whole lane blocks of pairs [begin, end) on the target
+/// core/simd.hpp chose and returns where they stop: the pairs from there to
+/// `end` (fewer than a block) are the caller's to evaluate one by one. With
+/// the scalar loop forced, evaluates none (returns begin).
+std::size_t hertz_mindlin_pair_blocks(const HertzMindlinPairArgs& args, std::size_t begin, std::size_t end);
+
+/// Whether the kernel covers these models (else: evaluate pair by pair).
+bool hertz_mindlin_kernel_covers(const HertzMindlinModels& models);
+
+}  // namespace dem
