@@ -173,17 +173,21 @@ bool HertzMindlinLaw::block_evaluate(const NeighbourList& list, const ParticleSt
   a.slots = slots;
   constexpr std::size_t kBlock = 8;  // a multiple of every target's lane count
   const std::size_t m = list.pair_count();
+  const auto one = [&](std::size_t k) {
+    PairOutput out;
+    evaluate(s, list.owner[k], list.partner[k], state[k], out);
+    slots.force[k] = out.force;
+    slots.nc_force[k] = out.nc_force;
+    slots.moment_i[k] = out.moment_i;
+    slots.moment_j[k] = out.moment_j;
+  };
   parallel_for_ranges((m + kBlock - 1) / kBlock, [&](std::size_t begin, std::size_t end) {
+    thread_local std::vector<std::int64_t> touching;  // grows to its size once per thread
     const std::size_t stop = std::min(end * kBlock, m);
-    for (std::size_t k = hertz_mindlin_pair_blocks(a, begin * kBlock, stop); k < stop; ++k) {
-      if (excluded != nullptr && excluded[k] != 0) continue;
-      PairOutput out;
-      evaluate(s, list.owner[k], list.partner[k], state[k], out);
-      slots.force[k] = out.force;
-      slots.nc_force[k] = out.nc_force;
-      slots.moment_i[k] = out.moment_i;
-      slots.moment_j[k] = out.moment_j;
-    }
+    const std::size_t rest = hertz_mindlin_pair_blocks(a, begin * kBlock, stop, touching);
+    for (const std::int64_t k : touching) one(static_cast<std::size_t>(k));
+    for (std::size_t k = rest; k < stop; ++k)
+      if (excluded == nullptr || excluded[k] == 0) one(k);
   }, 64);
   return true;
 }

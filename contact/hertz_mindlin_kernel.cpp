@@ -31,81 +31,159 @@ struct VecHmOps {
 };
 
 constexpr std::size_t kMaxLanes = 8;
+using DI = hn::Rebind<std::int64_t, D>;  // the lanes' indices
+using DI32 = hn::Rebind<std::int32_t, D>;
+using VI = hn::Vec<DI>;
 
-/// The lanes' inputs, one row per quantity (transposed from the particles'
-/// and pairs' arrays).
-struct LaneRows {
-  static constexpr int kIn = 27, kState = 6;
-  alignas(64) double in[kIn][kMaxLanes];
-  alignas(64) double state[kState][kMaxLanes];
+/// Where the kernel reads and writes, as doubles with index vectors: the
+/// particles' arrays through each lane's particle (3 i + c for a Vec3), the
+/// pair constants through each lane's material pair, a block's states at a
+/// fixed stride.
+struct Bases {
+  const double* position;
+  const double* velocity;
+  const double* spin;
+  std::int64_t pair_stride;   // doubles per ContactPair
+  std::int64_t state_stride;  // doubles per State
+  std::int64_t rolling_at;    // offset of State::rolling, in doubles
 };
 
-HWY_INLINE void put3(LaneRows& rows, int q, std::size_t l, const Vec3& v) {
-  rows.in[q][l] = v[0];
-  rows.in[q + 1][l] = v[1];
-  rows.in[q + 2][l] = v[2];
+Bases bases(const HertzMindlinPairArgs& a) {
+  Bases b;
+  b.position = a.position[0].data();
+  b.velocity = a.velocity[0].data();
+  b.spin = a.angular_velocity[0].data();
+  static_assert(sizeof(ContactPair) % sizeof(double) == 0 && sizeof(HertzMindlinLaw::State) % sizeof(double) == 0);
+  b.pair_stride = sizeof(ContactPair) / sizeof(double);
+  b.state_stride = sizeof(HertzMindlinLaw::State) / sizeof(double);
+  const HertzMindlinLaw::State probe;
+  b.rolling_at = probe.rolling.data() - probe.xi.data();
+  return b;
 }
 
-HWY_INLINE void fill_lane(const HertzMindlinPairArgs& a, std::size_t k, std::size_t l, LaneRows& rows) {
-  const std::uint32_t i = a.owner[k], j = a.partner[k];
-  put3(rows, 0, l, a.position[i]);
-  put3(rows, 3, l, a.position[j]);
-  put3(rows, 6, l, a.velocity[i]);
-  put3(rows, 9, l, a.velocity[j]);
-  put3(rows, 12, l, a.angular_velocity[i]);
-  put3(rows, 15, l, a.angular_velocity[j]);
-  rows.in[18][l] = a.radius[i];
-  rows.in[19][l] = a.radius[j];
-  rows.in[20][l] = a.mass[i];
-  rows.in[21][l] = a.mass[j];
-  const ContactPair& p = a.pairs[a.material[i] * a.material_count + a.material[j]];
-  rows.in[22][l] = p.e_star;
-  rows.in[23][l] = p.g_star;
-  rows.in[24][l] = p.damping;
-  rows.in[25][l] = p.mu_s;
-  rows.in[26][l] = p.mu_r;
-  const HertzMindlinLaw::State& st = a.state[k];
+HWY_INLINE VI times3(VI x) { return hn::Add(hn::Add(x, x), x); }
+
+/// The lanes' particles (i, j) and material pairs (scaled to doubles) of
+/// the pairs `pair`: indices read one by one (the index arrays are 32-bit).
+struct LaneIndices {
+  VI i, j, pair;
+};
+
+HWY_INLINE LaneIndices lane_indices(const D d, const HertzMindlinPairArgs& a, const Bases& b, const VI pair) {
+  const DI di;
+  alignas(64) std::int64_t k[kMaxLanes], i[kMaxLanes], j[kMaxLanes], p[kMaxLanes];
+  hn::Store(pair, di, k);
+  for (std::size_t l = 0; l < hn::Lanes(d); ++l) {
+    i[l] = a.owner[k[l]];
+    j[l] = a.partner[k[l]];
+    p[l] = static_cast<std::int64_t>(a.material[i[l]] * a.material_count + a.material[j[l]]) * b.pair_stride;
+  }
+  return {hn::Load(di, i), hn::Load(di, j), hn::Load(di, p)};
+}
+
+/// Phase 1, lanes k .. k + n: whether each pair touches, from the positions
+/// and radii alone, with the arithmetic of hertz_mindlin_lanes.
+HWY_INLINE hn::Mask<D> touching_lanes(const D d, const HertzMindlinPairArgs& a, const Bases& b, std::size_t k) {
+  const DI di;
+  const DI32 di32;
+  const VI i = hn::PromoteTo(di, hn::LoadU(di32, reinterpret_cast<const std::int32_t*>(a.owner + k)));
+  const VI j = hn::PromoteTo(di, hn::LoadU(di32, reinterpret_cast<const std::int32_t*>(a.partner + k)));
+  const VI i3 = times3(i), j3 = times3(j);
+  V rv[3];
+  for (int c = 0; c < 3; ++c)
+    rv[c] = hn::Sub(hn::GatherIndex(d, b.position + c, i3), hn::GatherIndex(d, b.position + c, j3));
+  const V dist2 = hn::Add(hn::Add(hn::Mul(rv[0], rv[0]), hn::Mul(rv[1], rv[1])), hn::Mul(rv[2], rv[2]));
+  const V reach = hn::Add(hn::GatherIndex(d, a.radius, i), hn::GatherIndex(d, a.radius, j));
+  return hn::Lt(dist2, hn::Mul(reach, reach));
+}
+
+/// Pair k apart: what evaluate() leaves (zero slots, a fresh state).
+HWY_INLINE void clear_pair(const HertzMindlinPairArgs& a, std::size_t k) {
+  a.slots.force[k] = a.slots.nc_force[k] = a.slots.moment_i[k] = a.slots.moment_j[k] = Vec3::Zero();
+  a.state[k] = HertzMindlinLaw::State{};
+}
+
+/// Phase 1 over [begin, end): clears the pairs apart and lists the touching
+/// ones (neither for excluded pairs) in `touching`; returns where the lane
+/// blocks stop (the rest is the caller's, pair by pair).
+std::size_t sort_out(const D d, const HertzMindlinPairArgs& a, const Bases& b, std::size_t begin, std::size_t end,
+                     std::vector<std::int64_t>& touching) {
+  const DI di;
+  const std::size_t n = hn::Lanes(d);
+  touching.resize(end - begin + n);  // CompressStore may write a whole vector
+  std::size_t count = 0, k = begin;
+  alignas(64) std::uint8_t mask_bits[8];
+  for (; k + n <= end; k += n) {
+    const hn::Mask<D> touch = touching_lanes(d, a, b, k);
+    bool any_excluded = false;
+    if (a.excluded != nullptr)
+      for (std::size_t l = 0; l < n; ++l) any_excluded |= a.excluded[k + l] != 0;
+    if (!any_excluded) {
+      count += hn::CompressStore(hn::Iota(di, static_cast<std::int64_t>(k)), hn::RebindMask(di, touch), di,
+                                 touching.data() + count);
+      if (hn::AllTrue(d, touch)) continue;
+    }
+    hn::StoreMaskBits(d, touch, mask_bits);
+    for (std::size_t l = 0; l < n; ++l) {
+      if (any_excluded && a.excluded[k + l] != 0) continue;
+      const bool t = (mask_bits[l / 8] >> (l % 8)) & 1;
+      if (!t) clear_pair(a, k + l);
+      else if (any_excluded) touching[count++] = static_cast<std::int64_t>(k + l);
+    }
+  }
+  touching.resize(count);
+  return k;
+}
+
+/// Phase 2: the touching pairs `touching[q .. q + n)` in one lane block.
+HWY_INLINE void touching_block(const D d, const HertzMindlinPairArgs& a, const Bases& b, const HmLanesModel& model,
+                               const VecHmOps& ops, const std::int64_t* touching) {
+  const DI di;
+  const VI pair = hn::LoadU(di, touching);
+  const LaneIndices x = lane_indices(d, a, b, pair);
+  const VI i3 = times3(x.i), j3 = times3(x.j);
+  HmLanesIn<V> in;
   for (int c = 0; c < 3; ++c) {
-    rows.state[c][l] = st.xi[c];
-    rows.state[3 + c][l] = st.rolling[c];
+    in.xi[c] = hn::GatherIndex(d, b.position + c, i3);
+    in.xj[c] = hn::GatherIndex(d, b.position + c, j3);
+    in.vi[c] = hn::GatherIndex(d, b.velocity + c, i3);
+    in.vj[c] = hn::GatherIndex(d, b.velocity + c, j3);
+    in.wi[c] = hn::GatherIndex(d, b.spin + c, i3);
+    in.wj[c] = hn::GatherIndex(d, b.spin + c, j3);
+  }
+  in.ri = hn::GatherIndex(d, a.radius, x.i);
+  in.rj = hn::GatherIndex(d, a.radius, x.j);
+  in.mi = hn::GatherIndex(d, a.mass, x.i);
+  in.mj = hn::GatherIndex(d, a.mass, x.j);
+  const double* pairs = &a.pairs[0].e_star;
+  in.e_star = hn::GatherIndex(d, pairs + 0, x.pair);
+  in.g_star = hn::GatherIndex(d, pairs + 1, x.pair);
+  in.damping = hn::GatherIndex(d, pairs + 2, x.pair);
+  in.mu_s = hn::GatherIndex(d, pairs + 3, x.pair);
+  in.mu_r = hn::GatherIndex(d, pairs + 4, x.pair);
+  const VI s = hn::Mul(pair, hn::Set(di, b.state_stride));
+  const double* state = a.state[0].xi.data();
+  HmLanesState<V> st;
+  for (int c = 0; c < 3; ++c) {
+    st.xi[c] = hn::GatherIndex(d, state + c, s);
+    st.roll[c] = hn::GatherIndex(d, state + b.rolling_at + c, s);
+  }
+  HmLanesOut<V> res;
+  hertz_mindlin_lanes(in, model, st, res, ops);
+  const VI k3 = times3(pair);
+  double* state_out = a.state[0].xi.data();
+  for (int c = 0; c < 3; ++c) {
+    hn::ScatterIndex(res.force[c], d, a.slots.force[0].data() + c, k3);
+    hn::ScatterIndex(res.nc[c], d, a.slots.nc_force[0].data() + c, k3);
+    hn::ScatterIndex(res.mi[c], d, a.slots.moment_i[0].data() + c, k3);
+    hn::ScatterIndex(res.mj[c], d, a.slots.moment_j[0].data() + c, k3);
+    hn::ScatterIndex(st.xi[c], d, state_out + c, s);
+    hn::ScatterIndex(st.roll[c], d, state_out + b.rolling_at + c, s);
   }
 }
 
-HWY_INLINE void load_lanes(const D d, const LaneRows& rows, HmLanesIn<V>& in, HmLanesState<V>& st) {
-  for (int c = 0; c < 3; ++c) {
-    in.xi[c] = hn::Load(d, rows.in[c]);
-    in.xj[c] = hn::Load(d, rows.in[3 + c]);
-    in.vi[c] = hn::Load(d, rows.in[6 + c]);
-    in.vj[c] = hn::Load(d, rows.in[9 + c]);
-    in.wi[c] = hn::Load(d, rows.in[12 + c]);
-    in.wj[c] = hn::Load(d, rows.in[15 + c]);
-    st.xi[c] = hn::Load(d, rows.state[c]);
-    st.roll[c] = hn::Load(d, rows.state[3 + c]);
-  }
-  in.ri = hn::Load(d, rows.in[18]);
-  in.rj = hn::Load(d, rows.in[19]);
-  in.mi = hn::Load(d, rows.in[20]);
-  in.mj = hn::Load(d, rows.in[21]);
-  in.e_star = hn::Load(d, rows.in[22]);
-  in.g_star = hn::Load(d, rows.in[23]);
-  in.damping = hn::Load(d, rows.in[24]);
-  in.mu_s = hn::Load(d, rows.in[25]);
-  in.mu_r = hn::Load(d, rows.in[26]);
-}
-
-/// Writes lane l's results (skipped for an excluded pair, as the scalar loop does).
-HWY_INLINE void store_lane(const HertzMindlinPairArgs& a, std::size_t k, std::size_t l, const double (&out)[18][kMaxLanes]) {
-  for (int c = 0; c < 3; ++c) {
-    a.slots.force[k][c] = out[c][l];
-    a.slots.nc_force[k][c] = out[3 + c][l];
-    a.slots.moment_i[k][c] = out[6 + c][l];
-    a.slots.moment_j[k][c] = out[9 + c][l];
-    a.state[k].xi[c] = out[12 + c][l];
-    a.state[k].rolling[c] = out[15 + c][l];
-  }
-}
-
-std::size_t HertzMindlinPairBlocks(const HertzMindlinPairArgs& a, std::size_t begin, std::size_t end) {
+std::size_t HertzMindlinPairBlocks(const HertzMindlinPairArgs& a, std::size_t begin, std::size_t end,
+                                   std::vector<std::int64_t>& touching) {
   const D d;
   const std::size_t n = hn::Lanes(d);
   HmLanesModel model;
@@ -114,28 +192,12 @@ std::size_t HertzMindlinPairBlocks(const HertzMindlinPairArgs& a, std::size_t be
   model.rolling_damping = a.models.rolling_damping;
   model.clamp = clamps_force(a.models.damping);
   const VecHmOps ops{d};
-  LaneRows rows;
-  alignas(64) double out[18][kMaxLanes];
-  std::size_t k = begin;
-  for (; k + n <= end; k += n) {
-    for (std::size_t l = 0; l < n; ++l) fill_lane(a, k + l, l, rows);
-    HmLanesIn<V> in;
-    HmLanesState<V> st;
-    load_lanes(d, rows, in, st);
-    HmLanesOut<V> res;
-    hertz_mindlin_lanes(in, model, st, res, ops);
-    for (int c = 0; c < 3; ++c) {
-      hn::Store(res.force[c], d, out[c]);
-      hn::Store(res.nc[c], d, out[3 + c]);
-      hn::Store(res.mi[c], d, out[6 + c]);
-      hn::Store(res.mj[c], d, out[9 + c]);
-      hn::Store(st.xi[c], d, out[12 + c]);
-      hn::Store(st.roll[c], d, out[15 + c]);
-    }
-    for (std::size_t l = 0; l < n; ++l)
-      if (a.excluded == nullptr || a.excluded[k + l] == 0) store_lane(a, k + l, l, out);
-  }
-  return k;
+  const Bases b = bases(a);
+  const std::size_t stop = sort_out(d, a, b, begin, end, touching);
+  std::size_t q = 0;
+  for (; q + n <= touching.size(); q += n) touching_block(d, a, b, model, ops, touching.data() + q);
+  touching.erase(touching.begin(), touching.begin() + static_cast<std::ptrdiff_t>(q));
+  return stop;
 }
 
 }  // namespace HWY_NAMESPACE
@@ -147,9 +209,11 @@ namespace dem {
 
 HWY_EXPORT(HertzMindlinPairBlocks);
 
-std::size_t hertz_mindlin_pair_blocks(const HertzMindlinPairArgs& args, std::size_t begin, std::size_t end) {
+std::size_t hertz_mindlin_pair_blocks(const HertzMindlinPairArgs& args, std::size_t begin, std::size_t end,
+                                      std::vector<std::int64_t>& touching) {
+  touching.clear();
   if (simd_scalar_forced()) return begin;
-  return HWY_DYNAMIC_DISPATCH(HertzMindlinPairBlocks)(args, begin, end);
+  return HWY_DYNAMIC_DISPATCH(HertzMindlinPairBlocks)(args, begin, end, touching);
 }
 
 bool hertz_mindlin_kernel_covers(const HertzMindlinModels& models) {

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "contact/hertz_mindlin.hpp"
 
@@ -34,11 +35,17 @@ struct HertzMindlinPairArgs {
   KineticSlots slots;                      ///< per pair, out
 };
 
-/// Evaluates the whole lane blocks of pairs [begin, end) on the target
-/// core/simd.hpp chose and returns where they stop: the pairs from there to
-/// `end` (fewer than a block) are the caller's to evaluate one by one. With
-/// the scalar loop forced, evaluates none (returns begin).
-std::size_t hertz_mindlin_pair_blocks(const HertzMindlinPairArgs& args, std::size_t begin, std::size_t end);
+/// Evaluates pairs [begin, end) on the target core/simd.hpp chose, in two
+/// passes: lane blocks sort the pairs into apart (cleared: zero slots, a
+/// fresh state) and touching (listed), then the touching ones are evaluated
+/// a lane block at a time. Returns where the first pass's blocks stop; the
+/// caller evaluates one by one the pairs from there to `end` and those left
+/// in `touching` (fewer than a block; pair indices). Excluded pairs are
+/// left alone. With the scalar loop forced, does nothing (returns begin,
+/// `touching` empty). `touching` is the caller's buffer, kept between calls
+/// so that a step allocates nothing.
+std::size_t hertz_mindlin_pair_blocks(const HertzMindlinPairArgs& args, std::size_t begin, std::size_t end,
+                                      std::vector<std::int64_t>& touching);
 
 /// Whether the kernel covers these models (else: evaluate pair by pair).
 bool hertz_mindlin_kernel_covers(const HertzMindlinModels& models);
