@@ -25,8 +25,9 @@
 ///   double energy(const Vec3& x_i, const Vec3& x_j, double r_i, double r_j, const State&) const;
 ///   static constexpr const char* energy_column;    (e.g. "U_contact")
 ///   void save(ByteWriter&) const;  static Law load(ByteReader&);
-///   and for a non-empty State: static void save_state(ByteWriter&, const State&),
-///   static State load_state(ByteReader&).
+///   and for a non-empty State: void save_state(ByteWriter&, const State&),
+///   State load_state(ByteReader&) (static, or const members where the bytes
+///   depend on the law's options: they are called on the provider's law).
 
 #include <algorithm>
 #include <concepts>
@@ -492,7 +493,7 @@ class ContactProvider final : public ContactProviderBase,
       while (r.remaining() > 0) {
         Entry e{};
         e.key = r.u64("contact pair key");
-        e.state = Law::load_state(r);
+        e.state = law_.load_state(r);
         if constexpr (kKinetic)
           for (Vec3& v : e.slots) v = r.vec3("contact pair results");
         if (in_part(static_cast<std::uint32_t>(e.key >> 32)) && in_part(static_cast<std::uint32_t>(e.key & 0xffffffffu)))
@@ -516,7 +517,7 @@ class ContactProvider final : public ContactProviderBase,
       for (std::size_t k = 0; k < l.pair_count(); ++k) {
         if (!s.books(l.owner[k], l.partner[k])) continue;
         w.u64(keys_[k]);
-        Law::save_state(w, state_[k]);
+        law_.save_state(w, state_[k]);
         if constexpr (kKinetic) {
           w.vec3(pair_force_[k]);
           w.vec3(nc_force_[k]);
@@ -622,7 +623,7 @@ class ContactProvider final : public ContactProviderBase,
       w.u64(keys.size());
       for (std::size_t k = 0; k < keys.size(); ++k) {
         w.u64(keys[k]);
-        Law::save_state(w, state[k]);
+        law_.save_state(w, state[k]);
       }
       if constexpr (kKinetic) {
         // The last evaluation's slots: a restart continues from them
@@ -671,7 +672,7 @@ class ContactProvider final : public ContactProviderBase,
         throw StateError("inconsistent: " + std::to_string(n) + " contact pair states without a neighbour list");
       for (std::size_t k = 0; k < n; ++k) {
         p->pending_keys_.push_back(r.u64("contact pair key"));
-        p->pending_state_.push_back(Law::load_state(r));
+        p->pending_state_.push_back(p->law_.load_state(r));
       }
       if constexpr (kKinetic) {
         if (n > r.remaining() / 96) throw StateError("truncated: the contact pair results are cut short");

@@ -10,15 +10,19 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numbers>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
 namespace dem {
 
 namespace {
-/// The bytes of the options block of a checkpoint (save below).
+/// The bytes of the options block of a checkpoint (save below): damping,
+/// rolling and EPSD's damping; with the SDS and twisting options after them.
 constexpr std::uint32_t kOptionBytes = 10;
+constexpr std::uint32_t kSpinOptionBytes = kOptionBytes + 1 + 5 * 8;
 
 void check(const ContactMaterial& m, std::size_t k) {
   const std::string name = "contact material " + std::to_string(k) + ": ";
@@ -27,6 +31,23 @@ void check(const ContactMaterial& m, std::size_t k) {
   if (!(m.restitution > 0.0 && m.restitution <= 1.0)) throw std::invalid_argument(name + "e must be in (0, 1]");
   if (!(std::isfinite(m.sliding_friction) && m.sliding_friction >= 0.0)) throw std::invalid_argument(name + "mu_s must be >= 0");
   if (!(std::isfinite(m.rolling_friction) && m.rolling_friction >= 0.0)) throw std::invalid_argument(name + "mu_r must be >= 0");
+}
+
+void check(const HertzMindlinModels& m) {
+  const auto finite_at_least = [](double x, double low, bool strict, const std::string& what) {
+    if (!(std::isfinite(x) && (strict ? x > low : x >= low)))
+      throw std::invalid_argument("Hertz-Mindlin contact: " + what + " must be finite and " + (strict ? "> 0" : ">= 0"));
+  };
+  finite_at_least(m.rolling_damping, 0.0, false, "the rolling damping");
+  if (m.rolling == RollingModel::sds) {
+    finite_at_least(m.rolling_stiffness, 0.0, true, "the SDS rolling stiffness");
+    finite_at_least(m.rolling_dashpot, 0.0, false, "the SDS rolling dashpot");
+  }
+  if (m.twisting == TwistingModel::sds) {
+    finite_at_least(m.twisting_stiffness, 0.0, true, "the SDS twisting stiffness");
+    finite_at_least(m.twisting_dashpot, 0.0, false, "the SDS twisting dashpot");
+    finite_at_least(m.twisting_friction, 0.0, false, "the SDS twisting friction");
+  }
 }
 }  // namespace
 
@@ -45,8 +66,7 @@ ContactPair contact_pair(const ContactMaterial& a, const ContactMaterial& b, Nor
 
 HertzMindlinLaw::HertzMindlinLaw(std::vector<ContactMaterial> materials, double time_step, HertzMindlinModels models)
     : materials_(std::move(materials)), h_(time_step), models_(models) {
-  if (!(std::isfinite(models_.rolling_damping) && models_.rolling_damping >= 0.0))
-    throw std::invalid_argument("Hertz-Mindlin contact: the rolling damping must be finite and >= 0");
+  check(models_);
   if (materials_.empty()) throw std::invalid_argument("Hertz-Mindlin contact: no materials");
   for (std::size_t k = 0; k < materials_.size(); ++k) check(materials_[k], k);
   if (!(std::isfinite(h_) && h_ > 0.0)) throw std::invalid_argument("Hertz-Mindlin contact: the time step must be > 0");
@@ -59,48 +79,139 @@ HertzMindlinLaw::HertzMindlinLaw(std::vector<ContactMaterial> materials, double 
 }
 
 namespace {
-/// The rolling resistance moment on i (docs/model.md §11.6), -(that) on j.
-/// kn, s_t: the normal (secant) and tangential stiffness; elastic: k_n
-/// delta; fn_size: |F_n|; rolling_inertia: I_r of EPSD's dashpot.
-Vec3 rolling_moment(const ContactPair& p, const Vec3& n, const Vec3& dw, double kn, double s_t, double elastic,
-                    double fn_size, double r_star, double rolling_inertia, double h, const HertzMindlinModels& models,
-                    HertzMindlinLaw::State& st) {
-  if (models.rolling == RollingModel::cdt) {  // no history: a torque against the relative spin
-    const double w = dw.norm();
-    if (!(w > 0.0)) return Vec3::Zero();
-    const Vec3 m = (-p.mu_r * elastic * r_star / w) * dw;
-    return m - m.dot(n) * n;
-  }
-  const double kr = models.rolling == RollingModel::epsd ? 2.25 * kn * p.mu_r * p.mu_r * r_star * r_star
-                                                         : s_t * r_star * r_star;
-  const Vec3 wr = dw - dw.dot(n) * n;
-  st.rolling -= kr * h * wr;
-  st.rolling -= st.rolling.dot(n) * n;
-  const double cap = p.mu_r * r_star * fn_size, m = st.rolling.norm();
-  if (m > cap) {
-    st.rolling *= cap / m;
-    return st.rolling;  // fully mobilised: no dashpot
-  }
-  if (models.rolling == RollingModel::epsd && models.rolling_damping > 0.0)
-    return st.rolling - (models.rolling_damping * 2.0 * std::sqrt(rolling_inertia * kr)) * wr;
-  return st.rolling;
+
+/// One contact's geometry and kinematics (docs/model.md §11.2): normal n
+/// (from j to i), overlap delta, R*, m*, the contact-point velocity v_rel,
+/// the relative spin dw = Omega_i - Omega_j, the arms r_i, r_j (r_j = 0
+/// for a wall: its moment is not used) and EPSD's rolling inertia I_r.
+struct ContactPoint {
+  Vec3 n;
+  double delta, r_star, m_star;
+  Vec3 v_rel, dw;
+  double ri, rj, rolling_inertia;
+};
+
+/// What the rolling and twisting models read of a contact (docs/model.md
+/// §11.6): n, dw, the contact radius a, k_n and S_t, the tangential dashpot
+/// gamma_t, the elastic force k_n delta, |F_n|, R*, I_r and the step h.
+struct SpinInput {
+  Vec3 n, dw;
+  double a, kn, s_t, gamma_t, elastic, fn_size, r_star, rolling_inertia, h;
+};
+
+/// CDT (docs/model.md §11.6): the torque mu_r R* k_n delta against the
+/// relative spin, in the tangent plane; no history.
+Vec3 cdt_moment(const ContactPair& p, const SpinInput& c) {
+  const double w = c.dw.norm();
+  if (!(w > 0.0)) return Vec3::Zero();
+  const Vec3 m = (-p.mu_r * c.elastic * c.r_star / w) * c.dw;
+  return m - m.dot(c.n) * c.n;
 }
 
-/// One contact of docs/model.md §11.2 once its geometry is known: normal n (from
-/// j to i), overlap delta, R*, m*, the contact-point velocity v_rel, the
-/// relative spin dw (rolling), the arms r_i, r_j (r_j = 0 for a wall: its
-/// moment is not used).
-void hertz_mindlin_core(const ContactPair& p, const Vec3& n, double delta, double r_star, double m_star,
-                        const Vec3& v_rel, const Vec3& dw, double ri, double rj, double rolling_inertia, double h,
-                        const HertzMindlinModels& models, HertzMindlinLaw::State& st, PairOutput& out) {
+/// EPSD and EPSD2 (docs/model.md §11.2, §11.6): the spring k_r on the
+/// moment history M_r, capped at mu_r R* |F_n|, EPSD's dashpot below the cap.
+Vec3 epsd_moment(const ContactPair& p, const SpinInput& c, const HertzMindlinModels& models, Vec3& m_r) {
+  const double kr = models.rolling == RollingModel::epsd ? 2.25 * c.kn * p.mu_r * p.mu_r * c.r_star * c.r_star
+                                                         : c.s_t * c.r_star * c.r_star;
+  const Vec3 wr = c.dw - c.dw.dot(c.n) * c.n;
+  m_r -= kr * c.h * wr;
+  m_r -= m_r.dot(c.n) * c.n;
+  const double cap = p.mu_r * c.r_star * c.fn_size, m = m_r.norm();
+  if (m > cap) {
+    m_r *= cap / m;
+    return m_r;  // fully mobilised: no dashpot
+  }
+  if (models.rolling == RollingModel::epsd && models.rolling_damping > 0.0)
+    return m_r - (models.rolling_damping * 2.0 * std::sqrt(c.rolling_inertia * kr)) * wr;
+  return m_r;
+}
+
+/// SDS rolling (LAMMPS pair granular `rolling sds`, docs/model.md §11.6):
+/// the rolling displacement u grows with v_roll = R* dw x n; the force
+/// F_r = -k_roll u - gamma_roll v_roll is capped at mu_r |F_n| (u then
+/// keeps its elastic part); the moment on i is R* n x F_r.
+Vec3 sds_rolling_moment(const ContactPair& p, const SpinInput& c, const HertzMindlinModels& models, Vec3& u) {
+  const Vec3 v_roll = c.r_star * c.dw.cross(c.n);
+  u += c.h * v_roll;
+  u -= u.dot(c.n) * c.n;
+  Vec3 f = -models.rolling_stiffness * u - models.rolling_dashpot * v_roll;
+  const double cap = p.mu_r * c.fn_size, size = f.norm();
+  if (size > cap) {
+    f *= cap / size;
+    u = -(f + models.rolling_dashpot * v_roll) / models.rolling_stiffness;
+  }
+  return c.r_star * c.n.cross(f);
+}
+
+/// The rolling resistance moment on i (docs/model.md §11.6), -(that) on j.
+Vec3 rolling_moment(const ContactPair& p, const SpinInput& c, const HertzMindlinModels& models,
+                    HertzMindlinLaw::State& st) {
+  switch (models.rolling) {
+    case RollingModel::cdt: return cdt_moment(p, c);
+    case RollingModel::sds: return sds_rolling_moment(p, c, models, st.rolling);
+    case RollingModel::epsd:
+    case RollingModel::epsd2: return epsd_moment(p, c, models, st.rolling);
+    case RollingModel::none: break;
+  }
+  return Vec3::Zero();
+}
+
+/// The constants of a twisting spring-dashpot-slider (docs/model.md §11.6).
+struct TwistConstants {
+  double k = 0.0;      ///< spring (force length/rad)
+  double gamma = 0.0;  ///< dashpot (force length time/rad)
+  double mu = 0.0;     ///< the cap mu |F_n| (length)
+};
+
+/// Marshall's (2009, eq. 32, 44: k = S_t a²/2, gamma = gamma_t a²/2,
+/// mu = (2/3) a mu_s, from the tangential model) or SDS's given constants.
+TwistConstants twisting_constants(const ContactPair& p, const SpinInput& c, const HertzMindlinModels& models) {
+  if (models.twisting == TwistingModel::marshall)
+    return {0.5 * c.s_t * c.a * c.a, 0.5 * c.gamma_t * c.a * c.a, 2.0 / 3.0 * c.a * p.mu_s};
+  return {models.twisting_stiffness, models.twisting_dashpot, models.twisting_friction};
+}
+
+/// The twisting moment M_t about n on i (-M_t on j): the angle theta grows
+/// with the relative spin w_n about n; M_t = -k theta - gamma w_n, capped at
+/// mu |F_n| (theta then keeps its elastic part).
+double twisting_moment(const TwistConstants& t, double w_n, double fn_size, double h, double& theta) {
+  theta += h * w_n;
+  double m = -t.k * theta - t.gamma * w_n;
+  const double cap = t.mu * fn_size;
+  if (std::abs(m) > cap) {
+    m = std::copysign(cap, m);
+    theta = -(m + t.gamma * w_n) / t.k;
+  }
+  return m;
+}
+
+/// The rolling and twisting moments (docs/model.md §11.6), added to out.
+void add_spin_moments(const ContactPair& p, const SpinInput& c, const HertzMindlinModels& models,
+                      HertzMindlinLaw::State& st, PairOutput& out) {
+  if (models.rolling != RollingModel::none && p.mu_r > 0.0) {
+    const Vec3 m_r = rolling_moment(p, c, models, st);
+    out.moment_i += m_r;
+    out.moment_j -= m_r;
+  }
+  if (models.twisting != TwistingModel::none) {
+    const Vec3 m_t = twisting_moment(twisting_constants(p, c, models), c.dw.dot(c.n), c.fn_size, c.h, st.twist) * c.n;
+    out.moment_i += m_t;
+    out.moment_j -= m_t;
+  }
+}
+
+/// One contact of docs/model.md §11.2 once its geometry is known.
+void hertz_mindlin_core(const ContactPair& p, const ContactPoint& c, double h, const HertzMindlinModels& models,
+                        HertzMindlinLaw::State& st, PairOutput& out) {
+  const Vec3& n = c.n;
   const bool clamp = clamps_force(models.damping);
-  const double a = std::sqrt(r_star * delta);
+  const double a = std::sqrt(c.r_star * c.delta);
   const double sn = 2.0 * p.e_star * a, st_ = 8.0 * p.g_star * a, kn = (4.0 / 3.0) * p.e_star * a;
-  const double c = p.damping;
-  const double gamma_n = c * std::sqrt(sn * m_star), gamma_t = c * std::sqrt(st_ * m_star);
-  const double vn = v_rel.dot(n);
-  const Vec3 vt = v_rel - vn * n;
-  const double elastic = kn * delta;
+  const double damping = p.damping;
+  const double gamma_n = damping * std::sqrt(sn * c.m_star), gamma_t = damping * std::sqrt(st_ * c.m_star);
+  const double vn = c.v_rel.dot(n);
+  const Vec3 vt = c.v_rel - vn * n;
+  const double elastic = kn * c.delta;
   // Clamped (docs/model.md §11.5): the force never pulls. Unclamped, the
   // Coulomb and rolling limits take its size.
   const double fn = clamp ? std::max(0.0, elastic - gamma_n * vn) : elastic - gamma_n * vn;
@@ -117,13 +228,10 @@ void hertz_mindlin_core(const ContactPair& p, const Vec3& n, double delta, doubl
   }
   out.force = f_normal + ft;
   out.nc_force = out.force - elastic * n;
-  out.moment_i = -ri * n.cross(ft);
-  out.moment_j = -rj * n.cross(ft);
-  if (models.rolling != RollingModel::none && p.mu_r > 0.0) {
-    const Vec3 m_r = rolling_moment(p, n, dw, kn, st_, elastic, fn_size, r_star, rolling_inertia, h, models, st);
-    out.moment_i += m_r;
-    out.moment_j -= m_r;
-  }
+  out.moment_i = -c.ri * n.cross(ft);
+  out.moment_j = -c.rj * n.cross(ft);
+  const SpinInput spin{n, c.dw, a, kn, st_, gamma_t, elastic, fn_size, c.r_star, c.rolling_inertia, h};
+  add_spin_moments(p, spin, models, st, out);
 }
 }  // namespace
 
@@ -147,9 +255,9 @@ void HertzMindlinLaw::evaluate(const ParticleStore& s, std::uint32_t i, std::uin
     const double ii = s.mass[i] * ri * ri, ij = s.mass[j] * rj * rj;
     rolling_inertia = 1.4 * ii * ij / (ii + ij);
   }
-  hertz_mindlin_core(pair(s.material[i], s.material[j]), n, reach - dist, ri * rj / reach,
-                     s.mass[i] * s.mass[j] / (s.mass[i] + s.mass[j]), v_rel,
-                     s.angular_velocity[i] - s.angular_velocity[j], ri, rj, rolling_inertia, h_, models_, st, out);
+  const ContactPoint c{n,     reach - dist, ri * rj / reach, s.mass[i] * s.mass[j] / (s.mass[i] + s.mass[j]),
+                       v_rel, s.angular_velocity[i] - s.angular_velocity[j], ri, rj, rolling_inertia};
+  hertz_mindlin_core(pair(s.material[i], s.material[j]), c, h_, models_, st, out);
 }
 
 bool HertzMindlinLaw::block_evaluate(const NeighbourList& list, const ParticleStore& s, const std::uint8_t* excluded,
@@ -202,8 +310,8 @@ void HertzMindlinLaw::evaluate_wall(const ParticleStore& s, std::uint32_t i, con
     return;
   }
   const Vec3 v_rel = s.velocity[i] - (ri * s.angular_velocity[i]).cross(normal);
-  hertz_mindlin_core(pair(s.material[i], s.material[i]), normal, delta, ri, s.mass[i], v_rel, s.angular_velocity[i],
-                     ri, 0.0, 1.4 * s.mass[i] * ri * ri, h_, models_, st, out);
+  const ContactPoint c{normal, delta, ri, s.mass[i], v_rel, s.angular_velocity[i], ri, 0.0, 1.4 * s.mass[i] * ri * ri};
+  hertz_mindlin_core(pair(s.material[i], s.material[i]), c, h_, models_, st, out);
 }
 
 double HertzMindlinLaw::wall_energy(const ParticleStore& s, std::uint32_t i, const Vec3& point,
@@ -236,14 +344,55 @@ void HertzMindlinLaw::save(ByteWriter& w) const {
   w.f64(h_);
   // Bit 0: rolling (EPSD); bit 7: the block of model options follows (a
   // u32 length, then u8 damping law, u8 rolling model, f64 rolling
-  // damping). Files before the block end at this byte and mean Tsuji's
-  // clamped damping with EPSD rolling (bit 0) or none.
+  // damping; with SDS rolling or a twisting model, the length says 51 and
+  // u8 twisting model, f64 rolling stiffness, rolling dashpot, twisting
+  // stiffness, twisting dashpot, twisting friction follow). Files before the
+  // block end at this byte and mean Tsuji's clamped damping with EPSD
+  // rolling (bit 0) or none; files with the short block mean no twisting.
   w.u8(static_cast<std::uint8_t>((models_.rolling != RollingModel::none ? 1 : 0) | 0x80));
-  w.u32(kOptionBytes);
+  const bool spin = models_.rolling == RollingModel::sds || models_.twisting != TwistingModel::none;
+  w.u32(spin ? kSpinOptionBytes : kOptionBytes);
   w.u8(static_cast<std::uint8_t>(models_.damping));
   w.u8(static_cast<std::uint8_t>(models_.rolling));
   w.f64(models_.rolling_damping);
+  if (!spin) return;
+  w.u8(static_cast<std::uint8_t>(models_.twisting));
+  for (const double x : {models_.rolling_stiffness, models_.rolling_dashpot, models_.twisting_stiffness,
+                         models_.twisting_dashpot, models_.twisting_friction})
+    w.f64(x);
 }
+
+namespace {
+/// The options block of a checkpoint after its flags byte (HertzMindlinLaw::save).
+HertzMindlinModels load_models(ByteReader& r) {
+  HertzMindlinModels models;
+  const std::uint32_t length = r.u32("Hertz-Mindlin options");
+  if (length != kOptionBytes && length != kSpinOptionBytes)
+    throw StateError("inconsistent: Hertz-Mindlin options of " + std::to_string(length) + " bytes (" +
+                     std::to_string(kOptionBytes) + " or " + std::to_string(kSpinOptionBytes) + " expected)");
+  const std::uint8_t damping = r.u8("damping law"), rolling = r.u8("rolling model");
+  if (damping > static_cast<std::uint8_t>(NormalDamping::tsuji))
+    throw StateError("inconsistent: damping law " + std::to_string(damping) + " (0 exact, 1 tsuji-clamped, 2 tsuji)");
+  if (rolling > static_cast<std::uint8_t>(RollingModel::sds))
+    throw StateError("inconsistent: rolling model " + std::to_string(rolling) +
+                     " (0 none, 1 epsd, 2 epsd2, 3 cdt, 4 sds)");
+  models.damping = static_cast<NormalDamping>(damping);
+  models.rolling = static_cast<RollingModel>(rolling);
+  models.rolling_damping = r.f64("rolling damping");
+  if (length == kOptionBytes) {
+    if (models.rolling == RollingModel::sds) throw StateError("inconsistent: SDS rolling without its constants");
+    return models;
+  }
+  const std::uint8_t twisting = r.u8("twisting model");
+  if (twisting > static_cast<std::uint8_t>(TwistingModel::sds))
+    throw StateError("inconsistent: twisting model " + std::to_string(twisting) + " (0 none, 1 marshall, 2 sds)");
+  models.twisting = static_cast<TwistingModel>(twisting);
+  for (double* x : {&models.rolling_stiffness, &models.rolling_dashpot, &models.twisting_stiffness,
+                    &models.twisting_dashpot, &models.twisting_friction})
+    *x = r.f64("rolling and twisting constants");
+  return models;
+}
+}  // namespace
 
 HertzMindlinLaw HertzMindlinLaw::load(ByteReader& r) {
   const std::size_t n = r.count("contact material", 40);
@@ -262,20 +411,7 @@ HertzMindlinLaw HertzMindlinLaw::load(ByteReader& r) {
   HertzMindlinModels models;
   models.damping = NormalDamping::tsuji_clamped;
   models.rolling = (flags & 1) ? RollingModel::epsd : RollingModel::none;
-  if (flags & 0x80) {
-    const std::uint32_t length = r.u32("Hertz-Mindlin options");
-    if (length != kOptionBytes)
-      throw StateError("inconsistent: Hertz-Mindlin options of " + std::to_string(length) + " bytes (" +
-                       std::to_string(kOptionBytes) + " expected)");
-    const std::uint8_t damping = r.u8("damping law"), rolling = r.u8("rolling model");
-    if (damping > static_cast<std::uint8_t>(NormalDamping::tsuji))
-      throw StateError("inconsistent: damping law " + std::to_string(damping) + " (0 exact, 1 tsuji-clamped, 2 tsuji)");
-    if (rolling > static_cast<std::uint8_t>(RollingModel::cdt))
-      throw StateError("inconsistent: rolling model " + std::to_string(rolling) + " (0 none, 1 epsd, 2 epsd2, 3 cdt)");
-    models.damping = static_cast<NormalDamping>(damping);
-    models.rolling = static_cast<RollingModel>(rolling);
-    models.rolling_damping = r.f64("rolling damping");
-  }
+  if (flags & 0x80) models = load_models(r);
   try {
     return HertzMindlinLaw(std::move(mats), h, models);
   } catch (const std::invalid_argument& e) {
@@ -295,28 +431,93 @@ double rayleigh_time_step(double radius, double mass, double youngs_modulus, dou
 
 namespace {
 
+/// The value of [contact] `key` where it applies; refused elsewhere, `why` says where it applies.
+std::optional<double> model_key(const LawValues& v, const std::string& key, bool applies, const std::string& why) {
+  const std::optional<double> x = v.number(key);
+  if (x && !applies) throw std::invalid_argument("[contact] " + key + ": only applies to " + why);
+  return x;
+}
+
+/// The value of a key the model needs (`what`: its symbol and unit).
+double required_key(const LawValues& v, const std::string& key, const std::string& model, const std::string& what) {
+  const std::optional<double> x = v.number(key);
+  if (!x) throw std::invalid_argument("[contact] " + key + " is required with " + model + " (" + what + ")");
+  return *x;
+}
+
+/// [contact] rolling and its constants (docs/model.md §11.6).
+void read_rolling(const LawValues& v, HertzMindlinModels& m) {
+  const std::string rolling = v.word("rolling", "none");
+  m.rolling = rolling == "epsd" || rolling == "true" ? RollingModel::epsd
+              : rolling == "epsd2"                   ? RollingModel::epsd2
+              : rolling == "cdt"                     ? RollingModel::cdt
+              : rolling == "sds"                     ? RollingModel::sds
+                                                     : RollingModel::none;
+  const bool sds = m.rolling == RollingModel::sds;
+  if (const std::optional<double> eta = model_key(v, "rolling_damping", m.rolling == RollingModel::epsd,
+                                                  "rolling = \"epsd\" (EPSD2 and CDT have no rolling dashpot; "
+                                                  "SDS's is rolling_dashpot)"))
+    m.rolling_damping = *eta;
+  model_key(v, "rolling_stiffness", sds, "rolling = \"sds\" (EPSD and EPSD2 take their spring from k_n or S_t)");
+  if (const std::optional<double> g = model_key(v, "rolling_dashpot", sds, "rolling = \"sds\" (EPSD's dashpot is "
+                                                                          "rolling_damping)"))
+    m.rolling_dashpot = *g;
+  if (sds) m.rolling_stiffness = required_key(v, "rolling_stiffness", "rolling = \"sds\"", "k_roll, force/length");
+}
+
+/// [contact] twisting and its constants (docs/model.md §11.6).
+void read_twisting(const LawValues& v, HertzMindlinModels& m) {
+  const std::string twisting = v.word("twisting", "none");
+  m.twisting = twisting == "marshall" ? TwistingModel::marshall
+               : twisting == "sds"    ? TwistingModel::sds
+                                      : TwistingModel::none;
+  const bool sds = m.twisting == TwistingModel::sds;
+  const std::string why = "twisting = \"sds\" (\"marshall\" takes its constants from the tangential spring)";
+  model_key(v, "twisting_stiffness", sds, why);
+  model_key(v, "twisting_friction", sds, why);
+  if (const std::optional<double> g = model_key(v, "twisting_dashpot", sds, why)) m.twisting_dashpot = *g;
+  if (!sds) return;
+  m.twisting_stiffness = required_key(v, "twisting_stiffness", "twisting = \"sds\"", "k_twist, force length/rad");
+  m.twisting_friction = required_key(v, "twisting_friction", "twisting = \"sds\"", "mu_twist, length");
+}
+
+/// The SDS springs' and dashpots' own step for particle i (docs/model.md
+/// §14.3): sqrt(J/k) and J/gamma with k, gamma the rolling constants times
+/// r_i² (a wall contact's arm R* = r_i, the largest) or the twisting ones.
+std::optional<StepLimit> sds_step_limit(const ParticleStore& s, std::size_t i, const HertzMindlinModels& m) {
+  const double j = s.inertia[i], r2 = s.radius[i] * s.radius[i];
+  if (!(j > 0.0)) return std::nullopt;
+  std::optional<StepLimit> out;
+  const auto take = [&](double k, double gamma, const std::string& what) {
+    const double h = std::min(std::sqrt(j / k), gamma > 0.0 ? j / gamma : std::numeric_limits<double>::infinity());
+    if (!out || h < out->h)
+      out = StepLimit{h, what + " of particle " + std::to_string(s.id[i]) + " (contact/hertz_mindlin.cpp: min(sqrt(J/k), "
+                             "J/gamma) with J = " + format_g(j) + ", k = " + format_g(k) + ", gamma = " +
+                             format_g(gamma) + ")"};
+  };
+  if (m.rolling == RollingModel::sds)
+    take(m.rolling_stiffness * r2, m.rolling_dashpot * r2, "SDS rolling spring and dashpot ([contact] "
+                                                           "rolling_stiffness, rolling_dashpot)");
+  if (m.twisting == TwistingModel::sds)
+    take(m.twisting_stiffness, m.twisting_dashpot, "SDS twisting spring and dashpot ([contact] twisting_stiffness, "
+                                                   "twisting_dashpot)");
+  return out;
+}
+
 class PreparedHertzMindlin final : public PreparedContactLaw {
  public:
   explicit PreparedHertzMindlin(const ContactLawInput& in) {
     models_.damping = *parse_normal_damping(in.values.word("damping", "exact"));
-    const std::string rolling = in.values.word("rolling", "none");
-    models_.rolling = rolling == "epsd" || rolling == "true" ? RollingModel::epsd
-                      : rolling == "epsd2"                   ? RollingModel::epsd2
-                      : rolling == "cdt"                     ? RollingModel::cdt
-                                                             : RollingModel::none;
-    if (const std::optional<double> eta = in.values.number("rolling_damping")) {
-      if (models_.rolling != RollingModel::epsd)
-        throw std::invalid_argument("[contact] rolling_damping: only applies to rolling = \"epsd\" (EPSD2 and CDT "
-                                    "have no rolling dashpot)");
-      models_.rolling_damping = *eta;
-    }
+    read_rolling(in.values, models_);
+    read_twisting(in.values, models_);
     for (const LawMaterial& m : in.materials) {
       materials_.push_back({m.youngs_modulus, m.poisson_ratio, m.restitution, m.sliding_friction, m.rolling_friction});
       names_.push_back(m.name);
     }
     r_max_ = in.r_max;
   }
-  /// The smallest Rayleigh step of every particle of its material (walls too).
+  /// The smallest Rayleigh step of every particle of its material (walls
+  /// too), and of the SDS springs and dashpots (docs/model.md §14.3).
   std::optional<StepLimit> time_step_limit(const ParticleStore& s) const override {
     std::optional<StepLimit> out;
     for (std::size_t i = 0; i < s.size(); ++i) {
@@ -328,6 +529,7 @@ class PreparedHertzMindlin final : public PreparedContactLaw {
                                "sqrt(rho/G)/(0.1631 nu + 0.8766) with r = " + format_g(s.radius[i]) + ", E = " +
                                format_g(m.youngs_modulus) + ", nu = " + format_g(m.poisson_ratio) +
                                "; [[material]] \"" + names_[s.material[i]] + "\" E, nu, density)"};
+      if (const std::optional<StepLimit> sds = sds_step_limit(s, i, models_); sds && sds->h < out->h) out = sds;
     }
     return out;
   }
@@ -364,30 +566,61 @@ ContactLawEntry hertz_mindlin_contact_law() {
   ContactLawEntry e;
   e.keyword = "hertz-mindlin";
   e.title = "Hertz contact with Hertz-Mindlin friction, viscoelastic damping that rebounds with e and optional "
-            "rolling resistance (LIGGGHTS hertz tangential history)";
+            "rolling and twisting resistance (LIGGGHTS hertz tangential history, LAMMPS pair granular)";
   e.section = "§11.2";
   e.needs_materials = true;
   e.materials_note = "(E, nu, ...)";
+  const auto number_key = [&e](const char* name, const char* check, const char* symbol, const char* unit,
+                               const char* meaning, const char* default_text) {
+    LawKey k;
+    k.name = name;
+    k.check = check;
+    k.symbol = symbol;
+    k.unit = unit;
+    k.meaning = meaning;
+    k.default_text = default_text;
+    e.keys.push_back(k);
+  };
   LawKey r;
   r.name = "rolling";
   r.kind = LawKeyKind::choice;
-  r.choices = {"none", "epsd", "epsd2", "cdt", "true", "false"};
+  r.choices = {"none", "epsd", "epsd2", "cdt", "sds", "true", "false"};
   r.symbol = "M_r";
   r.unit = "-";
   r.meaning = "rolling resistance with the [[material]] mu_r (docs/model.md §11.6): \"epsd\" (Ai et al. 2011, "
               "k_r = 2.25 k_n mu_r^2 R*^2, LIGGGHTS epsd), \"epsd2\" (Wensrich & Katterfeld 2012, k_r = k_t R*^2, "
-              "LIGGGHTS epsd2), \"cdt\" (constant directional torque, LIGGGHTS cdt); true = \"epsd\", false = "
-              "\"none\"";
+              "LIGGGHTS epsd2), \"cdt\" (constant directional torque, LIGGGHTS cdt), \"sds\" (spring-dashpot-slider "
+              "on the rolling displacement, LAMMPS pair granular rolling sds); true = \"epsd\", false = \"none\"";
   r.default_text = "\"none\"";
   e.keys.push_back(r);
-  LawKey rd;
-  rd.name = "rolling_damping";
-  rd.symbol = "eta_r";
-  rd.unit = "-";
-  rd.meaning = "EPSD's viscous rolling damping ratio: C_r = 2 eta_r sqrt(I_r k_r), I_r = 1.4 m* r*^2 (LIGGGHTS "
-               "coefficientRollingViscousDamping)";
-  rd.default_text = "0";
-  e.keys.push_back(rd);
+  number_key("rolling_damping", "nonnegative", "eta_r", "-",
+             "EPSD's viscous rolling damping ratio: C_r = 2 eta_r sqrt(I_r k_r), I_r = 1.4 m* r*^2 (LIGGGHTS "
+             "coefficientRollingViscousDamping)",
+             "0");
+  number_key("rolling_stiffness", "positive", "k_roll", "force/length",
+             "SDS's rolling spring on the rolling displacement (LAMMPS rolling sds k_roll): moment k_roll R*^2 per "
+             "radian",
+             "required with \"sds\"");
+  number_key("rolling_dashpot", "nonnegative", "gamma_roll", "force time/length",
+             "SDS's rolling dashpot on the rolling velocity R* omega x n (LAMMPS rolling sds gamma_roll)", "0");
+  LawKey t;
+  t.name = "twisting";
+  t.kind = LawKeyKind::choice;
+  t.choices = {"none", "marshall", "sds"};
+  t.symbol = "M_t";
+  t.unit = "-";
+  t.meaning = "twisting resistance about the normal (docs/model.md §11.6): \"marshall\" (Marshall 2009, "
+              "k = S_t a^2/2, gamma = gamma_t a^2/2, mu = (2/3) a mu_s, LAMMPS twisting marshall), \"sds\" (the "
+              "twisting_* constants, LAMMPS twisting sds)";
+  t.default_text = "\"none\"";
+  e.keys.push_back(t);
+  number_key("twisting_stiffness", "positive", "k_twist", "force length/rad",
+             "SDS's twisting spring on the twisting angle (LAMMPS twisting sds k_twist)", "required with \"sds\"");
+  number_key("twisting_dashpot", "nonnegative", "gamma_twist", "force length time/rad",
+             "SDS's twisting dashpot on the relative spin about the normal (LAMMPS twisting sds gamma_twist)", "0");
+  number_key("twisting_friction", "nonnegative", "mu_twist", "length",
+             "SDS's twisting slider: the twisting moment is at most mu_twist abs(F_n) (LAMMPS twisting sds mu_twist)",
+             "required with \"sds\"");
   LawKey d;
   d.name = "damping";
   d.kind = LawKeyKind::choice;

@@ -1,13 +1,15 @@
 #pragma once
 /// \file hertz_mindlin.hpp
 /// Hertz contact with Hertz-Mindlin friction, a Coulomb limit, viscoelastic
-/// damping by restitution and optional rolling resistance (EPSD, EPSD2, CDT)
-/// (docs/model.md §11.2; LIGGGHTS `hertz tangential history`, LAMMPS
-/// `pair granular hertz/material ... mindlin ... damping coeff_restitution`),
-/// as a kinetic law of ContactProvider (contact/contact_provider.hpp). Per
-/// contact pair it keeps the tangential spring xi and the rolling moment M_r;
-/// both start at 0 when the pair first touches and are forgotten when it
-/// separates.
+/// damping by restitution, optional rolling resistance (EPSD, EPSD2, CDT,
+/// SDS) and optional twisting resistance (Marshall, SDS) (docs/model.md
+/// §11.2, §11.6; LIGGGHTS `hertz tangential history`, LAMMPS `pair granular
+/// hertz/material ... mindlin ... damping coeff_restitution rolling ...
+/// twisting ...`), as a kinetic law of ContactProvider
+/// (contact/contact_provider.hpp). Per contact pair it keeps the tangential
+/// spring xi, the rolling history (M_r, or SDS's rolling displacement) and,
+/// with a twisting model, the twisting angle; all start at 0 when the pair
+/// first touches and are forgotten when it separates.
 ///
 /// For delta = r_i + r_j - |x_i - x_j| > 0, n = (x_i - x_j)/|x_i - x_j|:
 ///
@@ -19,12 +21,15 @@
 ///           damping law clamps: "exact" and "tsuji-clamped", not "tsuji")
 ///     xi <- xi + h v_t, projected on the tangent plane
 ///     F_t = -S_t xi - gamma_t v_t; past mu_s |F_n|: F_t = -mu_s |F_n| xi/|xi|, xi = -F_t/S_t
-///     moments -r_i n x F_t on i and -r_j n x F_t on j (+M_r, -M_r)
+///     moments -r_i n x F_t on i and -r_j n x F_t on j (+M_r, -M_r: rolling;
+///     +M_t n, -M_t n: twisting, docs/model.md §11.6)
 ///
 /// The conservative part is the Hertz force k_n delta n, whose energy
-/// (8/15) E* sqrt(R*) delta^(5/2) is U_contact; everything else is booked
-/// in W_contact (docs/model.md §11.3). The velocities are those the stepper holds
-/// at the evaluation (v_{k+1/2}, Omega_{k+1/2}, after the first half kick).
+/// (8/15) E* sqrt(R*) delta^(5/2) is U_contact; everything else, the
+/// springs of the tangential, rolling and twisting histories included, is
+/// booked in W_contact (docs/model.md §11.3). The velocities are those the
+/// stepper holds at the evaluation (v_{k+1/2}, Omega_{k+1/2}, after the
+/// first half kick).
 
 #include <cstdint>
 #include <vector>
@@ -57,19 +62,35 @@ struct ContactPair {
 ContactPair contact_pair(const ContactMaterial& a, const ContactMaterial& b,
                          NormalDamping damping = NormalDamping::exact);
 
-/// The rolling resistance models (docs/model.md §11.6), as LIGGGHTS names them.
+/// The rolling resistance models (docs/model.md §11.6), as LIGGGHTS (epsd,
+/// epsd2, cdt) and LAMMPS (sds) name them.
 enum class RollingModel : std::uint8_t {
   none = 0,
   epsd = 1,   ///< Ai, Chen, Rotter & Ooi 2011 model C: k_r = 2.25 k_n mu_r² R*², viscous damping
   epsd2 = 2,  ///< Wensrich & Katterfeld 2012: k_r = S_t R*², no damping
   cdt = 3,    ///< constant directional torque mu_r R* k_n delta along the relative spin
+  sds = 4,    ///< LAMMPS pair granular `rolling sds`: spring k_roll, dashpot gamma_roll, slider mu_r |F_n|
 };
 
-/// The model choices of a Hertz-Mindlin contact.
+/// The twisting resistance models (docs/model.md §11.6), as LAMMPS pair
+/// granular names them: a spring-dashpot-slider on the twisting angle.
+enum class TwistingModel : std::uint8_t {
+  none = 0,
+  marshall = 1,  ///< Marshall 2009: k = S_t a²/2, gamma = gamma_t a²/2, mu = (2/3) a mu_s
+  sds = 2,       ///< the given k_twist, gamma_twist, mu_twist
+};
+
+/// The model choices of a Hertz-Mindlin contact (docs/model.md §11.5, §11.6).
 struct HertzMindlinModels {
   NormalDamping damping = NormalDamping::exact;  ///< the meaning of e (§11.5)
   RollingModel rolling = RollingModel::none;     ///< with the [[material]] mu_r (§11.6)
   double rolling_damping = 0.0;                  ///< eta_r >= 0 of EPSD (0: none)
+  double rolling_stiffness = 0.0;                ///< k_roll > 0 of SDS rolling (force/length)
+  double rolling_dashpot = 0.0;                  ///< gamma_roll >= 0 of SDS rolling (force time/length)
+  TwistingModel twisting = TwistingModel::none;  ///< §11.6
+  double twisting_stiffness = 0.0;               ///< k_twist > 0 of SDS twisting (force length/rad)
+  double twisting_dashpot = 0.0;                 ///< gamma_twist >= 0 of SDS twisting (force length time/rad)
+  double twisting_friction = 0.0;                ///< mu_twist >= 0 of SDS twisting (length): cap mu_twist |F_n|
 };
 
 struct HertzMindlinLaw {
@@ -79,13 +100,16 @@ struct HertzMindlinLaw {
   static constexpr const char* energy_column = "U_contact";
   struct State {
     Vec3 xi = Vec3::Zero();       ///< tangential spring (length)
-    Vec3 rolling = Vec3::Zero();  ///< M_r (force length)
+    Vec3 rolling = Vec3::Zero();  ///< EPSD, EPSD2: M_r (force length); SDS: rolling displacement (length)
+    double twist = 0.0;           ///< twisting angle (rad), with a twisting model
   };
 
   /// materials: indexed by ParticleStore::material; h: the time step of
-  /// the history updates (time); models: damping and rolling resistance.
-  /// Throws std::invalid_argument for a material value out of range, h <= 0
-  /// or a rolling damping < 0.
+  /// the history updates (time); models: damping, rolling and twisting
+  /// resistance (docs/model.md §11.5, §11.6).
+  /// Throws std::invalid_argument for a material value out of range, h <= 0,
+  /// a rolling damping < 0 or an SDS constant out of the ranges of
+  /// HertzMindlinModels.
   HertzMindlinLaw(std::vector<ContactMaterial> materials, double time_step, HertzMindlinModels models = {});
   HertzMindlinLaw() = default;
 
@@ -110,15 +134,20 @@ struct HertzMindlinLaw {
 
   void save(ByteWriter& w) const;
   static HertzMindlinLaw load(ByteReader& r);
-  static constexpr std::size_t kStateBytes = 48;
-  static void save_state(ByteWriter& w, const State& st) {
+  /// The bytes save_state writes: 48 (xi, the rolling history), and 8 more
+  /// (the twisting angle) with a twisting model, so that checkpoints without
+  /// one keep their former layout.
+  std::size_t saved_state_bytes() const { return models_.twisting == TwistingModel::none ? 48 : 56; }
+  void save_state(ByteWriter& w, const State& st) const {
     w.vec3(st.xi);
     w.vec3(st.rolling);
+    if (models_.twisting != TwistingModel::none) w.f64(st.twist);
   }
-  static State load_state(ByteReader& r) {
+  State load_state(ByteReader& r) const {
     State st;
     st.xi = r.vec3("tangential history");
     st.rolling = r.vec3("rolling history");
+    if (models_.twisting != TwistingModel::none) st.twist = r.f64("twisting history");
     return st;
   }
 

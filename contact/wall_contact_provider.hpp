@@ -11,7 +11,8 @@
 ///   double wall_energy(const ParticleStore&, uint32 i, const Vec3& point, const Vec3& normal) const;
 ///     (or, for a law whose energy depends on the contact's state, the same
 ///     with a last argument `const State&`)
-///   static constexpr std::size_t kStateBytes;   (bytes save_state writes)
+///   static constexpr std::size_t kStateBytes;   (bytes save_state writes), or
+///   std::size_t saved_state_bytes() const;       (where they depend on the law's options)
 ///
 /// and save/load/save_state/load_state/set_time_step as for its pairs. So a
 /// law written for ContactProvider gets walls by defining these two
@@ -49,12 +50,27 @@ concept StatefulWallEnergy = requires(const Law& law, const ParticleStore& s, co
   { law.wall_energy(s, std::uint32_t{0}, Vec3{}, Vec3{}, st) } -> std::convertible_to<double>;
 };
 
+/// Laws whose saved state size depends on their options (a Hertz-Mindlin
+/// contact with a twisting model, docs/model.md §11.6) give it per law.
+template <class Law>
+concept OptionalStateBytes = requires(const Law& law) {
+  { law.saved_state_bytes() } -> std::convertible_to<std::size_t>;
+};
+
+/// The bytes the law's save_state writes per contact.
+template <class Law>
+std::size_t saved_state_bytes(const Law& law) {
+  if constexpr (OptionalStateBytes<Law>) return law.saved_state_bytes();
+  else return Law::kStateBytes;
+}
+
 /// Laws that give plane walls (see the file comment).
 template <class Law>
 concept WallLawContract = requires(const Law& law, const ParticleStore& s, typename Law::State& st, PairOutput& out) {
   law.evaluate_wall(s, std::uint32_t{0}, Vec3{}, Vec3{}, st, out);
+} && (OptionalStateBytes<Law> || requires {
   { Law::kStateBytes } -> std::convertible_to<std::size_t>;
-} && (StatefulWallEnergy<Law> || requires(const Law& law, const ParticleStore& s) {
+}) && (StatefulWallEnergy<Law> || requires(const Law& law, const ParticleStore& s) {
   { law.wall_energy(s, std::uint32_t{0}, Vec3{}, Vec3{}) } -> std::convertible_to<double>;
 });
 
@@ -208,7 +224,7 @@ class WallContactProvider final : public ForceProvider, public DissipationLedger
     for (std::size_t i = 0; i < s.size(); ++i) {
       if (!s.owns(i)) continue;
       w.u32(s.id[i]);
-      for (std::size_t k = 0; k < walls; ++k) Law::save_state(w, state_[i * walls + k]);
+      for (std::size_t k = 0; k < walls; ++k) law_.save_state(w, state_[i * walls + k]);
       w.vec3(force_[i]);
       w.vec3(nc_force_[i]);
       w.vec3(moment_[i]);
@@ -228,7 +244,7 @@ class WallContactProvider final : public ForceProvider, public DissipationLedger
     std::vector<State> st(walls);
     while (r.remaining() > 0) {
       const std::uint32_t id = r.u32("wall history particle id");
-      for (State& x : st) x = Law::load_state(r);
+      for (State& x : st) x = law_.load_state(r);
       const Vec3 f = r.vec3("wall force"), nc = r.vec3("wall force"), m = r.vec3("wall moment");
       const auto it = std::lower_bound(by_id.begin(), by_id.end(), std::make_pair(id, 0u));
       if (it == by_id.end() || it->first != id) continue;
@@ -252,7 +268,7 @@ class WallContactProvider final : public ForceProvider, public DissipationLedger
       ww.vec3(wall.normal);
     });
     w.u64(force_.size());
-    for (const State& st : state_) Law::save_state(w, st);
+    for (const State& st : state_) law_.save_state(w, st);
     for (std::size_t i = 0; i < force_.size(); ++i) {
       w.vec3(force_[i]);
       w.vec3(nc_force_[i]);
@@ -281,8 +297,9 @@ class WallContactProvider final : public ForceProvider, public DissipationLedger
     } catch (const std::invalid_argument& e) {
       throw StateError(std::string("inconsistent: ") + e.what());
     }
-    if (p->state_.size() > r.remaining() / Law::kStateBytes) throw StateError("truncated: the wall history is cut short");
-    for (State& st : p->state_) st = Law::load_state(r);
+    if (p->state_.size() > r.remaining() / saved_state_bytes(p->law_))
+      throw StateError("truncated: the wall history is cut short");
+    for (State& st : p->state_) st = p->law_.load_state(r);
     if (n > r.remaining() / 72) throw StateError("truncated: the wall results are cut short");
     for (std::size_t i = 0; i < n; ++i) {
       p->force_[i] = r.vec3("wall force");

@@ -4,7 +4,10 @@
 //    impact speed (the delta^(1/4) damping), and e = 1 gives 1;
 //  - e = 1, mu_s = 0: the non-conservative part is exactly zero, W_contact = 0;
 //  - with damping and friction, E_balance = E_total + W_contact is conserved
-//    to second order in h (an oblique collision with spin);
+//    to second order in h (an oblique collision with spin), with every
+//    rolling and twisting model (their springs' energy is booked in
+//    W_contact like the tangential spring's, docs/model.md §11.6), and a
+//    settling pile with walls closes the ledger too;
 //  - the conservative part is the gradient of U_contact;
 //  - tangential history survives neighbour rebuilds, re-ordering, thread
 //    counts and a checkpoint (a frictional pile on a fixed floor).
@@ -37,13 +40,15 @@ ContactMaterial material(double e, double mu_s, double mu_r = 0.0) {
   return ContactMaterial{kE, kNu, e, mu_s, mu_r};
 }
 
+constexpr HertzMindlinModels kEpsd{.rolling = RollingModel::epsd};
+
 Simulation pair_run(const ContactMaterial& m, double h, const Vec3& vi, const Vec3& vj, const Vec3& wi = Vec3::Zero(),
-                    double offset = 0.0) {
+                    double offset = 0.0, const HertzMindlinModels& models = kEpsd) {
   ParticleStore s;
   s.add(sphere(Vec3(-kR - 1e-6, offset, 0), vi, wi));
   s.add(sphere(Vec3(kR + 1e-6, -offset, 0), vj));
   ForceField f;
-  f.add(std::make_unique<HertzMindlinProvider>(HertzMindlinLaw({m}, h, {.rolling = RollingModel::epsd}), 0.2 * kR, "mindlin"));
+  f.add(std::make_unique<HertzMindlinProvider>(HertzMindlinLaw({m}, h, models), 0.2 * kR, "mindlin"));
   return Simulation(std::move(s), std::move(f), IntegratorMap::rrp25, h);
 }
 
@@ -107,25 +112,92 @@ TEST(HertzMindlin, NoDampingNoFrictionMeansNoContactWork) {
   EXPECT_EQ(sim.ledger().contact, 0.0);
 }
 
+namespace {
+
+/// The rolling and twisting models of the ledger tests (docs/model.md §11.6),
+/// with constants for spheres of radius 1 mm and E = 1e8 Pa.
+struct SpinModels {
+  const char* name;
+  HertzMindlinModels models;
+};
+const SpinModels kSpinModels[] = {
+    {"epsd", kEpsd},
+    {"epsd with dashpot", {.rolling = RollingModel::epsd, .rolling_damping = 0.3}},
+    {"sds rolling, marshall twisting",
+     {.rolling = RollingModel::sds, .rolling_stiffness = 1e3, .rolling_dashpot = 1e-3,
+      .twisting = TwistingModel::marshall}},
+    {"epsd2, sds twisting",
+     {.rolling = RollingModel::epsd2, .twisting = TwistingModel::sds, .twisting_stiffness = 1e-6,
+      .twisting_dashpot = 1e-10, .twisting_friction = 1e-4}},
+};
+
+}  // namespace
+
 TEST(HertzMindlin, BalanceWithDampingAndFrictionIsSecondOrder) {
-  std::vector<double> dev;
   const double t_end = 3.0 * contact_time(1.0);
-  for (const double h : {2e-8, 1e-8, 5e-9}) {
-    Simulation sim = pair_run(material(0.5, 0.3, 0.05), h, Vec3(0.7, 0.1, 0), Vec3(-0.7, 0, 0.05),
-                              Vec3(300, -100, 50), 3e-4);
-    const double e0 = sim.energy_report().balance();
-    double worst = 0.0;
-    const auto steps = static_cast<long>(t_end / h);
-    for (long k = 0; k < steps; ++k) {
-      sim.step();
-      worst = std::max(worst, std::abs(sim.energy_report().balance() - e0) / e0);
+  for (const SpinModels& m : kSpinModels) {
+    std::vector<double> dev;
+    double w_contact = 0.0;
+    for (const double h : {2e-8, 1e-8, 5e-9}) {
+      Simulation sim = pair_run(material(0.5, 0.3, 0.05), h, Vec3(0.7, 0.1, 0), Vec3(-0.7, 0, 0.05),
+                                Vec3(300, -100, 50), 3e-4, m.models);
+      const double e0 = sim.energy_report().balance();
+      double worst = 0.0;
+      const auto steps = static_cast<long>(t_end / h);
+      for (long k = 0; k < steps; ++k) {
+        sim.step();
+        worst = std::max(worst, std::abs(sim.energy_report().balance() - e0) / e0);
+      }
+      EXPECT_GT(sim.ledger().contact, 0.01 * e0) << m.name;  // dissipation happened
+      dev.push_back(worst);
+      w_contact = sim.ledger().contact / e0;
     }
-    EXPECT_GT(sim.ledger().contact, 0.01 * e0);  // dissipation happened
-    dev.push_back(worst);
+    const double s1 = std::log2(dev[0] / dev[1]), s2 = std::log2(dev[1] / dev[2]);
+    std::printf("%s: W_contact/E_0 = %.6f, max |E_balance - E_0|/E_0: %.3e %.3e %.3e, slopes %.3f %.3f\n", m.name,
+                w_contact, dev[0], dev[1], dev[2], s1, s2);
+    EXPECT_NEAR(0.5 * (s1 + s2), 2.0, 0.3) << m.name;
   }
-  const double s1 = std::log2(dev[0] / dev[1]), s2 = std::log2(dev[1] / dev[2]);
-  std::printf("max |E_balance - E_0|/E_0: %.3e %.3e %.3e, slopes %.3f %.3f\n", dev[0], dev[1], dev[2], s1, s2);
-  EXPECT_NEAR(0.5 * (s1 + s2), 2.0, 0.3);
+}
+
+/// 27 spheres thrown at each other and at a floor under gravity, with every
+/// rolling and twisting model: E_total + W_contact stays E_0 to the
+/// integrator's error on the Hertz forces while W_contact grows to a good
+/// part of E_0 (pairs and walls, sliding and sticking).
+TEST(HertzMindlin, SettlingPileClosesTheLedgerWithRollingAndTwisting) {
+  for (const SpinModels& m : kSpinModels) {
+    std::vector<double> dev;
+    for (const double h : {2e-7, 1e-7}) {
+      ParticleStore s;
+      std::mt19937_64 rng(3);
+      std::uniform_real_distribution<double> u(-1.0, 1.0);
+      for (int k = 0; k < 27; ++k) {
+        const Vec3 x(2.05 * kR * (k % 3), 2.05 * kR * ((k / 3) % 3), 1.05 * kR + 2.05 * kR * (k / 9));
+        s.add(sphere(x + 0.02 * kR * Vec3(u(rng), u(rng), u(rng)), 0.5 * Vec3(u(rng), u(rng), u(rng)),
+                     500.0 * Vec3(u(rng), u(rng), u(rng))));
+      }
+      const HertzMindlinLaw law({material(0.5, 0.5, 0.1)}, h, m.models);
+      ForceField f;
+      f.add(std::make_unique<HertzMindlinProvider>(law, 0.2 * kR, "mindlin"));
+      f.add(std::make_unique<FrictionWallProvider>(std::vector<Wall>{Wall{Vec3::Zero(), Vec3::UnitZ(), 0.0}}, law,
+                                                   s.size(), "mwalls"));
+      f.add(std::make_unique<GravityProvider>(Vec3(0, 0, -9.81)));
+      Simulation sim(std::move(s), std::move(f), IntegratorMap::rrp25, h);
+      const double e0 = sim.energy_report().balance();
+      double worst = 0.0;
+      const auto steps = static_cast<long>(4e-3 / h);
+      for (long k = 0; k < steps; ++k) {
+        sim.step();
+        worst = std::max(worst, std::abs(sim.energy_report().balance() - e0) / e0);
+      }
+      std::printf("%s, h = %.0e: W_contact/E_0 = %.4f, max |E_balance - E_0|/E_0 = %.3e\n", m.name, h,
+                  sim.ledger().contact / e0, worst);
+      EXPECT_GT(sim.ledger().contact, 0.2 * e0) << m.name;
+      dev.push_back(worst);
+    }
+    // Second order in h: the ledger books every non-conservative moment.
+    EXPECT_LT(dev[0], 3e-6) << m.name;
+    EXPECT_NEAR(std::log2(dev[0] / dev[1]), 2.0, 0.3) << m.name;
+  }
 }
 
 namespace {

@@ -8,7 +8,11 @@
 //  - EPSD's dashpot C_r = 2 eta_r sqrt(1.4 m r² k_r) damps the rocking at the
 //    rate C_r / (2 I) of that linear oscillator;
 //  - CDT: the constant torque mu_r R* k_n delta stops the spin at the
-//    constant rate mu_r r k_n delta / I.
+//    constant rate mu_r r k_n delta / I;
+//  - SDS (LAMMPS rolling sds): the spring k_roll on the rolling displacement
+//    R* theta gives the moment k_roll R*² theta, so the period
+//    2 pi sqrt(I / (k_roll r²)) = 2 pi sqrt(0.4 m / k_roll) at a wall
+//    (R* = r); its dashpot gamma_roll damps at gamma_roll r² / (2 I).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -67,6 +71,18 @@ double period(const std::vector<double>& w) {
   return (crossings.back() - crossings.front()) / (crossings.size() - 1) * kH;
 }
 
+/// The times (interpolated to a parabola through three samples) and values of the maxima of w.
+std::vector<std::pair<double, double>> peaks(const std::vector<double>& w) {
+  std::vector<std::pair<double, double>> out;
+  for (std::size_t k = 1; k + 1 < w.size(); ++k)
+    if (w[k] > w[k - 1] && w[k] >= w[k + 1] && w[k] > 0.0) {
+      const double a = 0.5 * (w[k - 1] + w[k + 1]) - w[k], b = 0.5 * (w[k + 1] - w[k - 1]);
+      const double x = -b / (2 * a);
+      out.push_back({(k + 1 + x) * kH, w[k] + b * x + a * x * x});  // sample k is time (k + 1) h
+    }
+  return out;
+}
+
 double rocking_period(RollingModel model) {
   const double kr = model == RollingModel::epsd ? 2.25 * k_n() * kMuR * kMuR * kR * kR : s_t() * kR * kR;
   return 2.0 * M_PI * std::sqrt(inertia() / kr);
@@ -117,4 +133,52 @@ TEST(Rolling, CdtStopsTheSpinAtAConstantRate) {
   const double t = w.size() * kH, measured = (w0 - w.back()) / t;
   std::printf("cdt: spin-down rate %.4f rad/s², mu_r r k_n delta / I = %.4f rad/s²\n", measured, rate);
   EXPECT_NEAR(measured, rate, 2e-3 * rate);
+}
+
+namespace {
+
+constexpr double kRollStiffness = 100.0;  // k_roll (N/m): period 14.4 ms
+
+double sds_rocking_period() { return 2.0 * M_PI * std::sqrt(0.4 * mass() / kRollStiffness); }
+
+}  // namespace
+
+TEST(Rolling, SdsRocksWithTheSpringsPeriod) {
+  const double expected = sds_rocking_period();
+  const std::vector<double> w = spin_history({.rolling = RollingModel::sds, .rolling_stiffness = kRollStiffness}, 0.1,
+                                             static_cast<int>(3.2 * expected / kH));
+  const double measured = period(w);
+  std::printf("sds: rocking period %.6f ms, 2 pi sqrt(0.4 m/k_roll) = %.6f ms (%.1e)\n", 1e3 * measured,
+              1e3 * expected, measured / expected - 1);
+  EXPECT_NEAR(measured, expected, 1e-5 * expected);
+  // Elastic throughout: the spring force k_roll r theta stays below mu_r m g.
+  const double theta = 0.1 * expected / (2 * M_PI);
+  EXPECT_LT(kRollStiffness * kR * theta, 0.2 * kMuR * mass() * kG);
+}
+
+TEST(Rolling, SdsDashpotDampsAtItsRate) {
+  const double gamma = 0.01;  // N s/m
+  const double rate = gamma * kR * kR / (2.0 * inertia());
+  const std::vector<double> w =
+      spin_history({.rolling = RollingModel::sds, .rolling_stiffness = kRollStiffness, .rolling_dashpot = gamma}, 0.1,
+                   static_cast<int>(3.2 * sds_rocking_period() / kH));
+  const std::vector<std::pair<double, double>> p = peaks(w);
+  ASSERT_GE(p.size(), 3u);
+  const double measured = std::log(p.front().second / p.back().second) / (p.back().first - p.front().first);
+  std::printf("sds gamma_roll = %.3g N s/m: decay rate %.5f 1/s, gamma r^2/(2I) = %.5f 1/s (%.1e)\n", gamma, measured,
+              rate, measured / rate - 1);
+  EXPECT_NEAR(measured, rate, 1e-3 * rate);
+}
+
+TEST(Rolling, SdsSlidesAtTheCap) {
+  // Spun fast, the spring reaches mu_r |F_n| at once: the constant moment
+  // mu_r r m g (R* = r at a wall) stops the spin at mu_r r m g / I.
+  const double rate = kMuR * kR * mass() * kG / inertia(), w0 = 5.0;
+  const std::vector<double> w = spin_history({.rolling = RollingModel::sds, .rolling_stiffness = kRollStiffness}, w0,
+                                             static_cast<int>(0.5 * w0 / rate / kH));
+  const std::size_t k0 = w.size() / 4;  // after the spring has loaded
+  const double measured = (w[k0] - w.back()) / ((w.size() - 1 - k0) * kH);
+  std::printf("sds sliding: spin-down rate %.4f rad/s², mu_r r m g / I = %.4f rad/s² (%.1e)\n", measured, rate,
+              measured / rate - 1);
+  EXPECT_NEAR(measured, rate, 1e-3 * rate);
 }
