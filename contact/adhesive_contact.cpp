@@ -192,7 +192,7 @@ void AdhesiveContactLaw::evaluate(const ParticleStore& s, std::uint32_t i, std::
   const double dist = std::sqrt(dist2);
   const Vec3 n = rv / dist;
   const Vec3 v_rel = s.velocity[i] - s.velocity[j] - (ri * s.angular_velocity[i] + rj * s.angular_velocity[j]).cross(n);
-  contact(p, n, reach - dist, r_star, s.mass[i] * s.mass[j] / (s.mass[i] + s.mass[j]), v_rel, ri, rj, st, out);
+  contact(p, n, reach - dist, r_star, effective_mass(s, i, j), v_rel, ri, rj, st, out);
 }
 
 double AdhesiveContactLaw::energy(const ParticleStore& s, std::uint32_t i, std::uint32_t j, const State& st) const {

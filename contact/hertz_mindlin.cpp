@@ -138,15 +138,17 @@ void HertzMindlinLaw::evaluate(const ParticleStore& s, std::uint32_t i, std::uin
   const Vec3 n = rv / dist;
   const Vec3 v_rel = s.velocity[i] - s.velocity[j] - (ri * s.angular_velocity[i] + rj * s.angular_velocity[j]).cross(n);
   // EPSD's rolling inertia 1.4 (I_i I_j)/(I_i + I_j) with I = m r² (LIGGGHTS
-  // rolling_model_epsd.h), only where its dashpot needs it.
+  // rolling_model_epsd.h), only where its dashpot needs it; against a
+  // kinematic particle (infinite inertia) 1.4 I of the free one, as at a wall.
   double rolling_inertia = 0.0;
   if (models_.rolling_damping > 0.0) {
     const double ii = s.mass[i] * ri * ri, ij = s.mass[j] * rj * rj;
-    rolling_inertia = 1.4 * ii * ij / (ii + ij);
+    const bool fixed_i = s.is_kinematic(i), fixed_j = s.is_kinematic(j);
+    rolling_inertia = fixed_j && !fixed_i ? 1.4 * ii : fixed_i && !fixed_j ? 1.4 * ij : 1.4 * ii * ij / (ii + ij);
   }
-  hertz_mindlin_core(pair(s.material[i], s.material[j]), n, reach - dist, ri * rj / reach,
-                     s.mass[i] * s.mass[j] / (s.mass[i] + s.mass[j]), v_rel,
-                     s.angular_velocity[i] - s.angular_velocity[j], ri, rj, rolling_inertia, h_, models_, st, out);
+  hertz_mindlin_core(pair(s.material[i], s.material[j]), n, reach - dist, ri * rj / reach, effective_mass(s, i, j),
+                     v_rel, s.angular_velocity[i] - s.angular_velocity[j], ri, rj, rolling_inertia, h_, models_, st,
+                     out);
 }
 
 void HertzMindlinLaw::evaluate_wall(const ParticleStore& s, std::uint32_t i, const Vec3& point, const Vec3& normal,

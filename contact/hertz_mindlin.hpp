@@ -21,6 +21,10 @@
 ///     F_t = -S_t xi - gamma_t v_t; past mu_s |F_n|: F_t = -mu_s |F_n| xi/|xi|, xi = -F_t/S_t
 ///     moments -r_i n x F_t on i and -r_j n x F_t on j (+M_r, -M_r)
 ///
+/// with m* = m_i m_j/(m_i + m_j), or the free particle's mass against a
+/// kinematic one (effective_mass, core/particle_store.hpp), and E*, G*, e,
+/// mu_s, mu_r of the pair of materials (ContactPair).
+///
 /// The conservative part is the Hertz force k_n delta n, whose energy
 /// (8/15) E* sqrt(R*) delta^(5/2) is U_contact; everything else is booked
 /// in W_contact (docs/model.md §11.3). The velocities are those the stepper holds

@@ -91,8 +91,7 @@ void LinearSpringDashpotLaw::evaluate(const ParticleStore& s, std::uint32_t i, s
   const double dist = std::sqrt(dist2);
   const Vec3 n = rv / dist;
   const Vec3 v_rel = s.velocity[i] - s.velocity[j] - (ri * s.angular_velocity[i] + rj * s.angular_velocity[j]).cross(n);
-  contact(pair(s.material[i], s.material[j]), n, reach - dist, s.mass[i] * s.mass[j] / (s.mass[i] + s.mass[j]), v_rel,
-          ri, rj, st, out);
+  contact(pair(s.material[i], s.material[j]), n, reach - dist, effective_mass(s, i, j), v_rel, ri, rj, st, out);
 }
 
 double LinearSpringDashpotLaw::energy(const ParticleStore& s, std::uint32_t i, std::uint32_t j, const State&) const {

@@ -1400,8 +1400,24 @@ AssembledScene assemble_scene(BuiltScene built) {
   return a;
 }
 
+namespace {
+
+/// Flags the members of fixed and velocity groups kinematic in the store
+/// before the Simulation's first force evaluation, so that it already takes
+/// their contacts' m* as set_groups() will (ParticleStore::kinematic).
+void mark_kinematic(ParticleStore& particles, const std::vector<ParticleGroup>& groups) {
+  for (const ParticleGroup& g : groups) {
+    if (g.motion == ParticleGroup::Motion::free || g.ids.empty()) continue;
+    if (particles.kinematic.empty()) particles.kinematic.assign(particles.size(), 0);
+    for (const std::uint32_t q : slots_of_ids(particles, g.ids, "group '" + g.name + "': id")) particles.kinematic[q] = 1;
+  }
+}
+
+}  // namespace
+
 Simulation make_simulation(BuiltScene built) {
   AssembledScene a = assemble_scene(std::move(built));
+  mark_kinematic(a.particles, a.groups);
   Simulation sim(std::move(a.particles), std::move(a.forces), std::move(a.clumps), a.map, a.time_step);
   if (!a.groups.empty()) sim.set_groups(std::move(a.groups));
   sim.set_implicit_settings(a.implicit);
