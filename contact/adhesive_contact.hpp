@@ -53,6 +53,7 @@
 #include <vector>
 
 #include "contact/contact_provider.hpp"
+#include "contact/pair_table.hpp"
 #include "contact/wall_contact_provider.hpp"
 #include "core/byte_stream.hpp"
 #include "core/particle_store.hpp"
@@ -103,10 +104,12 @@ class AdhesiveContactLaw {
 
   /// surface_energy gamma (energy/area) and tangential_damping x_t
   /// (eta_t/eta_n) finite and >= 0; materials indexed by
-  /// ParticleStore::material; time_step: the history's step. Throws
+  /// ParticleStore::material; time_step: the history's step; pairs: e and
+  /// mu_s of pairs of materials in place of the geometric means (rows with
+  /// mu_r are refused: no rolling resistance). Throws
   /// std::invalid_argument naming the law and what is out of range.
   AdhesiveContactLaw(Adhesion model, double surface_energy, double tangential_damping,
-                     std::vector<AdhesiveMaterial> materials, double time_step);
+                     std::vector<AdhesiveMaterial> materials, double time_step, PairTable pairs = {});
   AdhesiveContactLaw() = default;
 
   void evaluate(const ParticleStore& s, std::uint32_t i, std::uint32_t j, State& st, PairOutput& out) const;
@@ -139,6 +142,9 @@ class AdhesiveContactLaw {
   double tangential_damping() const { return x_t_; }
   double time_step() const { return h_; }
   const std::vector<AdhesiveMaterial>& materials() const { return materials_; }
+  std::size_t material_count() const { return count_; }
+  /// The pairs whose coefficients replace the geometric means.
+  const PairTable& pair_table() const { return table_; }
   /// E* of two materials (docs/model.md §11.2).
   double e_star(std::uint32_t a, std::uint32_t b) const { return pair(a, b).e_star; }
   /// The largest distance beyond touching (r_i + r_j) at which a pair of
@@ -164,6 +170,7 @@ class AdhesiveContactLaw {
   double gamma_ = 0.0, x_t_ = 1.0, h_ = 0.0;
   std::vector<AdhesiveMaterial> materials_;
   std::vector<PairConstants> pairs_;  ///< count_ x count_
+  PairTable table_;
   std::uint32_t count_ = 0;
 };
 

@@ -6,6 +6,7 @@
 #include "contact/friction_wall_provider.hpp"
 #include "core/format.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 #include <stdexcept>
@@ -40,19 +41,34 @@ ContactPair contact_pair(const ContactMaterial& a, const ContactMaterial& b, Nor
   return p;
 }
 
-HertzMindlinLaw::HertzMindlinLaw(std::vector<ContactMaterial> materials, double time_step, HertzMindlinModels models)
-    : materials_(std::move(materials)), h_(time_step), models_(models) {
+namespace {
+/// The pair-table row's values in place of the mixed ones (e through the
+/// damping law).
+void override_pair(ContactPair& p, const PairCoefficients& row, NormalDamping damping) {
+  if (row.restitution) p.damping = damping_coefficient(damping, *row.restitution);
+  if (row.sliding_friction) p.mu_s = *row.sliding_friction;
+  if (row.rolling_friction) p.mu_r = *row.rolling_friction;
+}
+}  // namespace
+
+HertzMindlinLaw::HertzMindlinLaw(std::vector<ContactMaterial> materials, double time_step, HertzMindlinModels models,
+                                 PairTable pairs)
+    : materials_(std::move(materials)), table_(std::move(pairs)), h_(time_step), models_(models) {
   if (!(std::isfinite(models_.rolling_damping) && models_.rolling_damping >= 0.0))
     throw std::invalid_argument("Hertz-Mindlin contact: the rolling damping must be finite and >= 0");
   if (materials_.empty()) throw std::invalid_argument("Hertz-Mindlin contact: no materials");
   for (std::size_t k = 0; k < materials_.size(); ++k) check(materials_[k], k);
+  check_pair_table(table_, materials_.size(), "Hertz-Mindlin contact: ");
   if (!(std::isfinite(h_) && h_ > 0.0)) throw std::invalid_argument("Hertz-Mindlin contact: the time step must be > 0");
   count_ = static_cast<std::uint32_t>(materials_.size());
   pairs_.resize(static_cast<std::size_t>(count_) * count_);
   for (std::uint32_t a = 0; a < count_; ++a)
-    for (std::uint32_t b = 0; b < count_; ++b)
-      pairs_[a * count_ + b] = a == b ? contact_pair(materials_[a], materials_[a], models_.damping)
-                                      : contact_pair(materials_[a], materials_[b], models_.damping);
+    for (std::uint32_t b = 0; b < count_; ++b) {
+      ContactPair& p = pairs_[a * count_ + b];
+      p = a == b ? contact_pair(materials_[a], materials_[a], models_.damping)
+                 : contact_pair(materials_[a], materials_[b], models_.damping);
+      if (const PairCoefficients* row = find_pair(table_, a, b)) override_pair(p, *row, models_.damping);
+    }
 }
 
 namespace {
@@ -196,12 +212,16 @@ void HertzMindlinLaw::save(ByteWriter& w) const {
   // Bit 0: rolling (EPSD); bit 7: the block of model options follows (a
   // u32 length, then u8 damping law, u8 rolling model, f64 rolling
   // damping). Files before the block end at this byte and mean Tsuji's
-  // clamped damping with EPSD rolling (bit 0) or none.
-  w.u8(static_cast<std::uint8_t>((models_.rolling != RollingModel::none ? 1 : 0) | 0x80));
+  // clamped damping with EPSD rolling (bit 0) or none. Bit 6: the pair
+  // table follows the options (contact/pair_table.hpp save_pair_table);
+  // clear, as in files before it, for none.
+  const bool table = !table_.empty();
+  w.u8(static_cast<std::uint8_t>((models_.rolling != RollingModel::none ? 1 : 0) | 0x80 | (table ? 0x40 : 0)));
   w.u32(kOptionBytes);
   w.u8(static_cast<std::uint8_t>(models_.damping));
   w.u8(static_cast<std::uint8_t>(models_.rolling));
   w.f64(models_.rolling_damping);
+  if (table) save_pair_table(w, table_);
 }
 
 HertzMindlinLaw HertzMindlinLaw::load(ByteReader& r) {
@@ -216,7 +236,8 @@ HertzMindlinLaw HertzMindlinLaw::load(ByteReader& r) {
   }
   const double h = r.f64("contact time step");
   const std::uint8_t flags = r.u8("rolling flag");
-  if ((flags & 0x7e) != 0) throw StateError("inconsistent: Hertz-Mindlin flags " + std::to_string(flags));
+  if ((flags & 0x3e) != 0 || (flags & 0xc0) == 0x40)
+    throw StateError("inconsistent: Hertz-Mindlin flags " + std::to_string(flags));
   // The model options (absent in files before them: Tsuji's clamped damping).
   HertzMindlinModels models;
   models.damping = NormalDamping::tsuji_clamped;
@@ -235,8 +256,10 @@ HertzMindlinLaw HertzMindlinLaw::load(ByteReader& r) {
     models.rolling = static_cast<RollingModel>(rolling);
     models.rolling_damping = r.f64("rolling damping");
   }
+  PairTable table;
+  if (flags & 0x40) table = load_pair_table(r);
   try {
-    return HertzMindlinLaw(std::move(mats), h, models);
+    return HertzMindlinLaw(std::move(mats), h, models, std::move(table));
   } catch (const std::invalid_argument& e) {
     throw StateError(std::string("inconsistent: ") + e.what());
   }
@@ -273,6 +296,7 @@ class PreparedHertzMindlin final : public PreparedContactLaw {
       materials_.push_back({m.youngs_modulus, m.poisson_ratio, m.restitution, m.sliding_friction, m.rolling_friction});
       names_.push_back(m.name);
     }
+    table_ = in.pairs;
     r_max_ = in.r_max;
   }
   /// The smallest Rayleigh step of every particle of its material (walls too).
@@ -290,20 +314,30 @@ class PreparedHertzMindlin final : public PreparedContactLaw {
     }
     return out;
   }
-  /// The rolling spring 2.25 k_n mu_r^2 R*^2 at R* = r_max.
+  /// The rolling spring 2.25 k_n mu_r^2 R*^2 at R* = r_max, of each
+  /// material and each pair-table row (index: materials, then rows).
   std::optional<std::pair<std::size_t, std::string>> overflow(const ParticleStore&) const override {
     if (models_.rolling == RollingModel::none) return std::nullopt;
     for (std::size_t k = 0; k < materials_.size(); ++k) {
       const ContactMaterial& m = materials_[k];
-      if (!std::isfinite(2.25 * m.youngs_modulus * r_max_ * m.rolling_friction * m.rolling_friction * r_max_ * r_max_))
+      if (rolling_spring_overflows(m.youngs_modulus, m.rolling_friction))
         return std::pair<std::size_t, std::string>{
             k, "[[material]] \"" + names_[k] + "\" mu_r = " + format_g(m.rolling_friction) +
                    ": the rolling spring 2.25 k_n mu_r^2 R*^2 overflows; give a smaller mu_r"};
     }
+    for (std::size_t k = 0; k < table_.size(); ++k) {
+      const PairCoefficients& row = table_[k];
+      const double e = std::max(materials_[row.a].youngs_modulus, materials_[row.b].youngs_modulus);
+      if (row.rolling_friction && rolling_spring_overflows(e, *row.rolling_friction))
+        return std::pair<std::size_t, std::string>{
+            materials_.size() + k, "[[interaction]] (\"" + names_[row.a] + "\", \"" + names_[row.b] +
+                                       "\") mu_r = " + format_g(*row.rolling_friction) +
+                                       ": the rolling spring 2.25 k_n mu_r^2 R*^2 overflows; give a smaller mu_r"};
+    }
     return std::nullopt;
   }
   ContactLawProviders make(const ParticleStore& s, std::vector<Wall> walls, double skin, double h) override {
-    const HertzMindlinLaw law(materials_, h, models_);
+    const HertzMindlinLaw law(materials_, h, models_, table_);
     ContactLawProviders p;
     p.pairs = std::make_unique<HertzMindlinProvider>(law, skin, "mindlin");
     if (!walls.empty()) p.walls = std::make_unique<FrictionWallProvider>(std::move(walls), law, s.size(), "mwalls");
@@ -311,8 +345,14 @@ class PreparedHertzMindlin final : public PreparedContactLaw {
   }
 
  private:
+  /// Whether 2.25 E r_max mu_r^2 r_max^2 (k_r at R* = r_max) overflows.
+  bool rolling_spring_overflows(double youngs_modulus, double mu_r) const {
+    return !std::isfinite(2.25 * youngs_modulus * r_max_ * mu_r * mu_r * r_max_ * r_max_);
+  }
+
   std::vector<ContactMaterial> materials_;
   std::vector<std::string> names_;
+  PairTable table_;
   double r_max_ = 0.0;
   HertzMindlinModels models_;
 };
@@ -327,6 +367,7 @@ ContactLawEntry hertz_mindlin_contact_law() {
   e.section = "§11.2";
   e.needs_materials = true;
   e.materials_note = "(E, nu, ...)";
+  e.pair_keys = {"e", "mu_s", "mu_r"};
   LawKey r;
   r.name = "rolling";
   r.kind = LawKeyKind::choice;

@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "contact/contact_provider.hpp"
+#include "contact/pair_table.hpp"
 #include "contact/restitution.hpp"
 #include "core/byte_stream.hpp"
 #include "core/particle_store.hpp"
@@ -51,8 +52,9 @@ struct ContactMaterial {
 
 /// The constants of one pair of materials (docs/model.md §11.2): E*, G* from the
 /// formulas there; e, mu_s, mu_r of two different materials as the geometric
-/// mean sqrt(a b) (LAMMPS pair granular's mixing of such coefficients); the
-/// damping coefficient c of that e by the damping law (§11.5).
+/// mean sqrt(a b) (LAMMPS pair granular's mixing of such coefficients) unless
+/// the law's pair table gives them (contact/pair_table.hpp); the damping
+/// coefficient c of that e by the damping law (§11.5).
 struct ContactPair {
   double e_star = 0.0, g_star = 0.0;
   double damping = 0.0;  ///< c >= 0 (dimensionless)
@@ -85,10 +87,12 @@ struct HertzMindlinLaw {
   };
 
   /// materials: indexed by ParticleStore::material; h: the time step of
-  /// the history updates (time); models: damping and rolling resistance.
-  /// Throws std::invalid_argument for a material value out of range, h <= 0
-  /// or a rolling damping < 0.
-  HertzMindlinLaw(std::vector<ContactMaterial> materials, double time_step, HertzMindlinModels models = {});
+  /// the history updates (time); models: damping and rolling resistance;
+  /// pairs: e, mu_s, mu_r of pairs of materials in place of the mixing rule
+  /// (contact/pair_table.hpp). Throws std::invalid_argument for a material
+  /// or pair value out of range, h <= 0 or a rolling damping < 0.
+  HertzMindlinLaw(std::vector<ContactMaterial> materials, double time_step, HertzMindlinModels models = {},
+                  PairTable pairs = {});
   HertzMindlinLaw() = default;
 
   void evaluate(const ParticleStore& s, std::uint32_t i, std::uint32_t j, State& st, PairOutput& out) const;
@@ -118,6 +122,9 @@ struct HertzMindlinLaw {
 
   const ContactPair& pair(std::uint32_t a, std::uint32_t b) const { return pairs_[a * count_ + b]; }
   const std::vector<ContactMaterial>& materials() const { return materials_; }
+  std::size_t material_count() const { return count_; }
+  /// The pairs whose coefficients replace the mixing rule.
+  const PairTable& pair_table() const { return table_; }
   double time_step() const { return h_; }
   /// The step of the history updates from now on (time); throws
   /// std::invalid_argument unless finite and > 0. Every Simulation gives its
@@ -129,6 +136,7 @@ struct HertzMindlinLaw {
  private:
   std::vector<ContactMaterial> materials_;
   std::vector<ContactPair> pairs_;  ///< count_ x count_
+  PairTable table_;
   std::uint32_t count_ = 0;
   double h_ = 0.0;
   HertzMindlinModels models_;

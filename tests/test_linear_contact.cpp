@@ -2,7 +2,8 @@
 //  - one evaluation against LAMMPS pair gran/hooke/history's algorithm,
 //    re-written here from its source (history update, Coulomb rescale);
 //  - a head-on collision rebounds with exactly e (pairs, a wall, a sphere
-//    of a fixed group), in the contact time pi/omega_d;
+//    of a fixed group), in the contact time pi/omega_d; a pair table's e
+//    replaces the geometric mean;
 //  - a block slides down an incline at g (sin - mu cos), a sphere rolls at
 //    5/7 g sin, and both stick below the Coulomb angle;
 //  - E_total + W_contact is conserved to second order in h;
@@ -192,6 +193,16 @@ TEST(LinearContact, ASphereOnAFixedSphereReboundsWithE) {
     EXPECT_NEAR(measured, e, 2e-3);
     EXPECT_NEAR(duration, contact_time(e, mass()), 2e-3 * duration);
   }
+}
+
+TEST(LinearContact, APairTablesEReplacesTheGeometricMean) {
+  const double h = contact_time(0.6, 0.5 * mass()) / 4000;
+  const std::vector<LinearMaterial> materials = {{0.9, 0.3}, {0.4, 0.3}};
+  EXPECT_NEAR(pair_rebound(LinearSpringDashpotLaw(kKn, 2.0 / 7.0 * kKn, 0.5, materials, h), 1.0, 0, 1, false).first,
+              0.6, 2e-3);
+  const LinearSpringDashpotLaw table(kKn, 2.0 / 7.0 * kKn, 0.5, materials, h, {{0, 1, 0.7, {}, {}}});
+  EXPECT_NEAR(pair_rebound(table, 1.0, 0, 1, false).first, 0.7, 2e-3);
+  EXPECT_NEAR(pair_rebound(table, 1.0, 0, 0, false).first, 0.9, 2e-3);
 }
 
 namespace {

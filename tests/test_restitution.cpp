@@ -9,7 +9,7 @@
 //    for e from 0.05 to 1 at 0.01, 1 and 100 m/s, and the named older laws
 //    rebound as hertz_collision predicts for them;
 //  - a sphere on a sphere of a fixed group (of infinite mass) rebounds with
-//    e.
+//    e, and a pair table's e replaces the geometric mean of two materials.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -184,3 +184,17 @@ TEST(Restitution, ASphereOnAFixedSphereReboundsWithE) {
     }
 }
 
+TEST(Restitution, APairTablesEReplacesTheGeometricMean) {
+  // Materials of e 0.9 and 0.4: mixed sqrt(0.36) = 0.6; the table's 0.7.
+  const ContactMaterial a{kE, kNu, 0.9, 0.0, 0.0}, b{kE, kNu, 0.4, 0.0, 0.0};
+  for (const double v : {0.01, 1.0}) {
+    const double h = pair_step(v, false);
+    const double mixed = pair_rebound(HertzMindlinLaw({a, b}, h), v, 0, 1, false);
+    const double table = pair_rebound(HertzMindlinLaw({a, b}, h, {}, {{1, 0, 0.7, {}, {}}}), v, 0, 1, false);
+    const double self = pair_rebound(HertzMindlinLaw({a, b}, h, {}, {{1, 0, 0.7, {}, {}}}), v, 1, 1, false);
+    std::printf("v = %g: restitution %.6f mixed, %.6f with the table's e = 0.7, %.6f of b on b\n", v, mixed, table, self);
+    EXPECT_NEAR(mixed, 0.6, 1e-3);
+    EXPECT_NEAR(table, 0.7, 1e-3);
+    EXPECT_NEAR(self, 0.4, 1e-3) << "the table changes only its pair";
+  }
+}
