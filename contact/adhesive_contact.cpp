@@ -210,26 +210,27 @@ double AdhesiveContactLaw::energy(const ParticleStore& s, std::uint32_t i, std::
                          ri * rj / reach);
 }
 
-void AdhesiveContactLaw::evaluate_wall(const ParticleStore& s, std::uint32_t i, const Vec3& point, const Vec3& normal,
-                                       State& st, PairOutput& out) const {
+void AdhesiveContactLaw::evaluate_wall(const ParticleStore& s, std::uint32_t i, const Wall& wall, State& st,
+                                       PairOutput& out) const {
   const double ri = s.radius[i];
-  const double delta = ri - (s.position[i] - point).dot(normal);
-  const PairConstants& p = pair(s.material[i], s.material[i]);
+  const double delta = ri - (s.position[i] - wall.point).dot(wall.normal);
+  const PairConstants& p = pair(s.material[i], wall.material_for(s.material[i]));
   out = PairOutput{};
   if (!(st.touching ? holds(p, delta, ri) : delta > 0.0)) {
     if (st.touching) out.released = touching_energy(p, delta, ri);
     st = State{};
     return;
   }
-  const Vec3 v_rel = s.velocity[i] - (ri * s.angular_velocity[i]).cross(normal);
-  contact(p, normal, delta, ri, s.mass[i], v_rel, ri, 0.0, st, out);
+  const Vec3 v_rel = s.velocity[i] - (ri * s.angular_velocity[i]).cross(wall.normal);
+  contact(p, wall.normal, delta, ri, s.mass[i], v_rel, ri, 0.0, st, out);
 }
 
-double AdhesiveContactLaw::wall_energy(const ParticleStore& s, std::uint32_t i, const Vec3& point, const Vec3& normal,
+double AdhesiveContactLaw::wall_energy(const ParticleStore& s, std::uint32_t i, const Wall& wall,
                                        const State& st) const {
   if (!st.touching) return 0.0;
   const double ri = s.radius[i];
-  return touching_energy(pair(s.material[i], s.material[i]), ri - (s.position[i] - point).dot(normal), ri);
+  return touching_energy(pair(s.material[i], wall.material_for(s.material[i])),
+                         ri - (s.position[i] - wall.point).dot(wall.normal), ri);
 }
 
 namespace {

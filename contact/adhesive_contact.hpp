@@ -44,9 +44,14 @@
 /// JKR contact lets go, U(delta) > 0 leaves E_total at once: evaluate()
 /// reports it as PairOutput::released and the stepper books it in W_contact
 /// (the adhesion hysteresis). Damping, the tangential force and the moments
-/// are booked in W_contact through nc_force (docs/model.md §11.3). A wall is a
-/// body of infinite radius and mass at rest of the particle's material:
-/// R* = r_i, m* = m_i, arm r_j = 0.
+/// are booked in W_contact through nc_force (docs/model.md §11.3). m* is the
+/// free particle's mass against a kinematic one (effective_mass,
+/// core/particle_store.hpp). A wall is a body of infinite radius and mass at
+/// rest of its material (Wall::material_for: the particle's own unless the
+/// wall names one): R* = r_i, m* = m_i, arm r_j = 0, E*, G*, e and mu of the
+/// pair (particle material, wall material). e and mu of two different
+/// materials are geometric means unless the pair table gives them
+/// (contact/pair_table.hpp).
 
 #include <cstddef>
 #include <cstdint>
@@ -115,11 +120,11 @@ class AdhesiveContactLaw {
   void evaluate(const ParticleStore& s, std::uint32_t i, std::uint32_t j, State& st, PairOutput& out) const;
   /// U(delta) of a touching pair, 0 otherwise.
   double energy(const ParticleStore& s, std::uint32_t i, std::uint32_t j, const State& st) const;
-  /// Particle i against the plane (point, unit normal towards the particles).
-  void evaluate_wall(const ParticleStore& s, std::uint32_t i, const Vec3& point, const Vec3& normal, State& st,
-                     PairOutput& out) const;
-  double wall_energy(const ParticleStore& s, std::uint32_t i, const Vec3& point, const Vec3& normal,
-                     const State& st) const;
+  /// Particle i against the plane (point, unit normal towards the
+  /// particles, material: Wall::material_for).
+  void evaluate_wall(const ParticleStore& s, std::uint32_t i, const Wall& wall, State& st, PairOutput& out) const;
+  /// U(delta) of a touching wall contact, 0 otherwise.
+  double wall_energy(const ParticleStore& s, std::uint32_t i, const Wall& wall, const State& st) const;
 
   void set_time_step(double h);
   void save(ByteWriter& w) const;

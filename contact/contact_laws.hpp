@@ -88,8 +88,9 @@ class PreparedContactLaw {
   virtual std::optional<std::pair<std::size_t, std::string>> overflow(const ParticleStore&) const { return std::nullopt; }
   /// Non-empty: why the scene may not hold a [[clump]] with this law.
   virtual std::string clump_conflict() const { return ""; }
-  /// The pair and wall providers, for these walls (points and normals) and
-  /// Verlet skin, with the run's time step h. Called once.
+  /// The pair and wall providers, for these walls (points, normals and,
+  /// for laws with materials, Wall::material) and Verlet skin, with the
+  /// run's time step h. Called once.
   virtual ContactLawProviders make(const ParticleStore& particles, std::vector<Wall> walls, double skin,
                                    double h) = 0;
 };

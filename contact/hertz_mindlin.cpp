@@ -167,26 +167,25 @@ void HertzMindlinLaw::evaluate(const ParticleStore& s, std::uint32_t i, std::uin
                      out);
 }
 
-void HertzMindlinLaw::evaluate_wall(const ParticleStore& s, std::uint32_t i, const Vec3& point, const Vec3& normal,
-                                    State& st, PairOutput& out) const {
+void HertzMindlinLaw::evaluate_wall(const ParticleStore& s, std::uint32_t i, const Wall& wall, State& st,
+                                    PairOutput& out) const {
   const double ri = s.radius[i];
-  const double delta = ri - (s.position[i] - point).dot(normal);
+  const double delta = ri - (s.position[i] - wall.point).dot(wall.normal);
   out = PairOutput{};
   if (!(delta > 0.0)) {
     st = State{};
     return;
   }
-  const Vec3 v_rel = s.velocity[i] - (ri * s.angular_velocity[i]).cross(normal);
-  hertz_mindlin_core(pair(s.material[i], s.material[i]), normal, delta, ri, s.mass[i], v_rel, s.angular_velocity[i],
-                     ri, 0.0, 1.4 * s.mass[i] * ri * ri, h_, models_, st, out);
+  const Vec3 v_rel = s.velocity[i] - (ri * s.angular_velocity[i]).cross(wall.normal);
+  hertz_mindlin_core(pair(s.material[i], wall.material_for(s.material[i])), wall.normal, delta, ri, s.mass[i], v_rel,
+                     s.angular_velocity[i], ri, 0.0, 1.4 * s.mass[i] * ri * ri, h_, models_, st, out);
 }
 
-double HertzMindlinLaw::wall_energy(const ParticleStore& s, std::uint32_t i, const Vec3& point,
-                                    const Vec3& normal) const {
-  const double delta = s.radius[i] - (s.position[i] - point).dot(normal);
+double HertzMindlinLaw::wall_energy(const ParticleStore& s, std::uint32_t i, const Wall& wall) const {
+  const double delta = s.radius[i] - (s.position[i] - wall.point).dot(wall.normal);
   if (!(delta > 0.0)) return 0.0;
-  return (8.0 / 15.0) * pair(s.material[i], s.material[i]).e_star * std::sqrt(s.radius[i]) * delta * delta *
-         std::sqrt(delta);
+  return (8.0 / 15.0) * pair(s.material[i], wall.material_for(s.material[i])).e_star * std::sqrt(s.radius[i]) *
+         delta * delta * std::sqrt(delta);
 }
 
 double HertzMindlinLaw::energy(const ParticleStore& s, std::uint32_t i, std::uint32_t j, const State&) const {

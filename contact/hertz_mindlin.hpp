@@ -33,6 +33,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "contact/contact_potential.hpp"
 #include "contact/contact_provider.hpp"
 #include "contact/pair_table.hpp"
 #include "contact/restitution.hpp"
@@ -100,11 +101,13 @@ struct HertzMindlinLaw {
   double energy(const ParticleStore& s, std::uint32_t i, std::uint32_t j, const State& st) const;
   /// Particle i against a plane wall (point x_w, unit normal n towards the
   /// particles), a particle of infinite radius and mass at rest, of the
-  /// particle's own material (docs/model.md §11.2): R* = r_i, m* = m_i,
-  /// delta = r_i - (x_i - x_w).n. out.moment_j is unused.
-  void evaluate_wall(const ParticleStore& s, std::uint32_t i, const Vec3& point, const Vec3& normal, State& st,
-                     PairOutput& out) const;
-  double wall_energy(const ParticleStore& s, std::uint32_t i, const Vec3& point, const Vec3& normal) const;
+  /// wall's material or else the particle's own (Wall::material_for,
+  /// docs/model.md §11.2): R* = r_i, m* = m_i, delta = r_i - (x_i - x_w).n,
+  /// the pair constants of (particle material, wall material).
+  /// out.moment_j is unused.
+  void evaluate_wall(const ParticleStore& s, std::uint32_t i, const Wall& wall, State& st, PairOutput& out) const;
+  /// The Hertz energy (8/15) E* sqrt(r_i) delta^(5/2) of that contact.
+  double wall_energy(const ParticleStore& s, std::uint32_t i, const Wall& wall) const;
 
   void save(ByteWriter& w) const;
   static HertzMindlinLaw load(ByteReader& r);

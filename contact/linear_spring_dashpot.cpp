@@ -105,22 +105,22 @@ double LinearSpringDashpotLaw::energy(const ParticleStore& s, std::uint32_t i, s
   return delta > 0.0 ? 0.5 * k_n_ * delta * delta : 0.0;
 }
 
-void LinearSpringDashpotLaw::evaluate_wall(const ParticleStore& s, std::uint32_t i, const Vec3& point,
-                                           const Vec3& normal, State& st, PairOutput& out) const {
+void LinearSpringDashpotLaw::evaluate_wall(const ParticleStore& s, std::uint32_t i, const Wall& wall, State& st,
+                                           PairOutput& out) const {
   const double ri = s.radius[i];
-  const double delta = ri - (s.position[i] - point).dot(normal);
+  const double delta = ri - (s.position[i] - wall.point).dot(wall.normal);
   out = PairOutput{};
   if (!(delta > 0.0)) {
     st = State{};
     return;
   }
-  const Vec3 v_rel = s.velocity[i] - (ri * s.angular_velocity[i]).cross(normal);
-  contact(pair(s.material[i], s.material[i]), normal, delta, s.mass[i], v_rel, ri, 0.0, st, out);
+  const Vec3 v_rel = s.velocity[i] - (ri * s.angular_velocity[i]).cross(wall.normal);
+  contact(pair(s.material[i], wall.material_for(s.material[i])), wall.normal, delta, s.mass[i], v_rel, ri, 0.0, st,
+          out);
 }
 
-double LinearSpringDashpotLaw::wall_energy(const ParticleStore& s, std::uint32_t i, const Vec3& point,
-                                           const Vec3& normal) const {
-  const double delta = s.radius[i] - (s.position[i] - point).dot(normal);
+double LinearSpringDashpotLaw::wall_energy(const ParticleStore& s, std::uint32_t i, const Wall& wall) const {
+  const double delta = s.radius[i] - (s.position[i] - wall.point).dot(wall.normal);
   return delta > 0.0 ? 0.5 * k_n_ * delta * delta : 0.0;
 }
 

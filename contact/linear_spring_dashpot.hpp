@@ -31,7 +31,8 @@
 /// conservative part is k_n delta n, with energy ½ k_n delta² (U_contact,
 /// U_wall); everything else is booked in W_contact (docs/model.md §11.3).
 /// A wall is a body of infinite radius and mass at rest: m* = m_i, arm
-/// r_j = 0, the particle's own e and mu.
+/// r_j = 0, e and mu of the pair (particle material, wall material), the
+/// wall's material being the particle's own unless Wall::material names one.
 
 #include <cstddef>
 #include <cstdint>
@@ -73,10 +74,11 @@ class LinearSpringDashpotLaw {
   void evaluate(const ParticleStore& s, std::uint32_t i, std::uint32_t j, State& st, PairOutput& out) const;
   /// ½ k_n delta² (0 when apart).
   double energy(const ParticleStore& s, std::uint32_t i, std::uint32_t j, const State& st) const;
-  /// Particle i against the plane (point, unit normal towards the particles).
-  void evaluate_wall(const ParticleStore& s, std::uint32_t i, const Vec3& point, const Vec3& normal, State& st,
-                     PairOutput& out) const;
-  double wall_energy(const ParticleStore& s, std::uint32_t i, const Vec3& point, const Vec3& normal) const;
+  /// Particle i against the plane (point, unit normal towards the
+  /// particles, material: Wall::material_for).
+  void evaluate_wall(const ParticleStore& s, std::uint32_t i, const Wall& wall, State& st, PairOutput& out) const;
+  /// ½ k_n delta² of that contact (0 when apart).
+  double wall_energy(const ParticleStore& s, std::uint32_t i, const Wall& wall) const;
 
   void set_time_step(double h);
   void save(ByteWriter& w) const;
