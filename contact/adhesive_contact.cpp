@@ -67,6 +67,12 @@ double pulloff_force(double r_star, double gamma) { return 3.0 * kPi * gamma * r
 
 namespace {
 const char* law_name(Adhesion model) { return model == Adhesion::jkr ? "JKR contact: " : "DMT contact: "; }
+
+/// sqrt(5) zeta of a restitution e, zeta = -ln e/sqrt(ln² e + pi²) (docs/model.md §11.7).
+double damping_of(double e) {
+  const double ln_e = std::log(e);
+  return std::sqrt(5.0) * -ln_e / std::sqrt(ln_e * ln_e + std::numbers::pi * std::numbers::pi);
+}
 }  // namespace
 
 AdhesiveContactLaw::AdhesiveContactLaw(Adhesion model, double surface_energy, double tangential_damping,
@@ -108,12 +114,16 @@ AdhesiveContactLaw::AdhesiveContactLaw(Adhesion model, double surface_energy, do
                         (1.0 - y.poisson_ratio * y.poisson_ratio) / y.youngs_modulus);
       p.g_star = 1.0 / (2.0 * (2.0 - x.poisson_ratio) * (1.0 + x.poisson_ratio) / x.youngs_modulus +
                         2.0 * (2.0 - y.poisson_ratio) * (1.0 + y.poisson_ratio) / y.youngs_modulus);
-      const PairCoefficients* row = find_pair(table_, a, b);
-      const double e = mixed_coefficient(x.restitution, y.restitution, a == b, row ? row->restitution : std::nullopt);
-      const double ln_e = std::log(e);
-      p.damping = std::sqrt(5.0) * -ln_e / std::sqrt(ln_e * ln_e + std::numbers::pi * std::numbers::pi);
-      p.mu = mixed_coefficient(x.friction, y.friction, a == b, row ? row->sliding_friction : std::nullopt);
+      p.damping = damping_of(a == b ? x.restitution : std::sqrt(x.restitution * y.restitution));
+      p.mu = a == b ? x.friction : std::sqrt(x.friction * y.friction);
     }
+  // The pair table's values in place of the geometric means.
+  for (const PairCoefficients& row : table_)
+    for_both_orders(row, [&](std::uint32_t a, std::uint32_t b) {
+      PairConstants& p = pairs_[a * count_ + b];
+      if (row.restitution) p.damping = damping_of(*row.restitution);
+      if (row.sliding_friction) p.mu = *row.sliding_friction;
+    });
 }
 
 void AdhesiveContactLaw::set_time_step(double h) {

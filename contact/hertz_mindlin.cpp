@@ -63,12 +63,13 @@ HertzMindlinLaw::HertzMindlinLaw(std::vector<ContactMaterial> materials, double 
   count_ = static_cast<std::uint32_t>(materials_.size());
   pairs_.resize(static_cast<std::size_t>(count_) * count_);
   for (std::uint32_t a = 0; a < count_; ++a)
-    for (std::uint32_t b = 0; b < count_; ++b) {
-      ContactPair& p = pairs_[a * count_ + b];
-      p = a == b ? contact_pair(materials_[a], materials_[a], models_.damping)
-                 : contact_pair(materials_[a], materials_[b], models_.damping);
-      if (const PairCoefficients* row = find_pair(table_, a, b)) override_pair(p, *row, models_.damping);
-    }
+    for (std::uint32_t b = 0; b < count_; ++b)
+      pairs_[a * count_ + b] = a == b ? contact_pair(materials_[a], materials_[a], models_.damping)
+                                      : contact_pair(materials_[a], materials_[b], models_.damping);
+  for (const PairCoefficients& row : table_)
+    for_both_orders(row, [&](std::uint32_t a, std::uint32_t b) {
+      override_pair(pairs_[a * count_ + b], row, models_.damping);
+    });
 }
 
 namespace {

@@ -45,11 +45,16 @@ LinearSpringDashpotLaw::LinearSpringDashpotLaw(double k_n, double k_t, double ta
       const LinearMaterial& x = materials_[a];
       const LinearMaterial& y = materials_[b];
       PairConstants& p = pairs_[a * count_ + b];
-      const PairCoefficients* row = find_pair(table_, a, b);
-      p.zeta = damping_ratio(mixed_coefficient(x.restitution, y.restitution, a == b,
-                                               row ? row->restitution : std::nullopt));
-      p.mu = mixed_coefficient(x.friction, y.friction, a == b, row ? row->sliding_friction : std::nullopt);
+      p.zeta = damping_ratio(a == b ? x.restitution : std::sqrt(x.restitution * y.restitution));
+      p.mu = a == b ? x.friction : std::sqrt(x.friction * y.friction);
     }
+  // The pair table's values in place of the geometric means.
+  for (const PairCoefficients& row : table_)
+    for_both_orders(row, [&](std::uint32_t a, std::uint32_t b) {
+      PairConstants& p = pairs_[a * count_ + b];
+      if (row.restitution) p.zeta = damping_ratio(*row.restitution);
+      if (row.sliding_friction) p.mu = *row.sliding_friction;
+    });
 }
 
 void LinearSpringDashpotLaw::set_time_step(double h) {

@@ -1,7 +1,10 @@
 #include "contact/pair_table.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <set>
 #include <stdexcept>
+#include <utility>
 
 namespace dem {
 
@@ -15,25 +18,15 @@ void check_value(const std::optional<double>& v, bool fraction, const std::strin
 }
 }  // namespace
 
-double mixed_coefficient(double x_a, double x_b, bool same_material, const std::optional<double>& given) {
-  if (given) return *given;
-  return same_material ? x_a : std::sqrt(x_a * x_b);
-}
-
-const PairCoefficients* find_pair(const PairTable& table, std::uint32_t a, std::uint32_t b) {
-  for (const PairCoefficients& row : table)
-    if ((row.a == a && row.b == b) || (row.a == b && row.b == a)) return &row;
-  return nullptr;
-}
-
 void check_pair_table(const PairTable& table, std::size_t material_count, const std::string& law) {
+  std::set<std::pair<std::uint32_t, std::uint32_t>> seen;
   for (std::size_t k = 0; k < table.size(); ++k) {
     const PairCoefficients& row = table[k];
     const std::string what = law + "pair " + std::to_string(k) + " (materials " + std::to_string(row.a) + ", " +
                              std::to_string(row.b) + "): ";
     if (row.a >= material_count || row.b >= material_count)
       throw std::invalid_argument(what + "a material index is not below " + std::to_string(material_count));
-    if (find_pair(table, row.a, row.b) != &row) throw std::invalid_argument(what + "the pair is given twice");
+    if (!seen.insert(std::minmax(row.a, row.b)).second) throw std::invalid_argument(what + "the pair is given twice");
     check_value(row.restitution, true, what + "e");
     check_value(row.sliding_friction, false, what + "mu_s");
     check_value(row.rolling_friction, false, what + "mu_r");

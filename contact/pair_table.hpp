@@ -35,17 +35,19 @@ struct PairCoefficients {
 /// The rows of a law, in the scene's order.
 using PairTable = std::vector<PairCoefficients>;
 
-/// The coefficient of a pair: the table's value if it gives one, else the
-/// mixing rule: x_a where a == b, else sqrt(x_a x_b).
-double mixed_coefficient(double x_a, double x_b, bool same_material, const std::optional<double>& given);
-
-/// The row of the unordered pair (a, b), or nullptr.
-const PairCoefficients* find_pair(const PairTable& table, std::uint32_t a, std::uint32_t b);
-
 /// Throws std::invalid_argument, prefixed with `law` ("Hertz-Mindlin
 /// contact: "), for a material index >= material_count, a pair given twice
-/// (in either order), or a value out of the range above.
+/// (in either order), or a value out of the range above. O(n log n) in the
+/// rows.
 void check_pair_table(const PairTable& table, std::size_t material_count, const std::string& law);
+
+/// Calls f(a, b) for the row's pair in both orders ((a, b) once where a == b):
+/// the entries of a law's material-by-material matrix that the row sets.
+template <class F>
+void for_both_orders(const PairCoefficients& row, F&& f) {
+  f(row.a, row.b);
+  if (row.a != row.b) f(row.b, row.a);
+}
 
 /// u64 rows, each u32 a, u32 b, u8 given (bit 0 e, bit 1 mu_s, bit 2
 /// mu_r), f64 e, f64 mu_s, f64 mu_r (0 where not given): 33 bytes a row.

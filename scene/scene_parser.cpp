@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <tuple>
@@ -911,18 +912,17 @@ void read_boundaries(RootTables& root, SceneSpec& s) {
 void read_interactions(RootTables& root, SceneSpec& s) {
   const auto tables = root.tables("interaction");
   if (tables.size() > 65536) throw SceneError(root.file + ": more than 65536 [[interaction]] tables");
+  std::map<std::pair<std::uint32_t, std::uint32_t>, std::size_t> given;  // unordered pair -> table
   for (const toml::table* t : tables) {
     TableReader r(*t, "[interaction]", root.file);
     s.interactions.emplace_back();
     read_interaction(r, s.interactions.back(), *find_contact_law(s.contact.law), s.materials);
     const PairCoefficients& p = s.interactions.back().pair;
-    for (std::size_t k = 0; k + 1 < s.interactions.size(); ++k) {
-      const PairCoefficients& q = s.interactions[k].pair;
-      if ((q.a == p.a && q.b == p.b) || (q.a == p.b && q.b == p.a))
-        r.fail(r.find("materials"), "materials",
-               "the pair (\"" + s.materials[p.a].material.name + "\", \"" + s.materials[p.b].material.name +
-                   "\") is already given by the [[interaction]] at " + s.interactions[k].place.text());
-    }
+    const auto [it, added] = given.emplace(std::minmax(p.a, p.b), s.interactions.size() - 1);
+    if (!added)
+      r.fail(r.find("materials"), "materials",
+             "the pair (\"" + s.materials[p.a].material.name + "\", \"" + s.materials[p.b].material.name +
+                 "\") is already given by the [[interaction]] at " + s.interactions[it->second].place.text());
   }
 }
 
