@@ -89,7 +89,7 @@ class PreparedContactLaw {
   /// Non-empty: why the scene may not hold a [[clump]] with this law.
   virtual std::string clump_conflict() const { return ""; }
   /// The pair and wall providers, for these walls (points, normals and,
-  /// for laws with materials, Wall::material) and Verlet skin, with the
+  /// for laws with pair_keys, Wall::material) and Verlet skin, with the
   /// run's time step h. Called once.
   virtual ContactLawProviders make(const ParticleStore& particles, std::vector<Wall> walls, double skin,
                                    double h) = 0;
@@ -105,9 +105,9 @@ struct ContactLawEntry {
   bool needs_materials = false;
   std::string materials_note;
   /// The [[interaction]] keys of the pair coefficients it uses, among "e",
-  /// "mu_s", "mu_r" (the [[material]] keys); empty: it takes no
-  /// [[interaction]] tables. A law with materials also takes [[wall]]
-  /// material (Wall::material, docs/model.md §11.2).
+  /// "mu_s", "mu_r" (the [[material]] keys). A law with them also takes
+  /// [[wall]] material (Wall::material, docs/model.md §11.2); empty: neither
+  /// (stiffness laws, whose walls take a stiffness: hertz, penalty).
   std::vector<std::string> pair_keys;
   /// The implicit integrator can use it (Hessian blocks, docs/model.md §12.4).
   bool hessian = false;

@@ -57,7 +57,7 @@ struct Wall {
   Vec3 point = Vec3::Zero();                 ///< x_w (length)
   Vec3 normal = Vec3::UnitX();               ///< n, unit vector
   double stiffness = 0.0;                    ///< K^pw (energy)
-  /// The wall's material for the laws with materials (an index of the
+  /// The wall's material for the laws with material coefficients (an index of the
   /// scene's [[material]] list, docs/model.md §11.2), or kParticleMaterial:
   /// the touching particle's own. The stiffness laws (K^pw) take none.
   std::uint32_t material = kParticleMaterial;

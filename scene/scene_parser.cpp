@@ -581,16 +581,17 @@ std::uint32_t material_named(TableReader& t, const std::string& key, const toml:
                                 : " (the scene has " + known + ")"));
 }
 
-/// [[wall]] material: a [[material]] for the laws with materials.
+/// [[wall]] material: a [[material]] for the laws whose contacts take
+/// material coefficients (ContactLawEntry::pair_keys).
 void read_wall_material(TableReader& t, WallSpec& w, const ContactLawEntry& law,
                         const std::vector<NamedMaterialSpec>& materials) {
   const auto name = t.string("material");
   if (!name) return;
-  if (!law.needs_materials)
+  if (law.pair_keys.empty())
     t.fail(t.find("material"), "material",
            "does not apply with [contact] law = \"" + law.keyword + "\" (its walls take a stiffness, not a "
-           "[[material]]; laws with materials: " +
-               contact_law_keywords([](const ContactLawEntry& e) { return e.needs_materials; }) + ")");
+           "[[material]]; laws with wall materials: " +
+               contact_law_keywords([](const ContactLawEntry& e) { return !e.pair_keys.empty(); }) + ")");
   w.material = material_named(t, "material", t.find("material"), *name, materials);
 }
 

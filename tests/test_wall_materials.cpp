@@ -486,6 +486,10 @@ TEST(WallMaterials, BadKeysAreRefusedNamingFileLineAndKey) {
   // Laws without materials take neither; linear has no rolling resistance.
   const std::string hertz = with("law = \"hertz-mindlin\"", "law = \"hertz\"\nstiffness = 100.0");
   expect_error(hertz, "[[wall]] material: does not apply with [contact] law = \"hertz\"");
+  expect_error(with("law = \"hertz-mindlin\"", "law = \"penalty\""),
+               ":21:12: [[wall]] material: does not apply with [contact] law = \"penalty\" (its walls take a "
+               "stiffness, not a [[material]]; laws with wall materials: \"hertz-mindlin\", \"linear\", \"jkr\" "
+               "or \"dmt\")");
   const std::string hertz_table =
       dem::testing::replaced(hertz, "material = \"plate\"\n[[interaction]]", "stiffness = 100.0\n[[interaction]]");
   expect_error(hertz_table,
