@@ -103,7 +103,9 @@ void print_summary(const BuiltScene& b, const SceneSpec& spec, std::ostream& out
       << "  walls: " << s.walls.size();
   for (const Wall& w : s.walls)
     out << "; point (" << format_g(w.point.x()) << ", " << format_g(w.point.y()) << ", " << format_g(w.point.z()) << ") normal ("
-        << format_g(w.normal.x()) << ", " << format_g(w.normal.y()) << ", " << format_g(w.normal.z()) << ") stiffness " << format_g(w.stiffness);
+        << format_g(w.normal.x()) << ", " << format_g(w.normal.y()) << ", " << format_g(w.normal.z()) << ") "
+        << (w.material == Wall::kParticleMaterial ? "stiffness " + format_g(w.stiffness)
+                                                  : "material \"" + s.materials.at(w.material).name + "\"");
   out << "\n  gravity: (" << format_g(s.gravity.x()) << ", " << format_g(s.gravity.y()) << ", " << format_g(s.gravity.z()) << ")\n"
       << "  integrator: "
       << (b.map == IntegratorMap::implicit

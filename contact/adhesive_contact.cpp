@@ -67,11 +67,21 @@ double pulloff_force(double r_star, double gamma) { return 3.0 * kPi * gamma * r
 
 namespace {
 const char* law_name(Adhesion model) { return model == Adhesion::jkr ? "JKR contact: " : "DMT contact: "; }
+
+/// sqrt(5) zeta of a restitution e, zeta = -ln e/sqrt(ln² e + pi²) (docs/model.md §11.7).
+double damping_of(double e) {
+  const double ln_e = std::log(e);
+  return std::sqrt(5.0) * -ln_e / std::sqrt(ln_e * ln_e + std::numbers::pi * std::numbers::pi);
+}
 }  // namespace
 
 AdhesiveContactLaw::AdhesiveContactLaw(Adhesion model, double surface_energy, double tangential_damping,
-                                       std::vector<AdhesiveMaterial> materials, double time_step)
-    : model_(model), gamma_(surface_energy), x_t_(tangential_damping), materials_(std::move(materials)) {
+                                       std::vector<AdhesiveMaterial> materials, double time_step, PairTable pairs)
+    : model_(model),
+      gamma_(surface_energy),
+      x_t_(tangential_damping),
+      materials_(std::move(materials)),
+      table_(std::move(pairs)) {
   const std::string what = law_name(model_);
   if (model_ != Adhesion::jkr && model_ != Adhesion::dmt) throw std::invalid_argument("adhesive contact: unknown model");
   if (!(std::isfinite(gamma_) && gamma_ >= 0.0))
@@ -88,6 +98,9 @@ AdhesiveContactLaw::AdhesiveContactLaw(Adhesion model, double surface_energy, do
     if (!(m.restitution > 0.0 && m.restitution <= 1.0)) throw std::invalid_argument(name + "e must be in (0, 1]");
     if (!(std::isfinite(m.friction) && m.friction >= 0.0)) throw std::invalid_argument(name + "mu_s must be >= 0");
   }
+  check_pair_table(table_, materials_.size(), what);
+  for (const PairCoefficients& row : table_)
+    if (row.rolling_friction) throw std::invalid_argument(what + "a pair's mu_r: the law has no rolling resistance");
   set_time_step(time_step);
   count_ = static_cast<std::uint32_t>(materials_.size());
   pairs_.resize(static_cast<std::size_t>(count_) * count_);
@@ -101,11 +114,16 @@ AdhesiveContactLaw::AdhesiveContactLaw(Adhesion model, double surface_energy, do
                         (1.0 - y.poisson_ratio * y.poisson_ratio) / y.youngs_modulus);
       p.g_star = 1.0 / (2.0 * (2.0 - x.poisson_ratio) * (1.0 + x.poisson_ratio) / x.youngs_modulus +
                         2.0 * (2.0 - y.poisson_ratio) * (1.0 + y.poisson_ratio) / y.youngs_modulus);
-      const double e = a == b ? x.restitution : std::sqrt(x.restitution * y.restitution);
-      const double ln_e = std::log(e);
-      p.damping = std::sqrt(5.0) * -ln_e / std::sqrt(ln_e * ln_e + std::numbers::pi * std::numbers::pi);
+      p.damping = damping_of(a == b ? x.restitution : std::sqrt(x.restitution * y.restitution));
       p.mu = a == b ? x.friction : std::sqrt(x.friction * y.friction);
     }
+  // The pair table's values in place of the geometric means.
+  for (const PairCoefficients& row : table_)
+    for_both_orders(row, [&](std::uint32_t a, std::uint32_t b) {
+      PairConstants& p = pairs_[a * count_ + b];
+      if (row.restitution) p.damping = damping_of(*row.restitution);
+      if (row.sliding_friction) p.mu = *row.sliding_friction;
+    });
 }
 
 void AdhesiveContactLaw::set_time_step(double h) {
@@ -192,7 +210,7 @@ void AdhesiveContactLaw::evaluate(const ParticleStore& s, std::uint32_t i, std::
   const double dist = std::sqrt(dist2);
   const Vec3 n = rv / dist;
   const Vec3 v_rel = s.velocity[i] - s.velocity[j] - (ri * s.angular_velocity[i] + rj * s.angular_velocity[j]).cross(n);
-  contact(p, n, reach - dist, r_star, s.mass[i] * s.mass[j] / (s.mass[i] + s.mass[j]), v_rel, ri, rj, st, out);
+  contact(p, n, reach - dist, r_star, effective_mass(s, i, j), v_rel, ri, rj, st, out);
 }
 
 double AdhesiveContactLaw::energy(const ParticleStore& s, std::uint32_t i, std::uint32_t j, const State& st) const {
@@ -202,30 +220,37 @@ double AdhesiveContactLaw::energy(const ParticleStore& s, std::uint32_t i, std::
                          ri * rj / reach);
 }
 
-void AdhesiveContactLaw::evaluate_wall(const ParticleStore& s, std::uint32_t i, const Vec3& point, const Vec3& normal,
-                                       State& st, PairOutput& out) const {
+void AdhesiveContactLaw::evaluate_wall(const ParticleStore& s, std::uint32_t i, const Wall& wall, State& st,
+                                       PairOutput& out) const {
   const double ri = s.radius[i];
-  const double delta = ri - (s.position[i] - point).dot(normal);
-  const PairConstants& p = pair(s.material[i], s.material[i]);
+  const double delta = ri - (s.position[i] - wall.point).dot(wall.normal);
+  const PairConstants& p = pair(s.material[i], wall.material_for(s.material[i]));
   out = PairOutput{};
   if (!(st.touching ? holds(p, delta, ri) : delta > 0.0)) {
     if (st.touching) out.released = touching_energy(p, delta, ri);
     st = State{};
     return;
   }
-  const Vec3 v_rel = s.velocity[i] - (ri * s.angular_velocity[i]).cross(normal);
-  contact(p, normal, delta, ri, s.mass[i], v_rel, ri, 0.0, st, out);
+  const Vec3 v_rel = s.velocity[i] - (ri * s.angular_velocity[i]).cross(wall.normal);
+  contact(p, wall.normal, delta, ri, s.mass[i], v_rel, ri, 0.0, st, out);
 }
 
-double AdhesiveContactLaw::wall_energy(const ParticleStore& s, std::uint32_t i, const Vec3& point, const Vec3& normal,
+double AdhesiveContactLaw::wall_energy(const ParticleStore& s, std::uint32_t i, const Wall& wall,
                                        const State& st) const {
   if (!st.touching) return 0.0;
   const double ri = s.radius[i];
-  return touching_energy(pair(s.material[i], s.material[i]), ri - (s.position[i] - point).dot(normal), ri);
+  return touching_energy(pair(s.material[i], wall.material_for(s.material[i])),
+                         ri - (s.position[i] - wall.point).dot(wall.normal), ri);
 }
 
+namespace {
+/// Bit 7 of the model byte in a checkpoint: the pair table follows the
+/// materials (files before pair tables never set it).
+constexpr std::uint8_t kPairTableBit = 0x80;
+}  // namespace
+
 void AdhesiveContactLaw::save(ByteWriter& w) const {
-  w.u8(static_cast<std::uint8_t>(model_));
+  w.u8(static_cast<std::uint8_t>(static_cast<std::uint8_t>(model_) | (table_.empty() ? 0 : kPairTableBit)));
   w.f64(gamma_);
   w.f64(x_t_);
   w.f64(h_);
@@ -235,10 +260,12 @@ void AdhesiveContactLaw::save(ByteWriter& w) const {
     ww.f64(m.restitution);
     ww.f64(m.friction);
   });
+  if (!table_.empty()) save_pair_table(w, table_);
 }
 
 AdhesiveContactLaw AdhesiveContactLaw::load(ByteReader& r) {
-  const std::uint8_t model = r.u8("adhesive contact model");
+  const std::uint8_t flags = r.u8("adhesive contact model");
+  const std::uint8_t model = flags & static_cast<std::uint8_t>(~kPairTableBit);
   if (model > 1) throw StateError("inconsistent: adhesive contact model " + std::to_string(model) + " (0 JKR, 1 DMT)");
   const double gamma = r.f64("adhesive contact surface energy"), x_t = r.f64("adhesive contact damping");
   const double h = r.f64("adhesive contact time step");
@@ -251,8 +278,10 @@ AdhesiveContactLaw AdhesiveContactLaw::load(ByteReader& r) {
     m.friction = rr.f64("adhesive contact material");
     return m;
   });
+  PairTable table;
+  if (flags & kPairTableBit) table = load_pair_table(r);
   try {
-    return AdhesiveContactLaw(static_cast<Adhesion>(model), gamma, x_t, std::move(mats), h);
+    return AdhesiveContactLaw(static_cast<Adhesion>(model), gamma, x_t, std::move(mats), h, std::move(table));
   } catch (const std::invalid_argument& e) {
     throw StateError(std::string("inconsistent: ") + e.what());
   }
@@ -271,8 +300,9 @@ class PreparedAdhesive final : public PreparedContactLaw {
       materials_.push_back({m.youngs_modulus, m.poisson_ratio, m.restitution, m.sliding_friction});
       names_.push_back(m.name);
     }
+    table_ = in.pairs;
     // Refuses what the law would refuse, before anything is built.
-    (void)AdhesiveContactLaw(model_, gamma_, x_t_, materials_, 1.0);
+    (void)AdhesiveContactLaw(model_, gamma_, x_t_, materials_, 1.0, table_);
   }
   /// The smallest Rayleigh step of every particle of its material (walls
   /// too), as for Hertz-Mindlin (docs/model.md §14.3, §11.7).
@@ -292,7 +322,7 @@ class PreparedAdhesive final : public PreparedContactLaw {
   /// The list reaches the pull-off distance beyond the skin, so that a
   /// stretched JKR contact stays listed (docs/model.md §11.7).
   ContactLawProviders make(const ParticleStore& s, std::vector<Wall> walls, double skin, double h) override {
-    const AdhesiveContactLaw law(model_, gamma_, x_t_, materials_, h);
+    const AdhesiveContactLaw law(model_, gamma_, x_t_, materials_, h, table_);
     double r_max = 0.0;
     for (const double r : s.radius) r_max = std::max(r_max, r);
     // R* <= r_max/2 for any pair; 1 % against round-off in the comparison.
@@ -310,6 +340,7 @@ class PreparedAdhesive final : public PreparedContactLaw {
   double gamma_ = 0.0, x_t_ = 1.0;
   std::vector<AdhesiveMaterial> materials_;
   std::vector<std::string> names_;
+  PairTable table_;
 };
 
 ContactLawEntry adhesive_entry(Adhesion model) {
@@ -323,6 +354,7 @@ ContactLawEntry adhesive_entry(Adhesion model) {
   e.section = "§11.7";
   e.needs_materials = true;
   e.materials_note = "(E, nu, e, mu_s)";
+  e.pair_keys = {"e", "mu_s"};
   LawKey gamma;
   gamma.name = "surface_energy";
   gamma.check = "nonnegative";

@@ -44,15 +44,21 @@
 /// JKR contact lets go, U(delta) > 0 leaves E_total at once: evaluate()
 /// reports it as PairOutput::released and the stepper books it in W_contact
 /// (the adhesion hysteresis). Damping, the tangential force and the moments
-/// are booked in W_contact through nc_force (docs/model.md §11.3). A wall is a
-/// body of infinite radius and mass at rest of the particle's material:
-/// R* = r_i, m* = m_i, arm r_j = 0.
+/// are booked in W_contact through nc_force (docs/model.md §11.3). m* is the
+/// free particle's mass against a kinematic one (effective_mass,
+/// core/particle_store.hpp). A wall is a body of infinite radius and mass at
+/// rest of its material (Wall::material_for: the particle's own unless the
+/// wall names one): R* = r_i, m* = m_i, arm r_j = 0, E*, G*, e and mu of the
+/// pair (particle material, wall material). e and mu of two different
+/// materials are geometric means unless the pair table gives them
+/// (contact/pair_table.hpp).
 
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
 #include "contact/contact_provider.hpp"
+#include "contact/pair_table.hpp"
 #include "contact/wall_contact_provider.hpp"
 #include "core/byte_stream.hpp"
 #include "core/particle_store.hpp"
@@ -103,20 +109,22 @@ class AdhesiveContactLaw {
 
   /// surface_energy gamma (energy/area) and tangential_damping x_t
   /// (eta_t/eta_n) finite and >= 0; materials indexed by
-  /// ParticleStore::material; time_step: the history's step. Throws
+  /// ParticleStore::material; time_step: the history's step; pairs: e and
+  /// mu_s of pairs of materials in place of the geometric means (rows with
+  /// mu_r are refused: no rolling resistance). Throws
   /// std::invalid_argument naming the law and what is out of range.
   AdhesiveContactLaw(Adhesion model, double surface_energy, double tangential_damping,
-                     std::vector<AdhesiveMaterial> materials, double time_step);
+                     std::vector<AdhesiveMaterial> materials, double time_step, PairTable pairs = {});
   AdhesiveContactLaw() = default;
 
   void evaluate(const ParticleStore& s, std::uint32_t i, std::uint32_t j, State& st, PairOutput& out) const;
   /// U(delta) of a touching pair, 0 otherwise.
   double energy(const ParticleStore& s, std::uint32_t i, std::uint32_t j, const State& st) const;
-  /// Particle i against the plane (point, unit normal towards the particles).
-  void evaluate_wall(const ParticleStore& s, std::uint32_t i, const Vec3& point, const Vec3& normal, State& st,
-                     PairOutput& out) const;
-  double wall_energy(const ParticleStore& s, std::uint32_t i, const Vec3& point, const Vec3& normal,
-                     const State& st) const;
+  /// Particle i against the plane (point, unit normal towards the
+  /// particles, material: Wall::material_for).
+  void evaluate_wall(const ParticleStore& s, std::uint32_t i, const Wall& wall, State& st, PairOutput& out) const;
+  /// U(delta) of a touching wall contact, 0 otherwise.
+  double wall_energy(const ParticleStore& s, std::uint32_t i, const Wall& wall, const State& st) const;
 
   void set_time_step(double h);
   void save(ByteWriter& w) const;
@@ -139,6 +147,9 @@ class AdhesiveContactLaw {
   double tangential_damping() const { return x_t_; }
   double time_step() const { return h_; }
   const std::vector<AdhesiveMaterial>& materials() const { return materials_; }
+  std::size_t material_count() const { return count_; }
+  /// The pairs whose coefficients replace the geometric means.
+  const PairTable& pair_table() const { return table_; }
   /// E* of two materials (docs/model.md §11.2).
   double e_star(std::uint32_t a, std::uint32_t b) const { return pair(a, b).e_star; }
   /// The largest distance beyond touching (r_i + r_j) at which a pair of
@@ -164,6 +175,7 @@ class AdhesiveContactLaw {
   double gamma_ = 0.0, x_t_ = 1.0, h_ = 0.0;
   std::vector<AdhesiveMaterial> materials_;
   std::vector<PairConstants> pairs_;  ///< count_ x count_
+  PairTable table_;
   std::uint32_t count_ = 0;
 };
 

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "contact/contact_potential.hpp"
+#include "contact/pair_table.hpp"
 #include "core/byte_stream.hpp"
 #include "core/force_provider.hpp"
 #include "core/law_schema.hpp"
@@ -49,6 +50,9 @@ struct LawMaterial {
 struct ContactLawInput {
   const ParticleStore* particles = nullptr;  ///< every particle, with masses and materials
   std::vector<LawMaterial> materials;        ///< the [[material]] tables, by index
+  /// The [[interaction]] tables: e, mu_s, mu_r of pairs of materials in
+  /// place of the mixing rule (only for laws with pair_keys).
+  PairTable pairs;
   LawValues values;                          ///< the [contact] keys
   std::vector<LawValues> wall_values;        ///< per [[wall]], its keys
   bool contact_given = false;                ///< the scene has a [contact] table
@@ -78,12 +82,15 @@ class PreparedContactLaw {
   /// The law's own critical time step (laws outside the combined estimate
   /// of docs/model.md §7); nullopt: nothing sets one.
   virtual std::optional<StepLimit> time_step_limit(const ParticleStore&) const { return std::nullopt; }
-  /// A value that would overflow during the run, as (material index, message); nullopt: none.
+  /// A value that would overflow during the run, as (index, message): an
+  /// index below the material count names that [[material]], material
+  /// count + k the pair table's row k ([[interaction]] k); nullopt: none.
   virtual std::optional<std::pair<std::size_t, std::string>> overflow(const ParticleStore&) const { return std::nullopt; }
   /// Non-empty: why the scene may not hold a [[clump]] with this law.
   virtual std::string clump_conflict() const { return ""; }
-  /// The pair and wall providers, for these walls (points and normals) and
-  /// Verlet skin, with the run's time step h. Called once.
+  /// The pair and wall providers, for these walls (points, normals and,
+  /// for laws with pair_keys, Wall::material) and Verlet skin, with the
+  /// run's time step h. Called once.
   virtual ContactLawProviders make(const ParticleStore& particles, std::vector<Wall> walls, double skin,
                                    double h) = 0;
 };
@@ -97,6 +104,11 @@ struct ContactLawEntry {
   /// that says so ("(E, nu, ...)").
   bool needs_materials = false;
   std::string materials_note;
+  /// The [[interaction]] keys of the pair coefficients it uses, among "e",
+  /// "mu_s", "mu_r" (the [[material]] keys). A law with them also takes
+  /// [[wall]] material (Wall::material, docs/model.md §11.2); empty: neither
+  /// (stiffness laws, whose walls take a stiffness: hertz, penalty).
+  std::vector<std::string> pair_keys;
   /// The implicit integrator can use it (Hessian blocks, docs/model.md §12.4).
   bool hessian = false;
   /// Its stiffness joins the bonds' in the combined per-particle estimate of

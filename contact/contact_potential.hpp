@@ -5,6 +5,7 @@
 /// makes eq. (57) its gradient; eq. (56) misprints it as 5/2).
 
 #include <cmath>
+#include <cstdint>
 
 #include "core/types.hpp"
 
@@ -51,9 +52,19 @@ inline Vec3 contact_force(const Vec3& x_i, const Vec3& x_j, double r_i, double r
 /// A rigid plane wall through `point` with unit normal `normal`; particles
 /// live on the side the normal points to.
 struct Wall {
+  /// `material` of a wall made of each touching particle's own material.
+  static constexpr std::uint32_t kParticleMaterial = 0xffffffffu;
   Vec3 point = Vec3::Zero();                 ///< x_w (length)
   Vec3 normal = Vec3::UnitX();               ///< n, unit vector
   double stiffness = 0.0;                    ///< K^pw (energy)
+  /// The wall's material for the laws with material coefficients (an index of the
+  /// scene's [[material]] list, docs/model.md §11.2), or kParticleMaterial:
+  /// the touching particle's own. The stiffness laws (K^pw) take none.
+  std::uint32_t material = kParticleMaterial;
+  /// The material the wall meets a particle of material `particle` with.
+  std::uint32_t material_for(std::uint32_t particle) const {
+    return material == kParticleMaterial ? particle : material;
+  }
 };
 
 /// Particle-wall contact, the special case of a particle meeting its mirror

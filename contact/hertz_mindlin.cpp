@@ -64,11 +64,23 @@ ContactPair contact_pair(const ContactMaterial& a, const ContactMaterial& b, Nor
   return p;
 }
 
-HertzMindlinLaw::HertzMindlinLaw(std::vector<ContactMaterial> materials, double time_step, HertzMindlinModels models)
-    : materials_(std::move(materials)), h_(time_step), models_(models) {
+namespace {
+/// The pair-table row's values in place of the mixed ones (e through the
+/// damping law).
+void override_pair(ContactPair& p, const PairCoefficients& row, NormalDamping damping) {
+  if (row.restitution) p.damping = damping_coefficient(damping, *row.restitution);
+  if (row.sliding_friction) p.mu_s = *row.sliding_friction;
+  if (row.rolling_friction) p.mu_r = *row.rolling_friction;
+}
+}  // namespace
+
+HertzMindlinLaw::HertzMindlinLaw(std::vector<ContactMaterial> materials, double time_step, HertzMindlinModels models,
+                                 PairTable pairs)
+    : materials_(std::move(materials)), table_(std::move(pairs)), h_(time_step), models_(models) {
   check(models_);
   if (materials_.empty()) throw std::invalid_argument("Hertz-Mindlin contact: no materials");
   for (std::size_t k = 0; k < materials_.size(); ++k) check(materials_[k], k);
+  check_pair_table(table_, materials_.size(), "Hertz-Mindlin contact: ");
   if (!(std::isfinite(h_) && h_ > 0.0)) throw std::invalid_argument("Hertz-Mindlin contact: the time step must be > 0");
   count_ = static_cast<std::uint32_t>(materials_.size());
   pairs_.resize(static_cast<std::size_t>(count_) * count_);
@@ -76,6 +88,10 @@ HertzMindlinLaw::HertzMindlinLaw(std::vector<ContactMaterial> materials, double 
     for (std::uint32_t b = 0; b < count_; ++b)
       pairs_[a * count_ + b] = a == b ? contact_pair(materials_[a], materials_[a], models_.damping)
                                       : contact_pair(materials_[a], materials_[b], models_.damping);
+  for (const PairCoefficients& row : table_)
+    for_both_orders(row, [&](std::uint32_t a, std::uint32_t b) {
+      override_pair(pairs_[a * count_ + b], row, models_.damping);
+    });
 }
 
 namespace {
@@ -249,20 +265,24 @@ void HertzMindlinLaw::evaluate(const ParticleStore& s, std::uint32_t i, std::uin
   const Vec3 n = rv / dist;
   const Vec3 v_rel = s.velocity[i] - s.velocity[j] - (ri * s.angular_velocity[i] + rj * s.angular_velocity[j]).cross(n);
   // EPSD's rolling inertia 1.4 (I_i I_j)/(I_i + I_j) with I = m r² (LIGGGHTS
-  // rolling_model_epsd.h), only where its dashpot needs it.
+  // rolling_model_epsd.h), only where its dashpot needs it; against a
+  // kinematic particle (infinite inertia) 1.4 I of the free one, as at a wall.
   double rolling_inertia = 0.0;
   if (models_.rolling_damping > 0.0) {
     const double ii = s.mass[i] * ri * ri, ij = s.mass[j] * rj * rj;
-    rolling_inertia = 1.4 * ii * ij / (ii + ij);
+    const bool fixed_i = s.is_kinematic(i), fixed_j = s.is_kinematic(j);
+    rolling_inertia = fixed_j && !fixed_i ? 1.4 * ii : fixed_i && !fixed_j ? 1.4 * ij : 1.4 * ii * ij / (ii + ij);
   }
-  const ContactPoint c{n,     reach - dist, ri * rj / reach, s.mass[i] * s.mass[j] / (s.mass[i] + s.mass[j]),
+  const ContactPoint c{n,     reach - dist, ri * rj / reach, effective_mass(s, i, j),
                        v_rel, s.angular_velocity[i] - s.angular_velocity[j], ri, rj, rolling_inertia};
   hertz_mindlin_core(pair(s.material[i], s.material[j]), c, h_, models_, st, out);
 }
 
 bool HertzMindlinLaw::block_evaluate(const NeighbourList& list, const ParticleStore& s, const std::uint8_t* excluded,
                                      State* state, KineticSlots slots) const {
-  if (!hertz_mindlin_kernel_covers(models_)) return false;
+  // Kinematic particles (their m* and I_r, effective_mass) are left to
+  // evaluate(), pair by pair.
+  if (!hertz_mindlin_kernel_covers(models_) || !s.kinematic.empty()) return false;
   HertzMindlinPairArgs a;
   a.owner = list.owner.data();
   a.partner = list.partner.data();
@@ -300,26 +320,25 @@ bool HertzMindlinLaw::block_evaluate(const NeighbourList& list, const ParticleSt
   return true;
 }
 
-void HertzMindlinLaw::evaluate_wall(const ParticleStore& s, std::uint32_t i, const Vec3& point, const Vec3& normal,
-                                    State& st, PairOutput& out) const {
+void HertzMindlinLaw::evaluate_wall(const ParticleStore& s, std::uint32_t i, const Wall& wall, State& st,
+                                    PairOutput& out) const {
   const double ri = s.radius[i];
-  const double delta = ri - (s.position[i] - point).dot(normal);
+  const double delta = ri - (s.position[i] - wall.point).dot(wall.normal);
   out = PairOutput{};
   if (!(delta > 0.0)) {
     st = State{};
     return;
   }
-  const Vec3 v_rel = s.velocity[i] - (ri * s.angular_velocity[i]).cross(normal);
-  const ContactPoint c{normal, delta, ri, s.mass[i], v_rel, s.angular_velocity[i], ri, 0.0, 1.4 * s.mass[i] * ri * ri};
-  hertz_mindlin_core(pair(s.material[i], s.material[i]), c, h_, models_, st, out);
+  const Vec3 v_rel = s.velocity[i] - (ri * s.angular_velocity[i]).cross(wall.normal);
+  const ContactPoint c{wall.normal, delta, ri, s.mass[i], v_rel, s.angular_velocity[i], ri, 0.0, 1.4 * s.mass[i] * ri * ri};
+  hertz_mindlin_core(pair(s.material[i], wall.material_for(s.material[i])), c, h_, models_, st, out);
 }
 
-double HertzMindlinLaw::wall_energy(const ParticleStore& s, std::uint32_t i, const Vec3& point,
-                                    const Vec3& normal) const {
-  const double delta = s.radius[i] - (s.position[i] - point).dot(normal);
+double HertzMindlinLaw::wall_energy(const ParticleStore& s, std::uint32_t i, const Wall& wall) const {
+  const double delta = s.radius[i] - (s.position[i] - wall.point).dot(wall.normal);
   if (!(delta > 0.0)) return 0.0;
-  return (8.0 / 15.0) * pair(s.material[i], s.material[i]).e_star * std::sqrt(s.radius[i]) * delta * delta *
-         std::sqrt(delta);
+  return (8.0 / 15.0) * pair(s.material[i], wall.material_for(s.material[i])).e_star * std::sqrt(s.radius[i]) *
+         delta * delta * std::sqrt(delta);
 }
 
 double HertzMindlinLaw::energy(const ParticleStore& s, std::uint32_t i, std::uint32_t j, const State&) const {
@@ -349,17 +368,22 @@ void HertzMindlinLaw::save(ByteWriter& w) const {
   // stiffness, twisting dashpot, twisting friction follow). Files before the
   // block end at this byte and mean Tsuji's clamped damping with EPSD
   // rolling (bit 0) or none; files with the short block mean no twisting.
-  w.u8(static_cast<std::uint8_t>((models_.rolling != RollingModel::none ? 1 : 0) | 0x80));
+  // Bit 6: the pair table follows the options (contact/pair_table.hpp
+  // save_pair_table); clear, as in files before it, for none.
+  const bool table = !table_.empty();
+  w.u8(static_cast<std::uint8_t>((models_.rolling != RollingModel::none ? 1 : 0) | 0x80 | (table ? 0x40 : 0)));
   const bool spin = models_.rolling == RollingModel::sds || models_.twisting != TwistingModel::none;
   w.u32(spin ? kSpinOptionBytes : kOptionBytes);
   w.u8(static_cast<std::uint8_t>(models_.damping));
   w.u8(static_cast<std::uint8_t>(models_.rolling));
   w.f64(models_.rolling_damping);
-  if (!spin) return;
-  w.u8(static_cast<std::uint8_t>(models_.twisting));
-  for (const double x : {models_.rolling_stiffness, models_.rolling_dashpot, models_.twisting_stiffness,
-                         models_.twisting_dashpot, models_.twisting_friction})
-    w.f64(x);
+  if (spin) {
+    w.u8(static_cast<std::uint8_t>(models_.twisting));
+    for (const double x : {models_.rolling_stiffness, models_.rolling_dashpot, models_.twisting_stiffness,
+                           models_.twisting_dashpot, models_.twisting_friction})
+      w.f64(x);
+  }
+  if (table) save_pair_table(w, table_);
 }
 
 namespace {
@@ -406,14 +430,17 @@ HertzMindlinLaw HertzMindlinLaw::load(ByteReader& r) {
   }
   const double h = r.f64("contact time step");
   const std::uint8_t flags = r.u8("rolling flag");
-  if ((flags & 0x7e) != 0) throw StateError("inconsistent: Hertz-Mindlin flags " + std::to_string(flags));
+  if ((flags & 0x3e) != 0 || (flags & 0xc0) == 0x40)
+    throw StateError("inconsistent: Hertz-Mindlin flags " + std::to_string(flags));
   // The model options (absent in files before them: Tsuji's clamped damping).
   HertzMindlinModels models;
   models.damping = NormalDamping::tsuji_clamped;
   models.rolling = (flags & 1) ? RollingModel::epsd : RollingModel::none;
   if (flags & 0x80) models = load_models(r);
+  PairTable table;
+  if (flags & 0x40) table = load_pair_table(r);
   try {
-    return HertzMindlinLaw(std::move(mats), h, models);
+    return HertzMindlinLaw(std::move(mats), h, models, std::move(table));
   } catch (const std::invalid_argument& e) {
     throw StateError(std::string("inconsistent: ") + e.what());
   }
@@ -514,6 +541,7 @@ class PreparedHertzMindlin final : public PreparedContactLaw {
       materials_.push_back({m.youngs_modulus, m.poisson_ratio, m.restitution, m.sliding_friction, m.rolling_friction});
       names_.push_back(m.name);
     }
+    table_ = in.pairs;
     r_max_ = in.r_max;
   }
   /// The smallest Rayleigh step of every particle of its material (walls
@@ -533,20 +561,30 @@ class PreparedHertzMindlin final : public PreparedContactLaw {
     }
     return out;
   }
-  /// The rolling spring 2.25 k_n mu_r^2 R*^2 at R* = r_max.
+  /// The rolling spring 2.25 k_n mu_r^2 R*^2 at R* = r_max, of each
+  /// material and each pair-table row (index: materials, then rows).
   std::optional<std::pair<std::size_t, std::string>> overflow(const ParticleStore&) const override {
     if (models_.rolling == RollingModel::none) return std::nullopt;
     for (std::size_t k = 0; k < materials_.size(); ++k) {
       const ContactMaterial& m = materials_[k];
-      if (!std::isfinite(2.25 * m.youngs_modulus * r_max_ * m.rolling_friction * m.rolling_friction * r_max_ * r_max_))
+      if (rolling_spring_overflows(m.youngs_modulus, m.rolling_friction))
         return std::pair<std::size_t, std::string>{
             k, "[[material]] \"" + names_[k] + "\" mu_r = " + format_g(m.rolling_friction) +
                    ": the rolling spring 2.25 k_n mu_r^2 R*^2 overflows; give a smaller mu_r"};
     }
+    for (std::size_t k = 0; k < table_.size(); ++k) {
+      const PairCoefficients& row = table_[k];
+      const double e = std::max(materials_[row.a].youngs_modulus, materials_[row.b].youngs_modulus);
+      if (row.rolling_friction && rolling_spring_overflows(e, *row.rolling_friction))
+        return std::pair<std::size_t, std::string>{
+            materials_.size() + k, "[[interaction]] (\"" + names_[row.a] + "\", \"" + names_[row.b] +
+                                       "\") mu_r = " + format_g(*row.rolling_friction) +
+                                       ": the rolling spring 2.25 k_n mu_r^2 R*^2 overflows; give a smaller mu_r"};
+    }
     return std::nullopt;
   }
   ContactLawProviders make(const ParticleStore& s, std::vector<Wall> walls, double skin, double h) override {
-    const HertzMindlinLaw law(materials_, h, models_);
+    const HertzMindlinLaw law(materials_, h, models_, table_);
     ContactLawProviders p;
     p.pairs = std::make_unique<HertzMindlinProvider>(law, skin, "mindlin");
     if (!walls.empty()) p.walls = std::make_unique<FrictionWallProvider>(std::move(walls), law, s.size(), "mwalls");
@@ -554,8 +592,14 @@ class PreparedHertzMindlin final : public PreparedContactLaw {
   }
 
  private:
+  /// Whether 2.25 E r_max mu_r^2 r_max^2 (k_r at R* = r_max) overflows.
+  bool rolling_spring_overflows(double youngs_modulus, double mu_r) const {
+    return !std::isfinite(2.25 * youngs_modulus * r_max_ * mu_r * mu_r * r_max_ * r_max_);
+  }
+
   std::vector<ContactMaterial> materials_;
   std::vector<std::string> names_;
+  PairTable table_;
   double r_max_ = 0.0;
   HertzMindlinModels models_;
 };
@@ -581,6 +625,7 @@ ContactLawEntry hertz_mindlin_contact_law() {
     k.default_text = default_text;
     e.keys.push_back(k);
   };
+  e.pair_keys = {"e", "mu_s", "mu_r"};
   LawKey r;
   r.name = "rolling";
   r.kind = LawKeyKind::choice;

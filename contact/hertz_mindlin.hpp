@@ -24,6 +24,10 @@
 ///     moments -r_i n x F_t on i and -r_j n x F_t on j (+M_r, -M_r: rolling;
 ///     +M_t n, -M_t n: twisting, docs/model.md §11.6)
 ///
+/// with m* = m_i m_j/(m_i + m_j), or the free particle's mass against a
+/// kinematic one (effective_mass, core/particle_store.hpp), and E*, G*, e,
+/// mu_s, mu_r of the pair of materials (ContactPair).
+///
 /// The conservative part is the Hertz force k_n delta n, whose energy
 /// (8/15) E* sqrt(R*) delta^(5/2) is U_contact; everything else, the
 /// springs of the tangential, rolling and twisting histories included, is
@@ -34,7 +38,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "contact/contact_potential.hpp"
 #include "contact/contact_provider.hpp"
+#include "contact/pair_table.hpp"
 #include "contact/restitution.hpp"
 #include "core/byte_stream.hpp"
 #include "core/particle_store.hpp"
@@ -52,8 +58,9 @@ struct ContactMaterial {
 
 /// The constants of one pair of materials (docs/model.md §11.2): E*, G* from the
 /// formulas there; e, mu_s, mu_r of two different materials as the geometric
-/// mean sqrt(a b) (LAMMPS pair granular's mixing of such coefficients); the
-/// damping coefficient c of that e by the damping law (§11.5).
+/// mean sqrt(a b) (LAMMPS pair granular's mixing of such coefficients) unless
+/// the law's pair table gives them (contact/pair_table.hpp); the damping
+/// coefficient c of that e by the damping law (§11.5).
 struct ContactPair {
   double e_star = 0.0, g_star = 0.0;
   double damping = 0.0;  ///< c >= 0 (dimensionless)
@@ -106,11 +113,13 @@ struct HertzMindlinLaw {
 
   /// materials: indexed by ParticleStore::material; h: the time step of
   /// the history updates (time); models: damping, rolling and twisting
-  /// resistance (docs/model.md §11.5, §11.6).
-  /// Throws std::invalid_argument for a material value out of range, h <= 0,
-  /// a rolling damping < 0 or an SDS constant out of the ranges of
+  /// resistance (docs/model.md §11.5, §11.6); pairs: e, mu_s, mu_r of pairs
+  /// of materials in place of the mixing rule (contact/pair_table.hpp).
+  /// Throws std::invalid_argument for a material or pair value out of range,
+  /// h <= 0, a rolling damping < 0 or an SDS constant out of the ranges of
   /// HertzMindlinModels.
-  HertzMindlinLaw(std::vector<ContactMaterial> materials, double time_step, HertzMindlinModels models = {});
+  HertzMindlinLaw(std::vector<ContactMaterial> materials, double time_step, HertzMindlinModels models = {},
+                  PairTable pairs = {});
   HertzMindlinLaw() = default;
 
   void evaluate(const ParticleStore& s, std::uint32_t i, std::uint32_t j, State& st, PairOutput& out) const;
@@ -126,11 +135,13 @@ struct HertzMindlinLaw {
   double energy(const ParticleStore& s, std::uint32_t i, std::uint32_t j, const State& st) const;
   /// Particle i against a plane wall (point x_w, unit normal n towards the
   /// particles), a particle of infinite radius and mass at rest, of the
-  /// particle's own material (docs/model.md §11.2): R* = r_i, m* = m_i,
-  /// delta = r_i - (x_i - x_w).n. out.moment_j is unused.
-  void evaluate_wall(const ParticleStore& s, std::uint32_t i, const Vec3& point, const Vec3& normal, State& st,
-                     PairOutput& out) const;
-  double wall_energy(const ParticleStore& s, std::uint32_t i, const Vec3& point, const Vec3& normal) const;
+  /// wall's material or else the particle's own (Wall::material_for,
+  /// docs/model.md §11.2): R* = r_i, m* = m_i, delta = r_i - (x_i - x_w).n,
+  /// the pair constants of (particle material, wall material).
+  /// out.moment_j is unused.
+  void evaluate_wall(const ParticleStore& s, std::uint32_t i, const Wall& wall, State& st, PairOutput& out) const;
+  /// The Hertz energy (8/15) E* sqrt(r_i) delta^(5/2) of that contact.
+  double wall_energy(const ParticleStore& s, std::uint32_t i, const Wall& wall) const;
 
   void save(ByteWriter& w) const;
   static HertzMindlinLaw load(ByteReader& r);
@@ -153,6 +164,9 @@ struct HertzMindlinLaw {
 
   const ContactPair& pair(std::uint32_t a, std::uint32_t b) const { return pairs_[a * count_ + b]; }
   const std::vector<ContactMaterial>& materials() const { return materials_; }
+  std::size_t material_count() const { return count_; }
+  /// The pairs whose coefficients replace the mixing rule.
+  const PairTable& pair_table() const { return table_; }
   double time_step() const { return h_; }
   /// The step of the history updates from now on (time); throws
   /// std::invalid_argument unless finite and > 0. Every Simulation gives its
@@ -164,6 +178,7 @@ struct HertzMindlinLaw {
  private:
   std::vector<ContactMaterial> materials_;
   std::vector<ContactPair> pairs_;  ///< count_ x count_
+  PairTable table_;
   std::uint32_t count_ = 0;
   double h_ = 0.0;
   HertzMindlinModels models_;

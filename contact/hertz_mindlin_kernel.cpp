@@ -217,6 +217,7 @@ std::size_t hertz_mindlin_pair_blocks(const HertzMindlinPairArgs& args, std::siz
 }
 
 bool hertz_mindlin_kernel_covers(const HertzMindlinModels& models) {
+  if (models.twisting != TwistingModel::none) return false;
   switch (models.rolling) {
     case RollingModel::none:
     case RollingModel::epsd:

@@ -1,7 +1,7 @@
 #pragma once
 /// \file hertz_mindlin_kernel.hpp
 /// The pair loop of the Hertz-Mindlin contact (docs/model.md §11.2, with the
-/// rolling models none, EPSD, EPSD2 and CDT of §11.6), vectorised like the
+/// rolling models none, EPSD, EPSD2 and CDT of §11.6, without twisting), vectorised like the
 /// frictionless one (contact/pair_kernel.hpp): pairs in lane blocks, the
 /// arithmetic of contact/hertz_mindlin_lanes.inc, so every pair's force,
 /// moments and history have the bits HertzMindlinLaw::evaluate gives it, on

@@ -18,8 +18,9 @@ double LinearSpringDashpotLaw::damping_ratio(double e) {
 }
 
 LinearSpringDashpotLaw::LinearSpringDashpotLaw(double k_n, double k_t, double tangential_damping,
-                                               std::vector<LinearMaterial> materials, double time_step)
-    : k_n_(k_n), k_t_(k_t), d_t_(tangential_damping), materials_(std::move(materials)) {
+                                               std::vector<LinearMaterial> materials, double time_step,
+                                               PairTable pairs)
+    : k_n_(k_n), k_t_(k_t), d_t_(tangential_damping), materials_(std::move(materials)), table_(std::move(pairs)) {
   const std::string what = "linear contact: ";
   if (!(std::isfinite(k_n_) && k_n_ > 0.0)) throw std::invalid_argument(what + "k_n must be finite and > 0");
   if (!(std::isfinite(k_t_) && k_t_ > 0.0)) throw std::invalid_argument(what + "k_t must be finite and > 0");
@@ -33,6 +34,9 @@ LinearSpringDashpotLaw::LinearSpringDashpotLaw(double k_n, double k_t, double ta
     if (!(std::isfinite(m.friction) && m.friction >= 0.0))
       throw std::invalid_argument(what + "material " + std::to_string(k) + ": mu_s must be finite and >= 0");
   }
+  check_pair_table(table_, materials_.size(), what);
+  for (const PairCoefficients& row : table_)
+    if (row.rolling_friction) throw std::invalid_argument(what + "a pair's mu_r: the law has no rolling resistance");
   set_time_step(time_step);
   count_ = static_cast<std::uint32_t>(materials_.size());
   pairs_.resize(static_cast<std::size_t>(count_) * count_);
@@ -44,6 +48,13 @@ LinearSpringDashpotLaw::LinearSpringDashpotLaw(double k_n, double k_t, double ta
       p.zeta = damping_ratio(a == b ? x.restitution : std::sqrt(x.restitution * y.restitution));
       p.mu = a == b ? x.friction : std::sqrt(x.friction * y.friction);
     }
+  // The pair table's values in place of the geometric means.
+  for (const PairCoefficients& row : table_)
+    for_both_orders(row, [&](std::uint32_t a, std::uint32_t b) {
+      PairConstants& p = pairs_[a * count_ + b];
+      if (row.restitution) p.zeta = damping_ratio(*row.restitution);
+      if (row.sliding_friction) p.mu = *row.sliding_friction;
+    });
 }
 
 void LinearSpringDashpotLaw::set_time_step(double h) {
@@ -91,8 +102,7 @@ void LinearSpringDashpotLaw::evaluate(const ParticleStore& s, std::uint32_t i, s
   const double dist = std::sqrt(dist2);
   const Vec3 n = rv / dist;
   const Vec3 v_rel = s.velocity[i] - s.velocity[j] - (ri * s.angular_velocity[i] + rj * s.angular_velocity[j]).cross(n);
-  contact(pair(s.material[i], s.material[j]), n, reach - dist, s.mass[i] * s.mass[j] / (s.mass[i] + s.mass[j]), v_rel,
-          ri, rj, st, out);
+  contact(pair(s.material[i], s.material[j]), n, reach - dist, effective_mass(s, i, j), v_rel, ri, rj, st, out);
 }
 
 double LinearSpringDashpotLaw::energy(const ParticleStore& s, std::uint32_t i, std::uint32_t j, const State&) const {
@@ -100,48 +110,61 @@ double LinearSpringDashpotLaw::energy(const ParticleStore& s, std::uint32_t i, s
   return delta > 0.0 ? 0.5 * k_n_ * delta * delta : 0.0;
 }
 
-void LinearSpringDashpotLaw::evaluate_wall(const ParticleStore& s, std::uint32_t i, const Vec3& point,
-                                           const Vec3& normal, State& st, PairOutput& out) const {
+void LinearSpringDashpotLaw::evaluate_wall(const ParticleStore& s, std::uint32_t i, const Wall& wall, State& st,
+                                           PairOutput& out) const {
   const double ri = s.radius[i];
-  const double delta = ri - (s.position[i] - point).dot(normal);
+  const double delta = ri - (s.position[i] - wall.point).dot(wall.normal);
   out = PairOutput{};
   if (!(delta > 0.0)) {
     st = State{};
     return;
   }
-  const Vec3 v_rel = s.velocity[i] - (ri * s.angular_velocity[i]).cross(normal);
-  contact(pair(s.material[i], s.material[i]), normal, delta, s.mass[i], v_rel, ri, 0.0, st, out);
+  const Vec3 v_rel = s.velocity[i] - (ri * s.angular_velocity[i]).cross(wall.normal);
+  contact(pair(s.material[i], wall.material_for(s.material[i])), wall.normal, delta, s.mass[i], v_rel, ri, 0.0, st,
+          out);
 }
 
-double LinearSpringDashpotLaw::wall_energy(const ParticleStore& s, std::uint32_t i, const Vec3& point,
-                                           const Vec3& normal) const {
-  const double delta = s.radius[i] - (s.position[i] - point).dot(normal);
+double LinearSpringDashpotLaw::wall_energy(const ParticleStore& s, std::uint32_t i, const Wall& wall) const {
+  const double delta = s.radius[i] - (s.position[i] - wall.point).dot(wall.normal);
   return delta > 0.0 ? 0.5 * k_n_ * delta * delta : 0.0;
 }
+
+namespace {
+/// Bit 63 of the materials' count in a checkpoint: the pair table follows
+/// the materials (files before pair tables never set it).
+constexpr std::uint64_t kPairTableBit = std::uint64_t{1} << 63;
+}  // namespace
 
 void LinearSpringDashpotLaw::save(ByteWriter& w) const {
   w.f64(k_n_);
   w.f64(k_t_);
   w.f64(d_t_);
   w.f64(h_);
-  w.array(materials_, [](ByteWriter& ww, const LinearMaterial& m) {
-    ww.f64(m.restitution);
-    ww.f64(m.friction);
-  });
+  w.u64(materials_.size() | (table_.empty() ? 0 : kPairTableBit));
+  for (const LinearMaterial& m : materials_) {
+    w.f64(m.restitution);
+    w.f64(m.friction);
+  }
+  if (!table_.empty()) save_pair_table(w, table_);
 }
 
 LinearSpringDashpotLaw LinearSpringDashpotLaw::load(ByteReader& r) {
   const double k_n = r.f64("linear contact k_n"), k_t = r.f64("linear contact k_t");
   const double d_t = r.f64("linear contact damping"), h = r.f64("linear contact time step");
-  std::vector<LinearMaterial> mats;
-  r.array(mats, 16, "linear contact material", [](ByteReader& rr) {
-    LinearMaterial m;
-    m.restitution = rr.f64("linear contact material");
-    m.friction = rr.f64("linear contact material");
-    return m;
-  });
+  const std::uint64_t count = r.u64("linear contact material count");
+  const std::uint64_t n = count & ~kPairTableBit;
+  if (n > r.remaining() / 16)
+    throw StateError("corrupted: linear contact material count " + std::to_string(n) + " (" +
+                     std::to_string(r.remaining()) + " bytes left)");
+  std::vector<LinearMaterial> mats(n);
+  for (LinearMaterial& m : mats) {
+    m.restitution = r.f64("linear contact material");
+    m.friction = r.f64("linear contact material");
+  }
+  PairTable table;
+  if (count & kPairTableBit) table = load_pair_table(r);
   try {
-    return LinearSpringDashpotLaw(k_n, k_t, d_t, std::move(mats), h);
+    return LinearSpringDashpotLaw(k_n, k_t, d_t, std::move(mats), h, std::move(table));
   } catch (const std::invalid_argument& e) {
     throw StateError(std::string("inconsistent: ") + e.what());
   }
@@ -159,8 +182,9 @@ class PreparedLinear final : public PreparedContactLaw {
     const std::optional<double> d_t = in.values.number("tangential_damping");
     d_t_ = d_t ? *d_t : 0.5;
     for (const LawMaterial& m : in.materials) materials_.push_back({m.restitution, m.sliding_friction});
+    table_ = in.pairs;
     // Refuses what the law would refuse, before anything is built.
-    (void)LinearSpringDashpotLaw(k_n_, k_t_, d_t_, materials_, 1.0);
+    (void)LinearSpringDashpotLaw(k_n_, k_t_, d_t_, materials_, 1.0, table_);
   }
   double pair_stiffness() const override { return k_n_; }
   /// sqrt(m_min/(k_n + 3.5 k_t)) (docs/model.md §11.4).
@@ -173,7 +197,7 @@ class PreparedLinear final : public PreparedContactLaw {
                                                format_g(m_min) + " ([contact] stiffness, tangential_stiffness)"};
   }
   ContactLawProviders make(const ParticleStore& s, std::vector<Wall> walls, double skin, double h) override {
-    const LinearSpringDashpotLaw law(k_n_, k_t_, d_t_, materials_, h);
+    const LinearSpringDashpotLaw law(k_n_, k_t_, d_t_, materials_, h, table_);
     ContactLawProviders p;
     p.pairs = std::make_unique<LinearContactProvider>(law, skin, "linear");
     if (!walls.empty()) p.walls = std::make_unique<LinearWallProvider>(std::move(walls), law, s.size(), "lwalls");
@@ -183,6 +207,7 @@ class PreparedLinear final : public PreparedContactLaw {
  private:
   double k_n_ = 0.0, k_t_ = 0.0, d_t_ = 0.5;
   std::vector<LinearMaterial> materials_;
+  PairTable table_;
 };
 
 }  // namespace
@@ -195,6 +220,7 @@ ContactLawEntry linear_contact_law() {
   e.section = "§11.4";
   e.needs_materials = true;
   e.materials_note = "(density, e, mu_s)";
+  e.pair_keys = {"e", "mu_s"};
   LawKey kn;
   kn.name = "stiffness";
   kn.check = "positive";

@@ -12,8 +12,10 @@
 /// (contact/wall_contact_provider.hpp).
 ///
 /// For delta = r_i + r_j - |x_i - x_j| > 0, n = (x_i - x_j)/|x_i - x_j|,
-/// m* = m_i m_j/(m_i + m_j), and the pair's e and mu (geometric means of the
-/// two materials'):
+/// m* = m_i m_j/(m_i + m_j) (the free particle's mass against a kinematic
+/// one, effective_mass in core/particle_store.hpp), and the pair's e and mu
+/// (geometric means of the two materials', unless the pair table gives
+/// them, contact/pair_table.hpp):
 ///
 ///     zeta = -ln(e) / sqrt(ln²(e) + pi²),  c_n = 2 zeta sqrt(k_n m*),  c_t = d_t c_n
 ///     v_rel = v_i - v_j - (r_i Omega_i + r_j Omega_j) x n,  v_n = v_rel.n,  v_t = v_rel - v_n n
@@ -29,13 +31,15 @@
 /// conservative part is k_n delta n, with energy ½ k_n delta² (U_contact,
 /// U_wall); everything else is booked in W_contact (docs/model.md §11.3).
 /// A wall is a body of infinite radius and mass at rest: m* = m_i, arm
-/// r_j = 0, the particle's own e and mu.
+/// r_j = 0, e and mu of the pair (particle material, wall material), the
+/// wall's material being the particle's own unless Wall::material names one.
 
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
 #include "contact/contact_provider.hpp"
+#include "contact/pair_table.hpp"
 #include "contact/wall_contact_provider.hpp"
 #include "core/byte_stream.hpp"
 #include "core/particle_store.hpp"
@@ -62,18 +66,21 @@ class LinearSpringDashpotLaw {
   /// k_n, k_t: normal and tangential stiffness (force/length), finite and
   /// > 0; tangential_damping d_t: c_t/c_n, finite and >= 0; materials:
   /// indexed by ParticleStore::material; h: the step of the history
-  /// updates. Throws std::invalid_argument naming what is out of range.
+  /// updates; pairs: e and mu_s of pairs of materials in place of the
+  /// geometric means (rows with mu_r are refused: the law has no rolling
+  /// resistance). Throws std::invalid_argument naming what is out of range.
   LinearSpringDashpotLaw(double k_n, double k_t, double tangential_damping, std::vector<LinearMaterial> materials,
-                         double time_step);
+                         double time_step, PairTable pairs = {});
   LinearSpringDashpotLaw() = default;
 
   void evaluate(const ParticleStore& s, std::uint32_t i, std::uint32_t j, State& st, PairOutput& out) const;
   /// ½ k_n delta² (0 when apart).
   double energy(const ParticleStore& s, std::uint32_t i, std::uint32_t j, const State& st) const;
-  /// Particle i against the plane (point, unit normal towards the particles).
-  void evaluate_wall(const ParticleStore& s, std::uint32_t i, const Vec3& point, const Vec3& normal, State& st,
-                     PairOutput& out) const;
-  double wall_energy(const ParticleStore& s, std::uint32_t i, const Vec3& point, const Vec3& normal) const;
+  /// Particle i against the plane (point, unit normal towards the
+  /// particles, material: Wall::material_for).
+  void evaluate_wall(const ParticleStore& s, std::uint32_t i, const Wall& wall, State& st, PairOutput& out) const;
+  /// ½ k_n delta² of that contact (0 when apart).
+  double wall_energy(const ParticleStore& s, std::uint32_t i, const Wall& wall) const;
 
   void set_time_step(double h);
   void save(ByteWriter& w) const;
@@ -87,6 +94,9 @@ class LinearSpringDashpotLaw {
   double tangential_damping() const { return d_t_; }
   double time_step() const { return h_; }
   const std::vector<LinearMaterial>& materials() const { return materials_; }
+  std::size_t material_count() const { return count_; }
+  /// The pairs whose coefficients replace the geometric means.
+  const PairTable& pair_table() const { return table_; }
   /// The damping ratio zeta of a restitution e in (0, 1]: -ln e/sqrt(ln² e + pi²).
   static double damping_ratio(double restitution);
 
@@ -101,6 +111,7 @@ class LinearSpringDashpotLaw {
   double k_n_ = 0.0, k_t_ = 0.0, d_t_ = 0.5, h_ = 0.0;
   std::vector<LinearMaterial> materials_;
   std::vector<PairConstants> pairs_;  ///< count_ x count_
+  PairTable table_;
   std::uint32_t count_ = 0;
 };
 

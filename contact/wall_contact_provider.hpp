@@ -3,14 +3,16 @@
 /// Plane walls for any kinetic contact law (one with per-contact history,
 /// velocities and moments, contact/contact_provider.hpp) as a one-body force
 /// provider. A wall is the law's pair contact against a body of infinite
-/// radius and mass at rest, of the touching particle's material
-/// (docs/model.md §11.2); the law supplies it:
+/// radius and mass at rest, of the wall's material (Wall::material) or, by
+/// default, of the touching particle's own (docs/model.md §11.2); the law
+/// supplies it:
 ///
-///   void evaluate_wall(const ParticleStore&, uint32 i, const Vec3& point, const Vec3& normal,
-///                      State&, PairOutput&) const;   (out.moment_j unused)
-///   double wall_energy(const ParticleStore&, uint32 i, const Vec3& point, const Vec3& normal) const;
+///   void evaluate_wall(const ParticleStore&, uint32 i, const Wall&, State&, PairOutput&) const;
+///     (out.moment_j unused)
+///   double wall_energy(const ParticleStore&, uint32 i, const Wall&) const;
 ///     (or, for a law whose energy depends on the contact's state, the same
 ///     with a last argument `const State&`)
+///   std::size_t material_count() const;   (a wall's material is below it)
 ///   static constexpr std::size_t kStateBytes;   (bytes save_state writes), or
 ///   std::size_t saved_state_bytes() const;       (where they depend on the law's options)
 ///
@@ -47,7 +49,7 @@ namespace dem {
 /// contact stretched beyond zero overlap, docs/model.md §11.7).
 template <class Law>
 concept StatefulWallEnergy = requires(const Law& law, const ParticleStore& s, const typename Law::State& st) {
-  { law.wall_energy(s, std::uint32_t{0}, Vec3{}, Vec3{}, st) } -> std::convertible_to<double>;
+  { law.wall_energy(s, std::uint32_t{0}, Wall{}, st) } -> std::convertible_to<double>;
 };
 
 /// Laws whose saved state size depends on their options (a Hertz-Mindlin
@@ -67,11 +69,12 @@ std::size_t saved_state_bytes(const Law& law) {
 /// Laws that give plane walls (see the file comment).
 template <class Law>
 concept WallLawContract = requires(const Law& law, const ParticleStore& s, typename Law::State& st, PairOutput& out) {
-  law.evaluate_wall(s, std::uint32_t{0}, Vec3{}, Vec3{}, st, out);
+  law.evaluate_wall(s, std::uint32_t{0}, Wall{}, st, out);
+  { law.material_count() } -> std::convertible_to<std::size_t>;
 } && (OptionalStateBytes<Law> || requires {
   { Law::kStateBytes } -> std::convertible_to<std::size_t>;
 }) && (StatefulWallEnergy<Law> || requires(const Law& law, const ParticleStore& s) {
-  { law.wall_energy(s, std::uint32_t{0}, Vec3{}, Vec3{}) } -> std::convertible_to<double>;
+  { law.wall_energy(s, std::uint32_t{0}, Wall{}) } -> std::convertible_to<double>;
 });
 
 /// Laws whose wall contact with a fresh State{} gives a zero output and
@@ -89,16 +92,21 @@ class WallContactProvider final : public ForceProvider, public DissipationLedger
   using State = typename Law::State;
   static constexpr bool kReleasing = ReleasingLaw<Law>;
 
-  /// walls: points and unit normals (Wall::stiffness is not used);
-  /// particle_count: the store's size; name: the provider's (checkpoint
-  /// section) name. Throws std::invalid_argument for a point that is not
-  /// finite or a normal that is not a unit vector (to 1e-12).
+  /// walls: points, unit normals and materials (Wall::stiffness is not
+  /// used); particle_count: the store's size; name: the provider's
+  /// (checkpoint section) name. Throws std::invalid_argument for a point
+  /// that is not finite, a normal that is not a unit vector (to 1e-12) or a
+  /// material that is not the law's (nor Wall::kParticleMaterial).
   WallContactProvider(std::vector<Wall> walls, Law law, std::size_t particle_count, std::string name)
       : walls_(std::move(walls)), law_(std::move(law)), name_(std::move(name)) {
     for (std::size_t w = 0; w < walls_.size(); ++w) {
       if (!walls_[w].point.allFinite()) throw std::invalid_argument("wall " + std::to_string(w) + ": point is not finite");
       if (!(std::abs(walls_[w].normal.norm() - 1.0) < 1e-12))
         throw std::invalid_argument("wall " + std::to_string(w) + ": normal must be a unit vector");
+      const std::uint32_t m = walls_[w].material;
+      if (m != Wall::kParticleMaterial && m >= law_.material_count())
+        throw std::invalid_argument("wall " + std::to_string(w) + ": material " + std::to_string(m) +
+                                    " (the law has " + std::to_string(law_.material_count()) + ")");
     }
     state_.assign(particle_count * walls_.size(), State{});
     force_.assign(particle_count, Vec3::Zero());
@@ -160,8 +168,7 @@ class WallContactProvider final : public ForceProvider, public DissipationLedger
         double released = 0.0;
         for (std::size_t w = 0; w < walls; ++w) {
           PairOutput out;
-          law_.evaluate_wall(s, static_cast<std::uint32_t>(i), walls_[w].point, walls_[w].normal,
-                             state_[i * walls + w], out);
+          law_.evaluate_wall(s, static_cast<std::uint32_t>(i), walls_[w], state_[i * walls + w], out);
           f += out.force;
           nc += out.nc_force;
           m += out.moment_i;
@@ -192,10 +199,9 @@ class WallContactProvider final : public ForceProvider, public DissipationLedger
             for (std::size_t w = 0; w < walls_.size(); ++w) {
               const Wall& wall = walls_[w];
               if constexpr (StatefulWallEnergy<Law>)
-                u += law_.wall_energy(s, static_cast<std::uint32_t>(i), wall.point, wall.normal,
-                                      state_[i * walls_.size() + w]);
+                u += law_.wall_energy(s, static_cast<std::uint32_t>(i), wall, state_[i * walls_.size() + w]);
               else
-                u += law_.wall_energy(s, static_cast<std::uint32_t>(i), wall.point, wall.normal);
+                u += law_.wall_energy(s, static_cast<std::uint32_t>(i), wall);
             }
             return u;
           }));
@@ -260,7 +266,10 @@ class WallContactProvider final : public ForceProvider, public DissipationLedger
   }
 
   /// Section: the law, the walls, then per particle and wall the state, and
-  /// per particle the force, non-conservative force and moment slots.
+  /// per particle the force, non-conservative force and moment slots; then,
+  /// only where a wall has a material of its own, per wall a u32 material
+  /// (Wall::kParticleMaterial: the particle's). A section that ends after
+  /// the slots (every file before wall materials) has none.
   void save(ByteWriter& w) const override {
     law_.save(w);
     w.array(walls_, [](ByteWriter& ww, const Wall& wall) {
@@ -274,6 +283,8 @@ class WallContactProvider final : public ForceProvider, public DissipationLedger
       w.vec3(nc_force_[i]);
       w.vec3(moment_[i]);
     }
+    if (std::any_of(walls_.begin(), walls_.end(), [](const Wall& x) { return x.material != Wall::kParticleMaterial; }))
+      for (const Wall& wall : walls_) w.u32(wall.material);
   }
 
   /// The provider save() wrote. Throws StateError if anything is
@@ -306,6 +317,7 @@ class WallContactProvider final : public ForceProvider, public DissipationLedger
       p->nc_force_[i] = r.vec3("wall force");
       p->moment_[i] = r.vec3("wall moment");
     }
+    if (r.remaining() > 0) p->load_wall_materials(r);
     p->skip_evaluate_ = true;
     return p;
   }
@@ -339,6 +351,17 @@ class WallContactProvider final : public ForceProvider, public DissipationLedger
     const double margin = 1e-12 * scale;
     clearance_[i] = gap > 4.0 * margin ? 0.5 * gap - margin : -1.0;
     clear_at_[i] = x;
+  }
+
+  /// The walls' materials at the end of a section (save()).
+  void load_wall_materials(ByteReader& r) {
+    for (std::size_t w = 0; w < walls_.size(); ++w) {
+      const std::uint32_t m = r.u32("wall material");
+      if (m != Wall::kParticleMaterial && m >= law_.material_count())
+        throw StateError("inconsistent: wall " + std::to_string(w) + " of material " + std::to_string(m) +
+                         ", the law has " + std::to_string(law_.material_count()));
+      walls_[w].material = m;
+    }
   }
 
   std::vector<Wall> walls_;

@@ -17,6 +17,7 @@ std::string wall_problem(const Wall& w) {
   if (!(std::abs(w.normal.norm() - 1.0) < 1e-12)) return "normal must be a unit vector";
   if (!(std::isfinite(w.stiffness) && w.stiffness >= 0.0))
     return "stiffness K^pw must be finite and >= 0, got " + std::to_string(w.stiffness);
+  if (w.material != Wall::kParticleMaterial) return "a plane wall of a stiffness law takes no material";
   return {};
 }
 }  // namespace

@@ -21,8 +21,9 @@ namespace dem {
 class WallProvider final : public ForceProvider, public HessianSource, public FrictionFilter {
  public:
   /// Throws std::invalid_argument naming the wall if a point is not finite,
-  /// a normal is not a unit vector (to 1e-12) or a stiffness is negative or
-  /// not finite.
+  /// a normal is not a unit vector (to 1e-12), a stiffness is negative or
+  /// not finite, or it names a material (Wall::material: these laws have
+  /// none).
   explicit WallProvider(std::vector<Wall> walls, const PlaneWallLaw& law = hertz_plane_wall());
 
   std::string name() const override { return "walls"; }

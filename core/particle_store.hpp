@@ -94,6 +94,14 @@ class ParticleStore {
   /// undivided run's order. Empty without a decomposition; carried along
   /// like ghost.
   std::vector<std::uint64_t> order_key;
+  /// Per slot, 1 for a kinematic particle: a member of a fixed or velocity
+  /// group (engine/groups.hpp), which moves as prescribed whatever the
+  /// forces, so that the contact laws take it as a body of infinite mass
+  /// (effective_mass below, docs/model.md §11.2). Empty (the default): none.
+  /// Not one of the fields above: the Simulation sets it from its groups
+  /// (again after every re-ordering), so it is never in a checkpoint;
+  /// permute_particles() carries it along.
+  std::vector<std::uint8_t> kinematic;
   /// Set on a part of a decomposed system (engine/partition.hpp), also on
   /// one that holds no particle (more MPI ranks than particles), whose
   /// empty `ghost` would otherwise read as an undivided system.
@@ -111,6 +119,8 @@ class ParticleStore {
     if (ghost.empty()) return true;
     return ghost[id[i] < id[j] ? i : j] == 0;
   }
+  /// True if the particle in slot i is kinematic (see `kinematic`).
+  bool is_kinematic(std::size_t i) const { return !kinematic.empty() && kinematic[i] != 0; }
 
  private:
   template <class Self, class F>
@@ -130,6 +140,19 @@ class ParticleStore {
     f("material", s.material);
   }
 };
+
+/// The effective mass m* of a contact between slots i and j (mass,
+/// docs/model.md §11.2): m_i m_j/(m_i + m_j), or the mass of the free one
+/// where the other is kinematic (of infinite mass, as a wall; LAMMPS's
+/// granular pairs do the same for a frozen particle). Two kinematic
+/// particles keep m_i m_j/(m_i + m_j): neither responds to the force.
+/// Symmetric in i and j.
+inline double effective_mass(const ParticleStore& s, std::size_t i, std::size_t j) {
+  const bool fixed_i = s.is_kinematic(i), fixed_j = s.is_kinematic(j);
+  if (fixed_j && !fixed_i) return s.mass[i];
+  if (fixed_i && !fixed_j) return s.mass[j];
+  return s.mass[i] * s.mass[j] / (s.mass[i] + s.mass[j]);
+}
 
 /// The value a new entry of a field of type T starts with: zero vectors,
 /// identity attitudes, zero numbers.

@@ -43,6 +43,10 @@ ParticleStore select_particles(const ParticleStore& from, std::span<const std::u
     to.order_key.resize(members.size());
     for (std::size_t k = 0; k < members.size(); ++k) to.order_key[k] = from.order_key[members[k]];
   }
+  if (!from.kinematic.empty()) {
+    to.kinematic.resize(members.size());
+    for (std::size_t k = 0; k < members.size(); ++k) to.kinematic[k] = from.kinematic[members[k]];
+  }
   return to;
 }
 

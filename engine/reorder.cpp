@@ -96,6 +96,10 @@ void permute_particles(ParticleStore& s, std::span<const std::uint32_t> order) {
     std::vector<std::uint64_t> scratch;
     permute(s.order_key, order, scratch);
   }
+  if (!s.kinematic.empty()) {
+    std::vector<std::uint8_t> scratch;
+    permute(s.kinematic, order, scratch);
+  }
 }
 
 std::vector<std::uint32_t> inverse_permutation(std::span<const std::uint32_t> order) {

@@ -36,7 +36,8 @@ std::vector<std::uint32_t> morton_order(std::span<const Vec3> positions, std::sp
                                         const MortonFrame* frame = nullptr, std::vector<std::uint64_t>* codes = nullptr);
 
 /// Moves particle order[k] to slot k in every array of the store (its
-/// field list, ParticleStore::for_each_field).
+/// field list, ParticleStore::for_each_field, and the ghost, order_key and
+/// kinematic flags where present).
 void permute_particles(ParticleStore& particles, std::span<const std::uint32_t> order);
 
 /// The inverse of a permutation: new slot of old slot s (order[k] = s

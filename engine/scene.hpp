@@ -22,7 +22,7 @@ namespace dem {
 /// One [[material]] of a scene file (docs/scene-format.md), SI units.
 struct SceneMaterial {
   std::string name;
-  double density = 0.0;             ///< rho (kg/m^3)
+  double density = 0.0;             ///< rho (kg/m^3); 0: not given (a material of walls alone)
   double youngs_modulus = 0.0;      ///< E (Pa)
   double poisson_ratio = 0.3;       ///< nu
   double bond_radius_factor = 1.0;  ///< beta: r_b = beta (r_i + r_j)/2

@@ -116,6 +116,8 @@ void Simulation::index_groups() {
       kinematic_velocity_.push_back(v);
     }
   }
+  // The contact laws' view of the same (m* = the free particle's mass).
+  particles_.kinematic.assign(kinematic_.begin(), kinematic_.end());
 }
 
 void Simulation::hold_kinematic(bool clear_forces) {

@@ -116,7 +116,9 @@ class Simulation {
   void set_ledger(const Ledger& l) { ledger_ = l; }
 
   /// Particle groups (engine/groups.hpp): fixed and velocity groups become
-  /// kinematic at once. Throws std::invalid_argument for an id that is not
+  /// kinematic at once, and are flagged so in the store
+  /// (ParticleStore::kinematic: the contact laws' m* is the free particle's
+  /// mass against them from the next force evaluation on). Throws std::invalid_argument for an id that is not
   /// a particle or a particle in two kinematic groups.
   void set_groups(std::vector<ParticleGroup> groups);
   const std::vector<ParticleGroup>& groups() const { return groups_; }

@@ -176,15 +176,22 @@ std::vector<std::uint32_t> csv_row_materials(const CsvTable& table, const Partic
     return {};
   }
   std::vector<std::uint32_t> out(table.rows(), src.material_index);
-  if (!table.has("material")) return out;
   for (std::size_t r = 0; r < table.rows(); ++r) {
-    const std::string& name = table.text_at(r, "material");
-    const auto it = std::find_if(spec.materials.begin(), spec.materials.end(),
-                                 [&](const NamedMaterialSpec& m) { return m.material.name == name; });
-    if (it == spec.materials.end())
-      fail(src.place, src.file.string() + ":" + std::to_string(table.line_of(r)) + ": column \"material\": no " +
-                          "[[material]] is named \"" + name + "\"");
-    out[r] = static_cast<std::uint32_t>(it - spec.materials.begin());
+    const std::string where = src.file.string() + ":" + std::to_string(table.line_of(r)) + ": ";
+    if (table.has("material")) {
+      const std::string& name = table.text_at(r, "material");
+      const auto it = std::find_if(spec.materials.begin(), spec.materials.end(),
+                                   [&](const NamedMaterialSpec& m) { return m.material.name == name; });
+      if (it == spec.materials.end())
+        fail(src.place, where + "column \"material\": no [[material]] is named \"" + name + "\"");
+      out[r] = static_cast<std::uint32_t>(it - spec.materials.begin());
+    }
+    // Only a material of walls alone may leave its density out.
+    const NamedMaterialSpec& m = spec.materials[out[r]];
+    if (!(m.material.density > 0.0))
+      fail(m.place, "[[material]] density: is required: \"" + m.material.name +
+                        "\" is the material of the particle at " + where +
+                        "(only a material of [[wall]]s alone may leave it out)");
   }
   return out;
 }
@@ -655,8 +662,13 @@ void check_overflowing_values(const SceneSpec& spec, const Scene& scene, const P
     if (const auto over = scene.bond_setup->overflow())
       fail(over->first < spec.materials.size() ? spec.materials[over->first].place : spec.bonds.place, over->second);
   if (scene.contact_setup)
-    if (const auto over = scene.contact_setup->overflow(particles))
-      fail(over->first < spec.materials.size() ? spec.materials[over->first].place : spec.contact.place, over->second);
+    if (const auto over = scene.contact_setup->overflow(particles)) {
+      const std::size_t k = over->first, materials = spec.materials.size();
+      fail(k < materials                               ? spec.materials[k].place
+           : k - materials < spec.interactions.size() ? spec.interactions[k - materials].place
+                                                      : spec.contact.place,
+           over->second);
+    }
 }
 
 /// Refuses, naming the key, what makes the first step of length h overflow:
@@ -745,6 +757,7 @@ std::shared_ptr<PreparedContactLaw> prepare_contact_law(const ContactLawEntry& l
         {x.name, x.density, x.youngs_modulus, x.poisson_ratio, x.restitution, x.sliding_friction, x.rolling_friction});
     in.e_max = std::max(in.e_max, x.youngs_modulus);
   }
+  for (const InteractionSpec& x : spec.interactions) in.pairs.push_back(x.pair);
   in.values = spec.contact.values;
   for (const WallSpec& w : spec.walls) in.wall_values.push_back(w.values);
   in.contact_given = spec.contact.given;
@@ -1113,6 +1126,7 @@ void add_walls_and_gravity(SceneBuild& b) {
     wall.point = w.point;
     wall.normal = w.normal;
     wall.stiffness = scene.contact_setup->wall_stiffness(scene.walls.size());
+    wall.material = w.material;
     if (!(w.point.cwiseAbs().maxCoeff() <= kMaxLength))
       fail(w.place, "[[wall]] point: " + point_text(w.point) + " has a coordinate over 1e100");
     if (!std::isfinite(wall.stiffness))
@@ -1400,8 +1414,24 @@ AssembledScene assemble_scene(BuiltScene built) {
   return a;
 }
 
+namespace {
+
+/// Flags the members of fixed and velocity groups kinematic in the store
+/// before the Simulation's first force evaluation, so that it already takes
+/// their contacts' m* as set_groups() will (ParticleStore::kinematic).
+void mark_kinematic(ParticleStore& particles, const std::vector<ParticleGroup>& groups) {
+  for (const ParticleGroup& g : groups) {
+    if (g.motion == ParticleGroup::Motion::free || g.ids.empty()) continue;
+    if (particles.kinematic.empty()) particles.kinematic.assign(particles.size(), 0);
+    for (const std::uint32_t q : slots_of_ids(particles, g.ids, "group '" + g.name + "': id")) particles.kinematic[q] = 1;
+  }
+}
+
+}  // namespace
+
 Simulation make_simulation(BuiltScene built) {
   AssembledScene a = assemble_scene(std::move(built));
+  mark_kinematic(a.particles, a.groups);
   Simulation sim(std::move(a.particles), std::move(a.forces), std::move(a.clumps), a.map, a.time_step);
   if (!a.groups.empty()) sim.set_groups(std::move(a.groups));
   sim.set_implicit_settings(a.implicit);

@@ -6,8 +6,10 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "core/format.hpp"
 #include "scene/scene_spec.hpp"
@@ -564,7 +566,37 @@ void read_clump(TableReader& t, ClumpSpec& c) {
   t.finish();
 }
 
-void read_wall(TableReader& t, WallSpec& w, const ContactLawEntry& law) {
+/// The index of the [[material]] named `name`; else fails at the value of
+/// `key`, listing the scene's materials.
+std::uint32_t material_named(TableReader& t, const std::string& key, const toml::node* at, const std::string& name,
+                             const std::vector<NamedMaterialSpec>& materials) {
+  std::string known;
+  for (std::size_t k = 0; k < materials.size(); ++k) {
+    if (materials[k].material.name == name) return static_cast<std::uint32_t>(k);
+    known += (k ? ", \"" : "\"") + materials[k].material.name + "\"";
+  }
+  t.fail(at, key,
+         "no [[material]] is named \"" + name + "\"" +
+             (materials.empty() ? std::string(" (the scene has no [[material]] tables)")
+                                : " (the scene has " + known + ")"));
+}
+
+/// [[wall]] material: a [[material]] for the laws whose contacts take
+/// material coefficients (ContactLawEntry::pair_keys).
+void read_wall_material(TableReader& t, WallSpec& w, const ContactLawEntry& law,
+                        const std::vector<NamedMaterialSpec>& materials) {
+  const auto name = t.string("material");
+  if (!name) return;
+  if (law.pair_keys.empty())
+    t.fail(t.find("material"), "material",
+           "does not apply with [contact] law = \"" + law.keyword + "\" (its walls take a stiffness, not a "
+           "[[material]]; laws with wall materials: " +
+               contact_law_keywords([](const ContactLawEntry& e) { return !e.pair_keys.empty(); }) + ")");
+  w.material = material_named(t, "material", t.find("material"), *name, materials);
+}
+
+void read_wall(TableReader& t, WallSpec& w, const ContactLawEntry& law,
+               const std::vector<NamedMaterialSpec>& materials) {
   w.place = t.place();
   const auto point = t.vector("point");
   const auto normal = t.vector("normal");
@@ -576,8 +608,46 @@ void read_wall(TableReader& t, WallSpec& w, const ContactLawEntry& law) {
   if (!(largest > 0.0)) t.fail(t.find("normal"), "normal", "must not be the zero vector");
   w.point = *point;
   w.normal = (*normal / largest).normalized();
+  read_wall_material(t, w, law, materials);
   read_law_keys(t, law, LawTable::wall, w.values);
   t.finish();
+}
+
+/// [[interaction]] materials = ["a", "b"]: the indices of the two.
+std::pair<std::uint32_t, std::uint32_t> read_interaction_materials(TableReader& t,
+                                                                   const std::vector<NamedMaterialSpec>& materials) {
+  const toml::node* n = t.find("materials");
+  if (n == nullptr) t.fail(nullptr, "materials", "is required: the pair of [[material]] names, [\"a\", \"b\"]");
+  const toml::array* a = n->as_array();
+  if (a == nullptr || a->size() != 2 || !a->get(0)->is_string() || !a->get(1)->is_string())
+    t.fail(n, "materials", "expected two [[material]] names [\"a\", \"b\"], got " + describe(*n));
+  std::uint32_t index[2];
+  for (std::size_t k = 0; k < 2; ++k)
+    index[k] = material_named(t, "materials", a->get(k), std::string(*a->get(k)->value<std::string_view>()),
+                              materials);
+  return {index[0], index[1]};
+}
+
+/// One [[interaction]] table: a pair of materials and the coefficients
+/// (the [[material]] keys e, mu_s, mu_r) that the contact law takes.
+void read_interaction(TableReader& t, InteractionSpec& spec, const ContactLawEntry& law,
+                      const std::vector<NamedMaterialSpec>& materials) {
+  spec.place = t.place();
+  if (law.pair_keys.empty())
+    t.fail(nullptr, "", "does not apply with [contact] law = \"" + law.keyword + "\" (a law without [[material]] "
+           "coefficients; laws with them: " +
+               contact_law_keywords([](const ContactLawEntry& e) { return !e.pair_keys.empty(); }) + ")");
+  std::tie(spec.pair.a, spec.pair.b) = read_interaction_materials(t, materials);
+  spec.pair.restitution = t.number("e", "fraction");
+  spec.pair.sliding_friction = t.number("mu_s", "nonnegative");
+  spec.pair.rolling_friction = t.number("mu_r", "nonnegative");
+  for (const char* key : {"e", "mu_s", "mu_r"})
+    if (t.has(key) && std::find(law.pair_keys.begin(), law.pair_keys.end(), key) == law.pair_keys.end())
+      t.fail(t.find(key), key, "does not apply to law \"" + law.keyword + "\" (its pair coefficients: " +
+                                   quoted_list(law.pair_keys) + ")");
+  t.finish();
+  if (!spec.pair.restitution && !spec.pair.sliding_friction && !spec.pair.rolling_friction)
+    t.fail(nullptr, "", "give at least one coefficient of the pair: " + quoted_list(law.pair_keys));
 }
 
 void read_named_material(TableReader& t, NamedMaterialSpec& spec) {
@@ -586,7 +656,7 @@ void read_named_material(TableReader& t, NamedMaterialSpec& spec) {
   const auto name = t.string("name");
   if (!name || name->empty()) t.fail(nullptr, "name", "is required: a name for [[particles]] material = \"...\"");
   m.name = *name;
-  m.density = t.required_number("density", "positive");
+  set_if(t.number("density", "positive"), m.density);  // required of the materials of particles
   m.youngs_modulus = t.required_number("E", "positive");
   set_if(t.number("nu", "poisson_closed"), m.poisson_ratio);
   set_if(t.number("beta", "positive"), m.bond_radius_factor);
@@ -809,7 +879,7 @@ void read_boundaries(RootTables& root, SceneSpec& s) {
   for (const toml::table* t : walls) {
     TableReader r(*t, "[wall]", file);
     s.walls.emplace_back();
-    read_wall(r, s.walls.back(), *find_contact_law(s.contact.law));
+    read_wall(r, s.walls.back(), *find_contact_law(s.contact.law), s.materials);
   }
   check_walls_enclose_something(s.walls);
   const auto groups = root.tables("group");
@@ -836,6 +906,38 @@ void read_boundaries(RootTables& root, SceneSpec& s) {
     if (!g) r.fail(nullptr, "acceleration", "is required: g, [x, y, z] (length/time^2)");
     s.gravity = *g;
     r.finish();
+  }
+}
+
+/// The [[interaction]] tables, each pair of materials at most once.
+void read_interactions(RootTables& root, SceneSpec& s) {
+  const auto tables = root.tables("interaction");
+  if (tables.size() > 65536) throw SceneError(root.file + ": more than 65536 [[interaction]] tables");
+  std::map<std::pair<std::uint32_t, std::uint32_t>, std::size_t> given;  // unordered pair -> table
+  for (const toml::table* t : tables) {
+    TableReader r(*t, "[interaction]", root.file);
+    s.interactions.emplace_back();
+    read_interaction(r, s.interactions.back(), *find_contact_law(s.contact.law), s.materials);
+    const PairCoefficients& p = s.interactions.back().pair;
+    const auto [it, added] = given.emplace(std::minmax(p.a, p.b), s.interactions.size() - 1);
+    if (!added)
+      r.fail(r.find("materials"), "materials",
+             "the pair (\"" + s.materials[p.a].material.name + "\", \"" + s.materials[p.b].material.name +
+                 "\") is already given by the [[interaction]] at " + s.interactions[it->second].place.text());
+  }
+}
+
+/// Every [[particles]] source but a CSV table (whose rows the builder
+/// checks) is made of a [[material]] with a density: only a material of
+/// walls alone may leave it out.
+void check_particle_densities(const SceneSpec& s) {
+  if (s.materials.empty()) return;
+  for (const ParticleSourceSpec& src : s.sources) {
+    const NamedMaterialSpec& m = s.materials.at(src.material_index);
+    if (src.kind == SourceKind::csv || m.material.density > 0.0) continue;
+    throw SceneError(m.place.text() + ": [[material]] density: is required: \"" + m.material.name +
+                     "\" is the material of the [[particles]] at " + src.place.text() +
+                     " (only a material of [[wall]]s alone may leave it out)");
   }
 }
 
@@ -885,8 +987,10 @@ SceneSpec parse_scene_root(const toml::table& table, const std::string& file, co
     read_contact(r, s.contact);
   }
   read_boundaries(root, s);
+  read_interactions(root, s);
   root.top.finish();
   check_laws_against_scene(s);
+  check_particle_densities(s);
   return s;
 }
 

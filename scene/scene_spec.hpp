@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "bonds/bond_list.hpp"
+#include "contact/pair_table.hpp"
 #include "engine/implicit_step.hpp"
 #include "engine/integrator.hpp"
 #include "engine/scene.hpp"
@@ -118,6 +119,17 @@ struct WallSpec {
   Vec3 point = Vec3::Zero();
   Vec3 normal = Vec3::UnitX();  ///< unit (normalised when read)
   LawValues values;             ///< the contact law's [[wall]] keys (stiffness)
+  /// Its [[material]] (laws with materials, docs/model.md §11.2), resolved
+  /// by the parser; Wall::kParticleMaterial: each particle's own.
+  std::uint32_t material = Wall::kParticleMaterial;
+  SourcePlace place;
+};
+
+/// One [[interaction]] table: e, mu_s, mu_r of one unordered pair of
+/// [[material]]s in place of the mixing rule (contact/pair_table.hpp),
+/// with the materials' indices resolved by the parser.
+struct InteractionSpec {
+  PairCoefficients pair;
   SourcePlace place;
 };
 
@@ -172,6 +184,7 @@ struct SceneSpec {
   std::vector<ClumpSpec> clumps;
   Vec3 gravity = Vec3::Zero();
   std::vector<NamedMaterialSpec> materials;  ///< [[material]] tables (Part II)
+  std::vector<InteractionSpec> interactions;  ///< [[interaction]] tables
   std::vector<GroupSpec> groups;             ///< [[group]] tables
 };
 

@@ -218,14 +218,14 @@ TEST(Cohesion, ConservativeForceIsMinusTheEnergyGradient) {
       AdhesiveContactLaw::State st;
       st.touching = 1;
       PairOutput out;
-      law.evaluate_wall(s, 0, point, normal, st, out);
+      law.evaluate_wall(s, 0, Wall{point, normal}, st, out);
       ASSERT_EQ(st.touching, 1);
       for (int c = 0; c < 3; ++c) {
         ParticleStore plus = s, minus = s;
         plus.position[0][c] += eps;
         minus.position[0][c] -= eps;
-        const double grad =
-            (law.wall_energy(plus, 0, point, normal, st) - law.wall_energy(minus, 0, point, normal, st)) / (2 * eps);
+        const Wall wall{point, normal};
+        const double grad = (law.wall_energy(plus, 0, wall, st) - law.wall_energy(minus, 0, wall, st)) / (2 * eps);
         EXPECT_NEAR(out.force[c], -grad, 1e-6 * out.force.norm())
             << (model == Adhesion::jkr ? "JKR" : "DMT") << " wall, delta = " << x << " delta_po, component " << c;
       }
@@ -273,19 +273,19 @@ TEST(Cohesion, WallsPullOffWithTheSpheresRadius) {
   s.add(sphere(Vec3(0, 0, kR + 1e-9), Vec3::Zero()));
   AdhesiveContactLaw::State st;
   PairOutput out;
-  law.evaluate_wall(s, 0, Vec3::Zero(), n, st, out);
+  law.evaluate_wall(s, 0, Wall{Vec3::Zero(), n}, st, out);
   EXPECT_EQ(st.touching, 0);
   s.position[0].z() = kR - 1e-9;
-  law.evaluate_wall(s, 0, Vec3::Zero(), n, st, out);
+  law.evaluate_wall(s, 0, Wall{Vec3::Zero(), n}, st, out);
   EXPECT_EQ(st.touching, 1);
   s.position[0].z() = kR + (1 - 1e-7) * d_po;
-  law.evaluate_wall(s, 0, Vec3::Zero(), n, st, out);
+  law.evaluate_wall(s, 0, Wall{Vec3::Zero(), n}, st, out);
   EXPECT_EQ(st.touching, 1);
   EXPECT_NEAR(out.force.z(), -f_po, 1e-6 * f_po);
   EXPECT_NEAR(out.force.z(), jkr_force(jkr_radius(-(1 - 1e-7) * d_po, kR), kR), 1e-9 * f_po);
-  const double u = law.wall_energy(s, 0, Vec3::Zero(), n, st);
+  const double u = law.wall_energy(s, 0, Wall{Vec3::Zero(), n}, st);
   s.position[0].z() = kR + (1 + 1e-9) * d_po;
-  law.evaluate_wall(s, 0, Vec3::Zero(), n, st, out);
+  law.evaluate_wall(s, 0, Wall{Vec3::Zero(), n}, st, out);
   EXPECT_EQ(st.touching, 0);
   EXPECT_EQ(out.force, Vec3::Zero());
   EXPECT_NEAR(out.released, u, 1e-4 * u);
@@ -293,7 +293,7 @@ TEST(Cohesion, WallsPullOffWithTheSpheresRadius) {
   const AdhesiveContactLaw dmt = law_of(Adhesion::dmt);
   AdhesiveContactLaw::State sd;
   s.position[0].z() = kR - 1e-15;
-  dmt.evaluate_wall(s, 0, Vec3::Zero(), n, sd, out);
+  dmt.evaluate_wall(s, 0, Wall{Vec3::Zero(), n}, sd, out);
   EXPECT_NEAR(out.force.z(), -2 * kPi * kW * kR, 1e-3 * 2 * kPi * kW * kR);
 }
 

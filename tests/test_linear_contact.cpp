@@ -1,8 +1,9 @@
 // The linear spring-dashpot contact (docs/model.md §11.4, law "linear"):
 //  - one evaluation against LAMMPS pair gran/hooke/history's algorithm,
 //    re-written here from its source (history update, Coulomb rescale);
-//  - a head-on collision rebounds with exactly e (pairs and a wall), in
-//    the contact time pi/omega_d;
+//  - a head-on collision rebounds with exactly e (pairs, a wall, a sphere
+//    of a fixed group), in the contact time pi/omega_d; a pair table's e
+//    replaces the geometric mean;
 //  - a block slides down an incline at g (sin - mu cos), a sphere rolls at
 //    5/7 g sin, and both stick below the Coulomb angle;
 //  - E_total + W_contact is conserved to second order in h;
@@ -15,6 +16,7 @@
 
 #include "contact/linear_spring_dashpot.hpp"
 #include "engine/force_field.hpp"
+#include "engine/groups.hpp"
 #include "engine/simulation.hpp"
 #include "fields/gravity_provider.hpp"
 #include "scene/scene_builder.hpp"
@@ -138,6 +140,69 @@ TEST(LinearContact, RestitutionIsExactlyTheInputAtAnySpeed) {
         EXPECT_NEAR(measured, e, 2e-3) << "e " << e << ", speed " << speed << (wall ? ", wall" : ", pair");
         EXPECT_NEAR(duration, contact_time(e, wall ? mass() : 0.5 * mass()), 2e-3 * duration);
       }
+}
+
+namespace {
+
+/// Sphere 0 of material a at `speed` head on into sphere 1 of material b,
+/// free or held by a fixed group: the restitution and the contact time.
+std::pair<double, double> pair_rebound(const LinearSpringDashpotLaw& law, double speed, std::uint32_t a,
+                                       std::uint32_t b, bool fixed) {
+  ParticleStore s;
+  ParticleSpec p0 = sphere(Vec3(-kR - 1e-6, 0, 0), Vec3(fixed ? speed : 0.5 * speed, 0, 0));
+  ParticleSpec p1 = sphere(Vec3(kR + 1e-6, 0, 0), Vec3(fixed ? 0.0 : -0.5 * speed, 0, 0));
+  p0.material = a;
+  p1.material = b;
+  s.add(p0);
+  s.add(p1);
+  ForceField f;
+  f.add(std::make_unique<LinearContactProvider>(law, 0.2 * kR, "linear"));
+  Simulation sim(std::move(s), std::move(f), IntegratorMap::rrp25, law.time_step());
+  if (fixed) {
+    ParticleGroup anvil;
+    anvil.name = "anvil";
+    anvil.motion = ParticleGroup::Motion::fixed;
+    anvil.ids = {1};
+    sim.set_groups({anvil});
+  }
+  double t0 = -1.0;
+  for (int k = 0; k < 10000000; ++k) {
+    sim.step();
+    const ParticleStore& p = sim.particles();
+    const double gap = (p.position[1] - p.position[0]).norm() - 2 * kR;
+    if (gap < 0 && t0 < 0) t0 = sim.time();
+    if (t0 >= 0 && gap > 0) return {(p.velocity[1].x() - p.velocity[0].x()) / speed, sim.time() - t0};
+  }
+  return {NAN, NAN};
+}
+
+}  // namespace
+
+TEST(LinearContact, ASphereOnAFixedSphereReboundsWithE) {
+  // The fixed sphere is of infinite mass: m* = m (effective_mass,
+  // core/particle_store.hpp), c_n = 2 zeta sqrt(k_n m), the contact time
+  // pi/omega_d of m. With m* = m/2 the damping ratio would be zeta/sqrt(2):
+  // a rebound of 0.616 for e = 0.5.
+  for (const double e : {0.1, 0.5, 0.9}) {
+    const LinearSpringDashpotLaw law(kKn, 2.0 / 7.0 * kKn, 0.5, {{e, 0.3}}, contact_time(e, mass()) / 4000);
+    const auto [measured, duration] = pair_rebound(law, 1.0, 0, 0, true);
+    const double zeta = LinearSpringDashpotLaw::damping_ratio(e) / std::sqrt(2.0);
+    const double halved = std::exp(-std::numbers::pi * zeta / std::sqrt(1 - zeta * zeta));
+    std::printf("linear, e = %.1f: on a fixed sphere %.6f (with m* = m/2 it would be %.4f)\n", e, measured, halved);
+    EXPECT_GT(std::abs(halved - e), 0.02);
+    EXPECT_NEAR(measured, e, 2e-3);
+    EXPECT_NEAR(duration, contact_time(e, mass()), 2e-3 * duration);
+  }
+}
+
+TEST(LinearContact, APairTablesEReplacesTheGeometricMean) {
+  const double h = contact_time(0.6, 0.5 * mass()) / 4000;
+  const std::vector<LinearMaterial> materials = {{0.9, 0.3}, {0.4, 0.3}};
+  EXPECT_NEAR(pair_rebound(LinearSpringDashpotLaw(kKn, 2.0 / 7.0 * kKn, 0.5, materials, h), 1.0, 0, 1, false).first,
+              0.6, 2e-3);
+  const LinearSpringDashpotLaw table(kKn, 2.0 / 7.0 * kKn, 0.5, materials, h, {{0, 1, 0.7, {}, {}}});
+  EXPECT_NEAR(pair_rebound(table, 1.0, 0, 1, false).first, 0.7, 2e-3);
+  EXPECT_NEAR(pair_rebound(table, 1.0, 0, 0, false).first, 0.9, 2e-3);
 }
 
 namespace {
