@@ -3,6 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "scene/scene_builder.hpp"
@@ -26,6 +30,22 @@ inline std::string simulation_error(const std::string& text) {
     return e.what();
   }
   return "";
+}
+
+/// A folder of this test process for the files its scenes read (CSV
+/// tables), created on first use: the system's temporary folder /
+/// "dem_test_<tag>_<pid>".
+inline std::filesystem::path scratch_folder(const std::string& tag) {
+  const std::filesystem::path p =
+      std::filesystem::temp_directory_path() / ("dem_test_" + tag + "_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(p);
+  return p;
+}
+
+/// Writes `text` to `path` (replacing it).
+inline void write_text(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream out(path);
+  out << text;
 }
 
 }  // namespace dem::testing

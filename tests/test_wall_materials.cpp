@@ -12,12 +12,9 @@
 //  - scene errors name the file, the line and the key.
 #include <gtest/gtest.h>
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <numbers>
 #include <string>
 #include <vector>
@@ -37,18 +34,11 @@ namespace {
 
 /// A folder of this test process for the scenes' CSV tables.
 const fs::path& folder() {
-  static const fs::path dir = [] {
-    const fs::path p = fs::temp_directory_path() / ("dem_test_wall_materials_" + std::to_string(::getpid()));
-    fs::create_directories(p);
-    return p;
-  }();
+  static const fs::path dir = dem::testing::scratch_folder("wall_materials");
   return dir;
 }
 
-void write(const fs::path& path, const std::string& text) {
-  std::ofstream out(path);
-  out << text;
-}
+using dem::testing::write_text;
 
 SceneSpec parse(const std::string& text) { return parse_scene_text(text, "s.toml", folder()); }
 
@@ -71,7 +61,7 @@ constexpr double kD = 0.01, kSpeed = 1.0;
 /// A glass sphere (d = 10 mm) falling at 1 m/s onto a wall at z = 0;
 /// `wall_key`: the wall's material line (or "").
 std::string drop_scene(const std::string& wall_key) {
-  write(folder() / "drop.csv", "x,y,z,diameter,vx,vy,vz\n0,0,0.005001,0.01,0,0,-1\n");
+  write_text(folder() / "drop.csv", "x,y,z,diameter,vx,vy,vz\n0,0,0.005001,0.01,0,0,-1\n");
   return R"(
 [run]
 time_step = 1e-8
@@ -128,7 +118,7 @@ double hertz_time(double e1, double nu1, double e2, double nu2) {
 /// A sphere launched at 1 m/s along a floor of "plate" under gravity, with
 /// `tables` added: its deceleration while it slides, over g.
 double sliding_deceleration(const std::string& tables) {
-  write(folder() / "slide.csv", "x,y,z,diameter,vx,vy,vz\n0,0,0.005,0.01,1,0,0\n");
+  write_text(folder() / "slide.csv", "x,y,z,diameter,vx,vy,vz\n0,0,0.005,0.01,1,0,0\n");
   const std::string text = R"(
 [run]
 time_step = 1e-6
@@ -438,7 +428,7 @@ std::string with(const std::string& from, const std::string& to) {
 }  // namespace
 
 TEST(WallMaterials, SceneKeysAreReadAndResolved) {
-  write(folder() / "slide.csv", "x,y,z,diameter,vx,vy,vz\n0,0,0.005,0.01,1,0,0\n");
+  write_text(folder() / "slide.csv", "x,y,z,diameter,vx,vy,vz\n0,0,0.005,0.01,1,0,0\n");
   const SceneSpec s =
       parse(kSlideBase + "[[interaction]]\nmaterials = [\"grain\", \"grain\"]\nmu_s = 0.2\nmu_r = 0.01\n");
   ASSERT_EQ(s.walls.size(), 1u);
@@ -460,7 +450,7 @@ TEST(WallMaterials, SceneKeysAreReadAndResolved) {
 }
 
 TEST(WallMaterials, BadKeysAreRefusedNamingFileLineAndKey) {
-  write(folder() / "slide.csv", "x,y,z,diameter,vx,vy,vz\n0,0,0.005,0.01,1,0,0\n");
+  write_text(folder() / "slide.csv", "x,y,z,diameter,vx,vy,vz\n0,0,0.005,0.01,1,0,0\n");
   const auto expect_error = [](const std::string& text, const std::string& part) {
     const std::string e = error_of(text);
     EXPECT_NE(e.find(part), std::string::npos) << "expected '" << part << "' in: " << e;
@@ -506,7 +496,7 @@ TEST(WallMaterials, BadKeysAreRefusedNamingFileLineAndKey) {
 }
 
 TEST(WallMaterials, CsvRowsOfAMaterialWithoutDensityAreRefused) {
-  write(folder() / "rows.csv", "x,y,z,diameter,material\n0,0,0.005,0.01,grain\n0,0.05,0.005,0.01,plate\n");
+  write_text(folder() / "rows.csv", "x,y,z,diameter,material\n0,0,0.005,0.01,grain\n0,0.05,0.005,0.01,plate\n");
   const std::string e = error_of(with("file = \"slide.csv\"", "file = \"rows.csv\""));
   EXPECT_NE(e.find("s.toml:9:1: [[material]] density: is required: \"plate\" is the material of the particle at "),
             std::string::npos)

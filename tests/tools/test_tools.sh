@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Smoke test of tools/plot_energy.py and tools/render_frames.py.
+# Smoke test of tools/plot_energy.py, render_frames.py, plot_fracture.py and
+# plot_chung_ooi.py.
 #
 # Usage: tests/tools/test_tools.sh BUILD_DIR
 #
@@ -184,5 +185,17 @@ last_png=$(find "$tmp/plate_png" -name 'frame_*.png' | head -n 1)
 check_png "$last_png" 640 360 scene || fail "render_frames.py --color-by fragment wrote a bad picture"
 ok "render_frames.py coloured the plate's fragments"
 expect_error "render_frames.py --color-by fragment, a run without fracture" "$python" "$render" "$run" --frames 0 --color-by fragment -o "$tmp/nofrag"
+
+# 6. plot_chung_ooi.py on the table test_chung_ooi writes (test 4's curves).
+chung="$build_dir/tests/test_chung_ooi"
+plot_chung="$(dirname "$plot")/plot_chung_ooi.py"
+if [ -x "$chung" ]; then
+  DEM_CHUNG_OOI_CSV="$tmp/t4.csv" "$chung" --gtest_filter='*Test4Oblique*' >"$tmp/chung.log" 2>&1 ||
+    { cat "$tmp/chung.log" >&2; fail "test_chung_ooi failed"; }
+  "$python" "$plot_chung" "$tmp/t4.csv" -o "$tmp/t4.png" >/dev/null || fail "plot_chung_ooi.py failed"
+  check_png "$tmp/t4.png" 1100 450 || fail "plot_chung_ooi.py wrote a bad picture"
+  ok "plot_chung_ooi.py drew test 4"
+  expect_error "plot_chung_ooi.py, missing column" "$python" "$plot_chung" "$tmp/no_bend.csv" -o "$tmp/y.png"
+fi
 
 echo "all tool checks passed"
