@@ -21,6 +21,7 @@
 #include "fields/gravity_provider.hpp"
 #include "scene/scene_builder.hpp"
 #include "scene/scene_spec.hpp"
+#include "collision_support.hpp"
 #include "scene_support.hpp"
 #include "support.hpp"
 
@@ -148,32 +149,13 @@ namespace {
 /// free or held by a fixed group: the restitution and the contact time.
 std::pair<double, double> pair_rebound(const LinearSpringDashpotLaw& law, double speed, std::uint32_t a,
                                        std::uint32_t b, bool fixed) {
-  ParticleStore s;
   ParticleSpec p0 = sphere(Vec3(-kR - 1e-6, 0, 0), Vec3(fixed ? speed : 0.5 * speed, 0, 0));
   ParticleSpec p1 = sphere(Vec3(kR + 1e-6, 0, 0), Vec3(fixed ? 0.0 : -0.5 * speed, 0, 0));
   p0.material = a;
   p1.material = b;
-  s.add(p0);
-  s.add(p1);
-  ForceField f;
-  f.add(std::make_unique<LinearContactProvider>(law, 0.2 * kR, "linear"));
-  Simulation sim(std::move(s), std::move(f), IntegratorMap::rrp25, law.time_step());
-  if (fixed) {
-    ParticleGroup anvil;
-    anvil.name = "anvil";
-    anvil.motion = ParticleGroup::Motion::fixed;
-    anvil.ids = {1};
-    sim.set_groups({anvil});
-  }
-  double t0 = -1.0;
-  for (int k = 0; k < 10000000; ++k) {
-    sim.step();
-    const ParticleStore& p = sim.particles();
-    const double gap = (p.position[1] - p.position[0]).norm() - 2 * kR;
-    if (gap < 0 && t0 < 0) t0 = sim.time();
-    if (t0 >= 0 && gap > 0) return {(p.velocity[1].x() - p.velocity[0].x()) / speed, sim.time() - t0};
-  }
-  return {NAN, NAN};
+  const dem::testing::HeadOn r = dem::testing::head_on(
+      p0, p1, std::make_unique<LinearContactProvider>(law, 0.2 * kR, "linear"), law.time_step(), speed, fixed);
+  return {r.restitution, r.duration};
 }
 
 }  // namespace

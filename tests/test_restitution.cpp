@@ -20,6 +20,7 @@
 #include "contact/restitution.hpp"
 #include "engine/force_field.hpp"
 #include "engine/groups.hpp"
+#include "collision_support.hpp"
 #include "engine/simulation.hpp"
 #include "support.hpp"
 
@@ -73,29 +74,13 @@ double measured(NormalDamping damping, double e, double v, bool wall) {
 /// (at rest, sphere 0 at v): the restitution, minus the relative velocity
 /// after over the one before, with the law's step.
 double pair_rebound(const HertzMindlinLaw& law, double v, std::uint32_t a, std::uint32_t b, bool fixed) {
-  ParticleStore s;
   ParticleSpec p0 = dem::testing::solid_sphere(kR, kRho, Vec3(-kR, 0, 0), Vec3(fixed ? v : 0.5 * v, 0, 0));
   ParticleSpec p1 = dem::testing::solid_sphere(kR, kRho, Vec3(kR, 0, 0), Vec3(fixed ? 0.0 : -0.5 * v, 0, 0));
   p0.material = a;
   p1.material = b;
-  s.add(p0);
-  s.add(p1);
-  ForceField f;
-  f.add(std::make_unique<HertzMindlinProvider>(law, 0.2 * kR, "mindlin"));
-  Simulation sim(std::move(s), std::move(f), IntegratorMap::rrp25, law.time_step());
-  if (fixed) {
-    ParticleGroup anvil;
-    anvil.name = "anvil";
-    anvil.motion = ParticleGroup::Motion::fixed;
-    anvil.ids = {1};
-    sim.set_groups({anvil});
-  }
-  for (int k = 0; k < 100000; ++k) {
-    sim.step();
-    const ParticleStore& p = sim.particles();
-    if ((p.position[1] - p.position[0]).norm() - 2 * kR > 0) return (p.velocity[1].x() - p.velocity[0].x()) / v;
-  }
-  return NAN;
+  return dem::testing::head_on(p0, p1, std::make_unique<HertzMindlinProvider>(law, 0.2 * kR, "mindlin"),
+                               law.time_step(), v, fixed)
+      .restitution;
 }
 
 /// A step of 1/2000 of the contact of two spheres of kE, kNu at speed v,
