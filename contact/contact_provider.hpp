@@ -716,6 +716,7 @@ class ContactProvider final : public ContactProviderBase,
     if constexpr (kKinetic) {
       r.moment = moment_i_;
       r.moment_second = moment_j_;
+      r.nc_force = nc_force_;
     }
     return r;
   }

@@ -70,6 +70,13 @@ struct PairResults {
   /// angular momentum of any objective pair interaction,
   /// tau_j = -tau_i - (x_i - x_j) x F_i (docs/model.md §2).
   std::span<const Vec3> moment_second;
+  /// Non-conservative part of `force` per record (force); non-empty only for
+  /// a provider whose every moment is non-conservative too, with
+  /// moment_second given where there are moments. The ForceField then books
+  /// the provider's W_contact from per-particle sums of these slots
+  /// (ForceField::nonconservative_power) instead of calling its
+  /// DissipationLedger::nonconservative_power.
+  std::span<const Vec3> nc_force;
 };
 
 /// The records each particle takes part in, as the gather visits them. For

@@ -22,31 +22,44 @@ void require_nonnegative(double v, const std::string& what) {
     throw std::invalid_argument(what + " must be finite and >= 0, got " + format_g(v));
 }
 
-/// One pair provider's results and incidence, read once per evaluation.
-struct PairView {
-  PairResults r;
-  Incidence inc;
+/// Particle i's sums over the pair records, accumulated in locals
+/// (registers) and written back once: the force f and moment tau, and the
+/// non-conservative parts f_nc, tau_nc of the providers that give them
+/// (PairResults::nc_force).
+struct ParticleSums {
+  Vec3 f = Vec3::Zero(), tau = Vec3::Zero(), f_nc = Vec3::Zero(), tau_nc = Vec3::Zero();
 };
 
-/// Adds the records of one pair provider to particle i's force and moment,
-/// in incidence order. Accumulates in locals (registers) and writes back once.
-template <bool Moments>
-inline void gather_pairs(const PairView& v, const ParticleStore& s, std::size_t i, const Vec3& x, Vec3& f_out,
-                         Vec3& tau_out) {
+/// Adds the records of one pair provider to particle i's sums, in incidence
+/// order; with NonConservative, also to f_nc and tau_nc (every moment of
+/// such a provider is non-conservative, and its second ends' moments are
+/// given).
+template <bool Moments, bool NonConservative>
+inline void gather_pairs(const PairView& v, const ParticleStore& s, std::size_t i, const Vec3& x, ParticleSums& out) {
   const PairResults& r = v.r;
   const Incidence& inc = v.inc;
   const Vec3* force = r.force.data();
-  Vec3 f = f_out;
-  Vec3 tau = tau_out;
+  const Vec3* nc = r.nc_force.data();
+  ParticleSums sum = out;
+  const auto first_end = [&](std::uint32_t b) {
+    sum.f += force[b];
+    if constexpr (NonConservative) sum.f_nc += nc[b];
+    if constexpr (Moments) {
+      sum.tau += r.moment[b];
+      if constexpr (NonConservative) sum.tau_nc += r.moment[b];
+    }
+  };
   // The second end's moment: given, or from the balance of angular momentum.
   const auto second_end = [&](std::uint32_t b) {
-    f -= force[b];
+    sum.f -= force[b];
+    if constexpr (NonConservative) sum.f_nc -= nc[b];
     if constexpr (Moments) {
       if (!r.moment_second.empty()) {
-        tau += r.moment_second[b];
+        sum.tau += r.moment_second[b];
+        if constexpr (NonConservative) sum.tau_nc += r.moment_second[b];
       } else {
         const Vec3 arm = s.position[r.first[b]] - x;  // x_i - x_j
-        tau -= r.moment[b] + arm.cross(force[b]);
+        sum.tau -= r.moment[b] + arm.cross(force[b]);
       }
     }
   };
@@ -61,34 +74,37 @@ inline void gather_pairs(const PairView& v, const ParticleStore& s, std::size_t 
       if (e + kAhead < total) {
         const std::uint32_t ahead = entries[e + kAhead];
         __builtin_prefetch(&force[ahead >> 1]);
+        if constexpr (NonConservative) __builtin_prefetch(&nc[ahead >> 1]);
         if constexpr (Moments) {
           if ((ahead & 1u) == 0 || r.moment_second.empty()) __builtin_prefetch(&r.moment[ahead >> 1]);
           else __builtin_prefetch(&r.moment_second[ahead >> 1]);
         }
       }
       const std::uint32_t entry = entries[e];
-      const std::uint32_t b = entry >> 1;
-      if ((entry & 1u) == 0) {
-        f += force[b];
-        if constexpr (Moments) tau += r.moment[b];
-      } else {
-        second_end(b);
-      }
+      if ((entry & 1u) == 0) first_end(entry >> 1);
+      else second_end(entry >> 1);
     }
   }
-  if (!inc.owned_offsets.empty()) {
-    for (std::uint32_t k = inc.owned_offsets[i], end = inc.owned_offsets[i + 1]; k < end; ++k) {
-      f += force[k];
-      if constexpr (Moments) tau += r.moment[k];
-    }
-  }
+  if (!inc.owned_offsets.empty())
+    for (std::uint32_t k = inc.owned_offsets[i], end = inc.owned_offsets[i + 1]; k < end; ++k) first_end(k);
   if (!inc.incoming_offsets.empty()) {
     const std::uint32_t* incoming = inc.incoming.data();
     for (std::uint32_t e = inc.incoming_offsets[i], end = inc.incoming_offsets[i + 1]; e < end; ++e)
       second_end(incoming[e]);
   }
-  f_out = f;
-  if constexpr (Moments) tau_out = tau;
+  out = sum;
+}
+
+/// gather_pairs with the template arguments of view v.
+inline void gather_view(const PairView& v, const ParticleStore& s, std::size_t i, const Vec3& x, ParticleSums& out) {
+  const bool moments = !v.r.moment.empty(), nc = !v.r.nc_force.empty();
+  if (moments) {
+    if (nc) gather_pairs<true, true>(v, s, i, x, out);
+    else gather_pairs<true, false>(v, s, i, x, out);
+  } else {
+    if (nc) gather_pairs<false, true>(v, s, i, x, out);
+    else gather_pairs<false, false>(v, s, i, x, out);
+  }
 }
 
 }  // namespace
@@ -193,39 +209,49 @@ void ForceField::evaluate(ParticleStore& s, StageTimes* times, const RangeHook* 
   gather(s, after_gather);
 }
 
-void ForceField::gather(ParticleStore& s, const RangeHook* after_gather,
-                        std::span<const std::uint32_t> only) const {
-  // Views of the pair providers (at most a handful; fixed-size, no allocation).
-  constexpr std::size_t kMaxPairProviders = 16;
-  std::array<PairView, kMaxPairProviders> views;
-  std::array<const ForceProvider*, kMaxPairProviders> bodies{};
-  std::size_t pairs = 0, body_count = 0;
+std::size_t ForceField::pair_views(std::array<PairView, kMaxPairProviders>& views) const {
+  std::size_t pairs = 0;
   for (const auto& p : providers_) {
     const Incidence inc = p->incidence();
     if (!inc.entry_offsets.empty() || !inc.owned_offsets.empty() || !inc.incoming_offsets.empty()) {
       if (pairs == kMaxPairProviders) throw std::length_error("ForceField: more than 16 pair providers");
-      views[pairs++] = PairView{p->pair_results(), inc};
+      const PairResults r = p->pair_results();
+      if (!r.nc_force.empty() && !r.moment.empty() && r.moment_second.empty())
+        throw std::logic_error("ForceField: provider '" + p->name() +
+                               "' gives non-conservative slots without its second ends' moments");
+      views[pairs++] = PairView{r, inc};
     }
+  }
+  return pairs;
+}
+
+void ForceField::gather(ParticleStore& s, const RangeHook* after_gather,
+                        std::span<const std::uint32_t> only) const {
+  // Views of the pair providers (at most a handful; fixed-size, no allocation).
+  std::array<PairView, kMaxPairProviders> views;
+  const std::size_t pairs = pair_views(views);
+  std::array<const ForceProvider*, kMaxPairProviders> bodies{};
+  std::size_t body_count = 0;
+  for (const auto& p : providers_) {
     if (body_count == kMaxPairProviders) throw std::length_error("ForceField: more than 16 providers");
     bodies[body_count++] = p.get();
   }
   const std::span<Vec3> force(s.force), moment(s.moment);
   // Without any moment the moments stay zero and are not written again
   // (the stepper zeroes them once, Simulation::start).
-  bool moments = false;
+  bool moments = false, nonconservative = false;
   for (std::size_t p = 0; p < body_count; ++p) moments = moments || bodies[p]->gives_moments();
+  for (std::size_t p = 0; p < pairs; ++p) nonconservative = nonconservative || !views[p].r.nc_force.empty();
+  if (nonconservative) resize_nonconservative(s.size());
   const auto gather_one = [&](std::size_t i) {
-    const Vec3 x = s.position[i];
-    Vec3 f = Vec3::Zero();
-    Vec3 tau = Vec3::Zero();
-    for (std::size_t p = 0; p < pairs; ++p) {
-      if (views[p].r.moment.empty())
-        gather_pairs<false>(views[p], s, i, x, f, tau);
-      else
-        gather_pairs<true>(views[p], s, i, x, f, tau);
+    ParticleSums sum;
+    for (std::size_t p = 0; p < pairs; ++p) gather_view(views[p], s, i, s.position[i], sum);
+    force[i] = sum.f;
+    if (moments) moment[i] = sum.tau;
+    if (nonconservative) {
+      nc_force_[i] = sum.f_nc;
+      nc_moment_[i] = sum.tau_nc;
     }
-    force[i] = f;
-    if (moments) moment[i] = tau;
   };
   if (!only.empty()) {
     // The listed particles alone (ascending, no repeats): the same sums.
@@ -273,11 +299,51 @@ bool ForceField::applies_filter() const {
   return false;
 }
 
+void ForceField::resize_nonconservative(std::size_t n) const {
+  if (nc_force_.size() == n) return;
+  nc_force_.assign(n, Vec3::Zero());
+  nc_moment_.assign(n, Vec3::Zero());
+}
+
+void ForceField::gather_nonconservative(const ParticleStore& s) const {
+  std::array<PairView, kMaxPairProviders> views;
+  const std::size_t pairs = pair_views(views);
+  resize_nonconservative(s.size());
+  parallel_for_ranges(s.size(), [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      ParticleSums sum;
+      for (std::size_t p = 0; p < pairs; ++p)
+        if (!views[p].r.nc_force.empty()) gather_view(views[p], s, i, s.position[i], sum);
+      nc_force_[i] = sum.f_nc;
+      nc_moment_[i] = sum.tau_nc;
+    }
+  });
+}
+
 ExactSum ForceField::nonconservative_power(const ParticleStore& s, std::span<const Vec3> u,
                                            std::span<const Vec3> w) const {
+  // Providers with non-conservative slots (PairResults::nc_force) are booked
+  // per particle: sum over owned i of F^nc_i . u_i + tau^nc_i . w_i, with
+  // F^nc_i, tau^nc_i gathered beside F_i and tau_i (docs/model.md §11.3);
+  // the others through their own ledger.
   ExactSum sum;
-  for (const ProviderCapabilities& c : caps_)
-    if (c.ledger != nullptr) sum.merge(c.ledger->nonconservative_power(s, u, w));
+  bool by_particle = false;
+  for (std::size_t k = 0; k < providers_.size(); ++k) {
+    if (caps_[k].ledger == nullptr) continue;
+    if (!providers_[k]->pair_results().nc_force.empty()) {
+      by_particle = true;
+      continue;
+    }
+    sum.merge(caps_[k].ledger->nonconservative_power(s, u, w));
+  }
+  if (!by_particle) return sum;
+  // Sums not gathered yet at this state (a restored run before its first
+  // gather): gather them alone.
+  if (nc_force_.size() != s.size()) gather_nonconservative(s);
+  sum.merge(exact_sum(s.size(), [&](std::size_t i) {
+    if (!s.owns(i)) return 0.0;
+    return nc_force_[i].dot(u[i]) + nc_moment_[i].dot(w[i]);
+  }));
   return sum;
 }
 

@@ -27,6 +27,7 @@
 /// capability it needs, in provider order.
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -44,6 +45,13 @@
 #include "core/stage_times.hpp"
 
 namespace dem {
+
+/// One pair provider's results and incidence, as the gather reads them
+/// (once per gather).
+struct PairView {
+  PairResults r;
+  Incidence inc;
+};
 
 class ForceField {
  public:
@@ -230,6 +238,17 @@ class ForceField {
   /// The first neighbour-list owner (its list is the field's), or nullptr.
   NeighbourListOwner* first_list() const;
   void sync_exclusions();
+
+  /// The pair providers' results and incidence (those with records), in
+  /// provider order, into `views`; returns how many.
+  static constexpr std::size_t kMaxPairProviders = 16;
+  std::size_t pair_views(std::array<PairView, kMaxPairProviders>& views) const;
+  /// Per particle: the non-conservative force and moment of the providers
+  /// with non-conservative slots, summed by the last gather (or by
+  /// gather_nonconservative), for nonconservative_power.
+  mutable std::vector<Vec3> nc_force_, nc_moment_;
+  void resize_nonconservative(std::size_t n) const;
+  void gather_nonconservative(const ParticleStore& particles) const;
 
   std::vector<char> due_;  ///< per provider: found due by rebuild_due()
   bool exclusions_synced_ = false;
