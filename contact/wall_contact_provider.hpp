@@ -191,6 +191,15 @@ class WallContactProvider final : public ForceProvider, public DissipationLedger
     }
   }
 
+  bool books_body_nonconservative() const override { return true; }
+  void add_body_nonconservative(const ParticleStore&, std::size_t begin, std::size_t end, std::span<Vec3> nc_force,
+                                std::span<Vec3> nc_moment) const override {
+    for (std::size_t i = begin; i < end; ++i) {
+      nc_force[i] += nc_force_[i];
+      nc_moment[i] += moment_[i];
+    }
+  }
+
   /// U_wall: the law's conservative wall energy of each particle-wall contact.
   void add_potential_energies(const ParticleStore& s, EnergyReport& r) const override {
     r.add("U_wall", exact_sum(s.size(), [&](std::size_t i) {

@@ -394,6 +394,17 @@ class ForceProvider {
   /// gather after the pair providers, per block of particles.
   virtual void add_body_forces(const ParticleStore&, std::size_t /*begin*/, std::size_t /*end*/,
                                std::span<Vec3> /*force*/, std::span<Vec3> /*moment*/) const {}
+  /// True for a one-body provider whose add_body_nonconservative() gives
+  /// the non-conservative part of what add_body_forces() adds (all of its
+  /// moment): the ForceField then books its W_contact per particle with the
+  /// pair records' (PairResults::nc_force) instead of calling its
+  /// DissipationLedger::nonconservative_power.
+  virtual bool books_body_nonconservative() const { return false; }
+  /// Adds the non-conservative force and moment on the particles in
+  /// [begin, end) to nc_force[i] and nc_moment[i] (force, force length).
+  /// Called by the gather after add_body_forces(), per block of particles.
+  virtual void add_body_nonconservative(const ParticleStore&, std::size_t /*begin*/, std::size_t /*end*/,
+                                        std::span<Vec3> /*nc_force*/, std::span<Vec3> /*nc_moment*/) const {}
   /// False if this provider never gives a moment, neither per record
   /// (PairResults::moment) nor in add_body_forces() (the safe default is
   /// true). A property of the provider, not of its current records: when no

@@ -41,7 +41,9 @@ inline void gather_pairs(const PairView& v, const ParticleStore& s, std::size_t 
   const Vec3* force = r.force.data();
   const Vec3* nc = r.nc_force.data();
   ParticleSums sum = out;
-  const auto first_end = [&](std::uint32_t b) {
+  // Both inlined (always): called out of line, they would keep the sums
+  // in memory instead of registers.
+  const auto first_end = [&](std::uint32_t b) __attribute__((always_inline)) {
     sum.f += force[b];
     if constexpr (NonConservative) sum.f_nc += nc[b];
     if constexpr (Moments) {
@@ -50,7 +52,7 @@ inline void gather_pairs(const PairView& v, const ParticleStore& s, std::size_t 
     }
   };
   // The second end's moment: given, or from the balance of angular momentum.
-  const auto second_end = [&](std::uint32_t b) {
+  const auto second_end = [&](std::uint32_t b) __attribute__((always_inline)) {
     sum.f -= force[b];
     if constexpr (NonConservative) sum.f_nc -= nc[b];
     if constexpr (Moments) {
@@ -242,7 +244,17 @@ void ForceField::gather(ParticleStore& s, const RangeHook* after_gather,
   bool moments = false, nonconservative = false;
   for (std::size_t p = 0; p < body_count; ++p) moments = moments || bodies[p]->gives_moments();
   for (std::size_t p = 0; p < pairs; ++p) nonconservative = nonconservative || !views[p].r.nc_force.empty();
+  for (std::size_t p = 0; p < body_count; ++p)
+    nonconservative = nonconservative || bodies[p]->books_body_nonconservative();
   if (nonconservative) resize_nonconservative(s.size());
+  // The one-body providers' force and moment on [begin, end) (and their
+  // non-conservative parts), after the pair records.
+  const auto add_bodies = [&](std::size_t begin, std::size_t end) {
+    for (std::size_t p = 0; p < body_count; ++p) {
+      bodies[p]->add_body_forces(s, begin, end, force, moment);
+      if (nonconservative) bodies[p]->add_body_nonconservative(s, begin, end, nc_force_, nc_moment_);
+    }
+  };
   const auto gather_one = [&](std::size_t i) {
     ParticleSums sum;
     for (std::size_t p = 0; p < pairs; ++p) gather_view(views[p], s, i, s.position[i], sum);
@@ -259,14 +271,14 @@ void ForceField::gather(ParticleStore& s, const RangeHook* after_gather,
       for (std::size_t k = begin; k < end; ++k) {
         const std::size_t i = only[k];
         gather_one(i);
-        for (std::size_t p = 0; p < body_count; ++p) bodies[p]->add_body_forces(s, i, i + 1, force, moment);
+        add_bodies(i, i + 1);
       }
     });
     return;
   }
   parallel_for_ranges(s.size(), [&](std::size_t begin, std::size_t end) {
     for (std::size_t i = begin; i < end; ++i) gather_one(i);
-    for (std::size_t p = 0; p < body_count; ++p) bodies[p]->add_body_forces(s, begin, end, force, moment);
+    add_bodies(begin, end);
     if (after_gather != nullptr) (*after_gather)(begin, end);
   });
 }
@@ -317,20 +329,47 @@ void ForceField::gather_nonconservative(const ParticleStore& s) const {
       nc_force_[i] = sum.f_nc;
       nc_moment_[i] = sum.tau_nc;
     }
+    for (const auto& p : providers_)
+      if (p->books_body_nonconservative()) p->add_body_nonconservative(s, begin, end, nc_force_, nc_moment_);
+  });
+}
+
+bool ForceField::booked_by_particle(std::size_t k) const {
+  return providers_[k]->books_body_nonconservative() || !providers_[k]->pair_results().nc_force.empty();
+}
+
+bool ForceField::ledgers_by_particle() const {
+  for (std::size_t k = 0; k < providers_.size(); ++k)
+    if (caps_[k].ledger != nullptr && !booked_by_particle(k)) return false;
+  return true;
+}
+
+ExactSum ForceField::kick_power(const ParticleStore& s, std::span<const Vec3> v0, std::span<const Vec3> w0,
+                                std::span<const char> skip) const {
+  if (!ledgers_by_particle()) throw std::logic_error("ForceField::kick_power: a ledger is not booked per particle");
+  bool any = false;
+  for (std::size_t k = 0; k < providers_.size(); ++k) any = any || (caps_[k].ledger != nullptr);
+  if (!any) return ExactSum();
+  if (nc_force_.size() != s.size()) gather_nonconservative(s);
+  return exact_sum(s.size(), [&](std::size_t i) {
+    if (!s.owns(i) || (!skip.empty() && skip[i])) return 0.0;
+    const Vec3 u = v0[i] + s.velocity[i], w = w0[i] + s.angular_velocity[i];
+    return nc_force_[i].dot(u) + nc_moment_[i].dot(w);
   });
 }
 
 ExactSum ForceField::nonconservative_power(const ParticleStore& s, std::span<const Vec3> u,
                                            std::span<const Vec3> w) const {
-  // Providers with non-conservative slots (PairResults::nc_force) are booked
-  // per particle: sum over owned i of F^nc_i . u_i + tau^nc_i . w_i, with
+  // Providers with non-conservative slots (PairResults::nc_force) and
+  // one-body providers that book per particle
+  // (ForceProvider::books_body_nonconservative) are booked per particle: sum over owned i of F^nc_i . u_i + tau^nc_i . w_i, with
   // F^nc_i, tau^nc_i gathered beside F_i and tau_i (docs/model.md §11.3);
   // the others through their own ledger.
   ExactSum sum;
   bool by_particle = false;
   for (std::size_t k = 0; k < providers_.size(); ++k) {
     if (caps_[k].ledger == nullptr) continue;
-    if (!providers_[k]->pair_results().nc_force.empty()) {
+    if (booked_by_particle(k)) {
       by_particle = true;
       continue;
     }

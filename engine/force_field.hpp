@@ -146,6 +146,16 @@ class ForceField {
   /// order.
   ExactSum nonconservative_power(const ParticleStore& particles, std::span<const Vec3> u,
                                std::span<const Vec3> w) const;
+  /// True if every DissipationLedger of the field is booked per particle
+  /// (pair providers with PairResults::nc_force, one-body providers with
+  /// ForceProvider::books_body_nonconservative): kick_power() applies.
+  bool ledgers_by_particle() const;
+  /// nonconservative_power(particles, v0 + v, w0 + w) with v, w the
+  /// particles' velocities and the particles with skip[i] != 0 (kinematic)
+  /// left out, without forming u and w: the same bits. Requires
+  /// ledgers_by_particle() (std::logic_error otherwise).
+  ExactSum kick_power(const ParticleStore& particles, std::span<const Vec3> v0, std::span<const Vec3> w0,
+                      std::span<const char> skip) const;
   /// Sum over providers of DissipationLedger::released_energy, in provider
   /// order: energy the last evaluate() released by state changes.
   ExactSum released_energy(const ParticleStore& particles) const;
@@ -248,6 +258,8 @@ class ForceField {
   /// gather_nonconservative), for nonconservative_power.
   mutable std::vector<Vec3> nc_force_, nc_moment_;
   void resize_nonconservative(std::size_t n) const;
+  /// True if provider k's ledger is booked per particle.
+  bool booked_by_particle(std::size_t k) const;
   void gather_nonconservative(const ParticleStore& particles) const;
 
   std::vector<char> due_;  ///< per provider: found due by rebuild_due()

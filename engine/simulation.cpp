@@ -145,6 +145,8 @@ void Simulation::save_velocities() {
 }
 
 ExactSum Simulation::kick_power() {
+  // Every ledger per particle: one pass forms u and w as it sums.
+  if (forces_.ledgers_by_particle()) return forces_.kick_power(particles_, v_before_, w_before_, kinematic_);
   // u = v^- + v^+, w = Omega^- + Omega^+ of the kick just made, kept in the
   // saved arrays; kinematic particles take no kick (W_boundary books them).
   const std::size_t n = particles_.size();
