@@ -1,0 +1,103 @@
+"""What stepping from Python costs (docs/python.md "Speed"), side by side in
+one invocation on one machine:
+
+ 1. the solid torus of about 1e5 particles: `dem run --steps N` against
+    Simulation.run(steps=N) with the same output folder work (open_output /
+    close_output), particle-steps per second of each (best of --repeat);
+ 2. the ring torus (80 particles): run(steps=N) without a callback, with a
+    callback every step, and step() called N times from a Python loop: the
+    cost per callback call and per step() call.
+
+    PYTHONPATH=build/python python3 bench/python_overhead.py [--threads 2] [--steps 200]
+
+Prints one line per figure. Needs the build with -DDEM_WITH_PYTHON=ON
+(build/apps/dem and build/python).
+"""
+
+import argparse
+import os
+import pathlib
+import re
+import subprocess
+import tempfile
+import time
+
+import dem_rrp
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+
+def torus_text(particles):
+    text = (ROOT / "scenes" / "solid_torus.toml").read_text()
+    text, n = re.subn(r"(?m)^particle_diameter\s*=.*$", "target_particles = %d" % particles, text)
+    assert n == 1
+    return text
+
+
+def dem_rate(dem, scene, steps, threads, out):
+    r = subprocess.run([str(dem), "run", str(scene), "--steps", str(steps), "--threads", str(threads),
+                        "--output-dir", str(out), "--overwrite", "--quiet"], capture_output=True, text=True,
+                       check=True)
+    m = re.search(r"done: (\d+) steps in ([0-9.e+-]+) s", r.stdout)
+    return float(m.group(2))
+
+
+def python_rate(scene, steps, threads, out):
+    sim = dem_rrp.Simulation.from_file(scene, threads=threads)
+    sim.open_output(out, overwrite=True)
+    t0 = time.perf_counter()
+    sim.run(steps=steps)
+    sim.close_output()
+    return time.perf_counter() - t0, sim.n_particles
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--dem", default=str(ROOT / "build" / "apps" / "dem"))
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--particles", type=int, default=100000)
+    ap.add_argument("--steps", type=int, default=200, help="solid torus steps")
+    ap.add_argument("--ring-steps", type=int, default=20000)
+    ap.add_argument("--repeat", type=int, default=3)
+    a = ap.parse_args()
+
+    with tempfile.TemporaryDirectory() as tmp:
+        scene = pathlib.Path(tmp, "solid_torus_1e5.toml")
+        scene.write_text(torus_text(a.particles))
+        cli, py, n = [], [], 0
+        for _ in range(a.repeat):  # alternate, so both see the same machine
+            cli.append(dem_rate(a.dem, scene, a.steps, a.threads, pathlib.Path(tmp, "cli")))
+            secs, n = python_rate(scene, a.steps, a.threads, pathlib.Path(tmp, "py"))
+            py.append(secs)
+        c, p = min(cli), min(py)
+        print("solid torus, %d particles, %d steps, %d threads, output on the scene's schedule:" % (n, a.steps,
+                                                                                                  a.threads))
+        print("  dem run:               %.4g s  %.4g particle-steps/s" % (c, n * a.steps / c))
+        print("  Simulation.run:        %.4g s  %.4g particle-steps/s  (%+.2f%% time)" % (p, n * a.steps / p,
+                                                                                        100 * (p / c - 1)))
+
+    ring = dem_rrp.Simulation.from_file(ROOT / "scenes" / "ring_torus.toml", threads=1)
+    ring.run(steps=200)  # warm up
+    n = a.ring_steps
+
+    def timed(f):
+        best = float("inf")
+        for _ in range(a.repeat):
+            t0 = time.perf_counter()
+            f()
+            best = min(best, time.perf_counter() - t0)
+        return best
+
+    plain = timed(lambda: ring.run(steps=n))
+    calls = timed(lambda: ring.run(steps=n, callback=lambda s: None))
+    stepped = timed(lambda: [ring.step() for _ in range(n)])
+    print("ring torus, 80 particles, %d steps, 1 thread:" % n)
+    print("  run(steps=N):              %.3f us/step" % (1e6 * plain / n))
+    print("  run with a callback every step: %.3f us/step: %.3f us per callback call" %
+          (1e6 * calls / n, 1e6 * (calls - plain) / n))
+    print("  step() in a Python loop:   %.3f us/step: %.3f us per call" % (1e6 * stepped / n,
+                                                                       1e6 * (stepped - plain) / n))
+
+
+if __name__ == "__main__":
+    main()
