@@ -35,17 +35,19 @@ def torus_text(particles):
 
 
 def dem_rate(dem, scene, steps, threads, out):
+    """Seconds of dem run's stepping loop (its summary: from the first rows
+    and frame to the closing checkpoint)."""
     r = subprocess.run([str(dem), "run", str(scene), "--steps", str(steps), "--threads", str(threads),
-                        "--output-dir", str(out), "--overwrite", "--quiet"], capture_output=True, text=True,
-                       check=True)
+                        "--output-dir", str(out), "--quiet"], capture_output=True, text=True, check=True)
     m = re.search(r"done: (\d+) steps in ([0-9.e+-]+) s", r.stdout)
     return float(m.group(2))
 
 
 def python_rate(scene, steps, threads, out):
+    """Seconds of the same: open_output (first rows and frame), run, close_output."""
     sim = dem_rrp.Simulation.from_file(scene, threads=threads)
-    sim.open_output(out, overwrite=True)
     t0 = time.perf_counter()
+    sim.open_output(out)
     sim.run(steps=steps)
     sim.close_output()
     return time.perf_counter() - t0, sim.n_particles
@@ -65,9 +67,9 @@ def main():
         scene = pathlib.Path(tmp, "solid_torus_1e5.toml")
         scene.write_text(torus_text(a.particles))
         cli, py, n = [], [], 0
-        for _ in range(a.repeat):  # alternate, so both see the same machine
-            cli.append(dem_rate(a.dem, scene, a.steps, a.threads, pathlib.Path(tmp, "cli")))
-            secs, n = python_rate(scene, a.steps, a.threads, pathlib.Path(tmp, "py"))
+        for k in range(a.repeat):  # alternate, so both see the same machine
+            cli.append(dem_rate(a.dem, scene, a.steps, a.threads, pathlib.Path(tmp, "cli%d" % k)))
+            secs, n = python_rate(scene, a.steps, a.threads, pathlib.Path(tmp, "py%d" % k))
             py.append(secs)
         c, p = min(cli), min(py)
         print("solid torus, %d particles, %d steps, %d threads, output on the scene's schedule:" % (n, a.steps,
@@ -76,27 +78,31 @@ def main():
         print("  Simulation.run:        %.4g s  %.4g particle-steps/s  (%+.2f%% time)" % (p, n * a.steps / p,
                                                                                         100 * (p / c - 1)))
 
-    ring = dem_rrp.Simulation.from_file(ROOT / "scenes" / "ring_torus.toml", threads=1)
-    ring.run(steps=200)  # warm up
-    n = a.ring_steps
-
-    def timed(f):
-        best = float("inf")
-        for _ in range(a.repeat):
-            t0 = time.perf_counter()
-            f()
-            best = min(best, time.perf_counter() - t0)
-        return best
-
-    plain = timed(lambda: ring.run(steps=n))
-    calls = timed(lambda: ring.run(steps=n, callback=lambda s: None))
-    stepped = timed(lambda: [ring.step() for _ in range(n)])
-    print("ring torus, 80 particles, %d steps, 1 thread:" % n)
-    print("  run(steps=N):              %.3f us/step" % (1e6 * plain / n))
-    print("  run with a callback every step: %.3f us/step: %.3f us per callback call" %
-          (1e6 * calls / n, 1e6 * (calls - plain) / n))
-    print("  step() in a Python loop:   %.3f us/step: %.3f us per call" % (1e6 * stepped / n,
-                                                                       1e6 * (stepped - plain) / n))
+    sphere = {"run": {"time_step": 1e-3, "steps": 10**9}, "output": {"energy_every": 0},
+              "particles": [{"source": "ring_torus", "count": 4, "torus_diameter": 3.0, "mass": 1.0,
+                             "inertia": 1.0, "speed": 1.0}],
+              "bonds": {"pairs": "generator", "bending": 1.0, "axial": 1.0, "shear": 1.0},
+              "contact": {"stiffness": 2100.0}}
+    for label, sim in (("ring torus, 80 particles", dem_rrp.Simulation.from_file(
+                            ROOT / "scenes" / "ring_torus.toml", threads=1)),
+                       ("a ring of 4 bonded spheres", dem_rrp.Simulation.from_dict(sphere, threads=1))):
+        sim.run(steps=200)  # warm up
+        n = a.ring_steps
+        plain, calls, stepped = [], [], []
+        for _ in range(a.repeat):  # interleaved, best of each
+            for out, f in ((plain, lambda: sim.run(steps=n)),
+                           (calls, lambda: sim.run(steps=n, callback=lambda s: None)),
+                           (stepped, lambda: [sim.step() for _ in range(n)])):
+                t0 = time.perf_counter()
+                f()
+                out.append(time.perf_counter() - t0)
+        p, c, s = min(plain), min(calls), min(stepped)
+        print("%s, %d steps, 1 thread:" % (label, n))
+        print("  run(steps=N):                   %.3f us/step" % (1e6 * p / n))
+        print("  run with a callback every step: %.3f us/step: %.3f us per callback call" % (1e6 * c / n,
+                                                                                           1e6 * (c - p) / n))
+        print("  step() in a Python loop:        %.3f us/step: %.3f us per call" % (1e6 * s / n,
+                                                                                  1e6 * (s - p) / n))
 
 
 if __name__ == "__main__":

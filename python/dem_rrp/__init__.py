@@ -17,6 +17,14 @@ import sys
 
 import numpy as np
 
+# One process: under mpirun, ranks other than 0 are refused at once (the
+# engine's MPI runs are `mpirun ... dem run`, docs/mpi.md).
+for _rank_variable in ("OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"):
+    if os.environ.get(_rank_variable, "0") not in ("", "0"):
+        raise ImportError("dem_rrp runs in one process and does not support MPI ranks (this is rank %s); "
+                          "run `mpirun -np N dem run SCENE` for a run over MPI ranks (docs/mpi.md)"
+                          % os.environ[_rank_variable])
+
 from . import _core
 from ._core import CheckpointError, OutputFolderError, RunError, SceneError
 from ._scene_dict import to_toml

@@ -21,44 +21,17 @@ def dem(*args, check=True):
     return subprocess.run([str(DEM_BINARY), *map(str, args)], capture_output=True, text=True, check=check)
 
 
-RING_SMALL = """
-[run]
-integrator = "rrp25"
-time_step = 1e-3
-steps = 400
-
-[output]
-vtk_every = 100
-energy_every = 10
-checkpoint_every = 0
-
-[[particles]]
-source = "ring_torus"
-count = 24
-torus_diameter = 3.0
-mass = 1.0
-inertia = 1.0
-speed = 1.0
-gap = 0.1
-
-[bonds]
-pairs = "generator"
-bending = 10.0
-axial = 200.0
-shear = 200.0
-
-[contact]
-stiffness = 2100.0
-skin_fraction = 0.5
-
-[[wall]]
-point = [0.0, 0.0, 0.0]
-normal = [1.0, 0.0, 0.0]
-stiffness = 2100.0
-"""
+def small_ring():
+    """scenes/ring_torus.toml with 24 spheres, 400 steps and no checkpoints."""
+    text = (SCENES / "ring_torus.toml").read_text()
+    for old, new in (("count = 80", "count = 24"), ("end_time = 35.0", "steps = 400"),
+                     ("checkpoint_every = 10000", "checkpoint_every = 0")):
+        assert old in text
+        text = text.replace(old, new)
+    return text
 
 
 @pytest.fixture
 def ring_text():
     """A small ring torus (24 spheres) as TOML text."""
-    return RING_SMALL
+    return small_ring()

@@ -125,3 +125,11 @@ def test_a_failed_run_raises_run_error_with_the_cli_message(tmp_path, ring_text)
     assert first_line.startswith("error: the run failed at step")
     assert "error: " + str(e.value).split("\n")[0] == first_line
     assert not sim._sim.output_open
+
+
+def test_refused_on_mpi_ranks_other_than_0():
+    import subprocess
+    import sys
+    r = subprocess.run([sys.executable, "-c", "import dem_rrp"], capture_output=True, text=True,
+                       env={**__import__("os").environ, "OMPI_COMM_WORLD_RANK": "1"})
+    assert r.returncode != 0 and "does not support MPI ranks" in r.stderr

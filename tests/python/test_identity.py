@@ -116,3 +116,19 @@ def test_open_output_in_pieces_and_restart(tmp_path):
     again.run(steps=130)
     assert again.energies() == mid.energies()
     assert np.array_equal(again.gather("position"), mid.gather("position"))
+
+
+def test_restart_continues_the_run_files_as_dem_restart(tmp_path):
+    """dem run to step 200, then Simulation.restart + open_output into the
+    same folder + run to step 300: the files of dem run --steps 300."""
+    whole, part = tmp_path / "whole", tmp_path / "part"
+    dem("run", scene("ring_torus.toml"), "--steps", 300, "--output-dir", whole, "--quiet")
+    dem("run", scene("ring_torus.toml"), "--steps", 200, "--output-dir", part, "--quiet")
+    sim = dem_rrp.Simulation.restart(part / "checkpoint.bin")
+    assert sim.step_count == 200
+    sim.open_output(part)
+    sim.run(steps=100)
+    sim.close_output()
+    names = output_files(whole)
+    assert output_files(part) == names
+    assert same_bytes(whole, part, names) == []
