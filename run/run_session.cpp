@@ -100,10 +100,6 @@ void write_summary_of(RunContext& ctx, const StandardObservers& run, double secs
       << ")\n";
 }
 
-}  // namespace
-
-namespace {
-
 /// The plan, its energy limits checked before anything else is made.
 const RunPlan& checked(const RunPlan& plan) {
   check_energy_limits(plan.energy_limits);  // before the folder is touched
