@@ -3,7 +3,8 @@ one invocation on one machine:
 
  1. the solid torus of about 1e5 particles: `dem run --steps N` against
     Simulation.run(steps=N) with the same output folder work (open_output /
-    close_output), particle-steps per second of each (best of --repeat);
+    close_output), each in a fresh process, alternated, particle-steps per
+    second of each (best of --repeat);
  2. the ring torus (80 particles): run(steps=N) without a callback, with a
     callback every step, and step() called N times from a Python loop: the
     cost per callback call and per step() call.
@@ -19,6 +20,7 @@ import os
 import pathlib
 import re
 import subprocess
+import sys
 import tempfile
 import time
 
@@ -43,6 +45,15 @@ def dem_rate(dem, scene, steps, threads, out):
     return float(m.group(2))
 
 
+def python_rate_in_new_process(scene, steps, threads, out):
+    """python_rate() in a fresh Python process, as cold as dem run's own
+    (a process that has run before reuses its freed memory and is faster)."""
+    r = subprocess.run([sys.executable, __file__, "--once", str(scene), str(steps), str(threads), str(out)],
+                       capture_output=True, text=True, check=True, env=dict(os.environ))
+    secs, n = r.stdout.split()
+    return float(secs), int(n)
+
+
 def python_rate(scene, steps, threads, out):
     """Seconds of the same: open_output (first rows and frame), run, close_output."""
     sim = dem_rrp.Simulation.from_file(scene, threads=threads)
@@ -54,6 +65,10 @@ def python_rate(scene, steps, threads, out):
 
 
 def main():
+    if len(sys.argv) == 6 and sys.argv[1] == "--once":
+        secs, n = python_rate(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5])
+        print(secs, n)
+        return
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--dem", default=str(ROOT / "build" / "apps" / "dem"))
     ap.add_argument("--threads", type=int, default=2)
@@ -69,7 +84,7 @@ def main():
         cli, py, n = [], [], 0
         for k in range(a.repeat):  # alternate, so both see the same machine
             cli.append(dem_rate(a.dem, scene, a.steps, a.threads, pathlib.Path(tmp, "cli%d" % k)))
-            secs, n = python_rate(scene, a.steps, a.threads, pathlib.Path(tmp, "py%d" % k))
+            secs, n = python_rate_in_new_process(scene, a.steps, a.threads, pathlib.Path(tmp, "py%d" % k))
             py.append(secs)
         c, p = min(cli), min(py)
         print("solid torus, %d particles, %d steps, %d threads, output on the scene's schedule:" % (n, a.steps,
