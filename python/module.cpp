@@ -20,6 +20,30 @@
 namespace py = pybind11;
 using dem::python::PySimulation;
 
+/// `f(sim, args...)` after PySimulation::require_idle(): nothing reads or
+/// changes a simulation while another thread steps it.
+template <class R, class... A>
+auto idle(R (*f)(PySimulation&, A...)) {
+  return [f](PySimulation& s, A... a) -> R {
+    s.require_idle();
+    return f(s, std::forward<A>(a)...);
+  };
+}
+template <class R, class... A>
+auto idle(R (PySimulation::*f)(A...)) {
+  return [f](PySimulation& s, A... a) -> R {
+    s.require_idle();
+    return (s.*f)(std::forward<A>(a)...);
+  };
+}
+template <class R, class... A>
+auto idle(R (PySimulation::*f)(A...) const) {
+  return [f](const PySimulation& s, A... a) -> R {
+    s.require_idle();
+    return (s.*f)(std::forward<A>(a)...);
+  };
+}
+
 namespace {
 
 /// Steps `sim` up to step count `end`: each step without the GIL (other
@@ -31,11 +55,17 @@ namespace {
 void run_to(PySimulation& sim, std::uint64_t end, const py::object& callback, std::uint64_t every,
             const py::object& arg) {
   if (every == 0) throw std::invalid_argument("run: every must be at least 1");
+  sim.begin_run();
+  struct RunEnd {
+    PySimulation& sim;
+    ~RunEnd() { sim.end_run(); }
+  } run_end{sim};
   dem::ThreadLimit limit(sim.threads());
   const bool call = !callback.is_none();
   std::uint64_t done = 0;
   while (sim.sim().step_count() < end) {
     std::exception_ptr failure;
+    sim.set_stepping(true);
     {
       py::gil_scoped_release release;
       try {
@@ -44,6 +74,7 @@ void run_to(PySimulation& sim, std::uint64_t end, const py::object& callback, st
         failure = std::current_exception();
       }
     }
+    sim.set_stepping(false);
     if (failure) std::rethrow_exception(failure);
     if (PyErr_CheckSignals() != 0) throw py::error_already_set();
     ++done;
@@ -117,22 +148,24 @@ PYBIND11_MODULE(_core, m) {
       .def_property_readonly("end_step", &PySimulation::end_step)
       .def_property_readonly("layout_version", &PySimulation::layout_version)
       .def_property_readonly("reorder_count", [](const PySimulation& s) { return s.sim().reorder_count(); })
-      .def("energy_row", &PySimulation::energy_row)
-      .def("failure_rows", &PySimulation::failure_rows)
-      .def("group_rows", &PySimulation::group_rows)
+      .def("energy_row", idle(&PySimulation::energy_row))
+      .def("failure_rows", idle(&PySimulation::failure_rows))
+      .def("group_rows", idle(&PySimulation::group_rows))
       .def("particle_fields", &dem::python::particle_field_names)
       .def(
           "view",
           [](py::object self, const std::string& name) {
-            return dem::python::particle_view(self.cast<PySimulation&>(), name, self);
+            PySimulation& s = self.cast<PySimulation&>();
+            s.require_idle();
+            return dem::python::particle_view(s, name, self);
           },
           py::arg("name"))
-      .def("set_vectors", &dem::python::set_particle_vectors, py::arg("name"), py::arg("ids"), py::arg("values"))
-      .def("bond_arrays", &dem::python::bond_arrays)
-      .def("open_output", &PySimulation::open_output, py::arg("dir"), py::arg("overwrite") = false)
-      .def("close_output", &PySimulation::close_output)
+      .def("set_vectors", idle(&dem::python::set_particle_vectors), py::arg("name"), py::arg("ids"), py::arg("values"))
+      .def("bond_arrays", idle(+[](PySimulation& s) { return dem::python::bond_arrays(s); }))
+      .def("open_output", idle(&PySimulation::open_output), py::arg("dir"), py::arg("overwrite") = false)
+      .def("close_output", idle(&PySimulation::close_output))
       .def_property_readonly("output_open", &PySimulation::output_open)
       .def("take_log", &PySimulation::take_log)
-      .def("write_frame", &PySimulation::write_frame, py::arg("dir"))
-      .def("write_checkpoint", &PySimulation::write_checkpoint, py::arg("path"));
+      .def("write_frame", idle(&PySimulation::write_frame), py::arg("dir"))
+      .def("write_checkpoint", idle(&PySimulation::write_checkpoint), py::arg("path"));
 }

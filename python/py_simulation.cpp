@@ -210,6 +210,17 @@ std::vector<std::uint32_t> PySimulation::slots_of(std::span<const std::int64_t> 
   return slots;
 }
 
+void PySimulation::begin_run() {
+  if (running_)
+    throw std::runtime_error("the simulation is running already (run() in another thread): wait for it to return");
+  running_ = true;
+}
+
+void PySimulation::require_idle() const {
+  if (stepping_)
+    throw std::runtime_error("the simulation is stepping (run() in another thread): wait for it to return");
+}
+
 std::size_t PySimulation::broken_count() const {
   std::size_t n = 0;
   for (const std::uint8_t live : sim_.forces().bond_live()) n += live == 0 ? 1 : 0;

@@ -122,6 +122,15 @@ class PySimulation {
   Simulation& sim() { return sim_; }
   const Simulation& sim() const { return sim_; }
 
+  /// A run() in progress (refused a second one from another thread:
+  /// std::runtime_error), and whether it is inside a step, without the GIL
+  /// (require_idle() then refuses what would read or change the state,
+  /// std::runtime_error; between steps, in callbacks, all is allowed).
+  void begin_run();
+  void end_run() { running_ = false; }
+  void set_stepping(bool on) { stepping_ = on; }
+  void require_idle() const;
+
  private:
   /// A session that writes nothing, if none is open.
   void ensure_session();
@@ -150,6 +159,8 @@ class PySimulation {
   const void* layout_data_ = nullptr;
   std::vector<std::uint32_t> slot_of_id_;
   std::uint64_t slot_version_ = UINT64_MAX;
+  bool running_ = false;
+  bool stepping_ = false;
 };
 
 }  // namespace dem::python

@@ -107,7 +107,7 @@ class Simulation:
 
     def _flush_log(self):
         log = self._sim.take_log()
-        if log:
+        if log and sys.stderr is not None:
             sys.stderr.write(log)
 
     # ---------------------------------------------------------------- state

@@ -82,3 +82,25 @@ def test_run_to_the_scene_end_and_by_time(ring_text):
     assert sim.step_count == 100
     sim.run()
     assert sim.step_count == 400 and sim.time == pytest.approx(0.4)
+
+
+def test_another_thread_may_not_run_the_same_simulation(ring_text):
+    sim = dem_rrp.Simulation.from_toml(ring_text)
+    seen = {}
+
+    def other():
+        try:
+            sim.run(steps=1)
+        except RuntimeError as e:
+            seen["run"] = str(e)
+        seen["energies"] = sim.energies()["t"]  # between steps: allowed
+
+    def start_other(s):
+        t = threading.Thread(target=other)
+        t.start()
+        t.join()
+
+    sim.run(steps=4, callback=start_other, every=2)
+    assert "running already" in seen["run"]
+    assert seen["energies"] == pytest.approx(0.004)
+    assert sim.step_count == 4
