@@ -163,8 +163,7 @@ void PySimulation::write_frame(const std::filesystem::path& dir) {
 
 void PySimulation::write_checkpoint(const std::filesystem::path& path) {
   if (output_open()) {
-    const RunContext& ctx = session_->context();
-    dem::write_checkpoint(path, checkpoint_of(sim_, ctx.plan, ctx.frame_times, ctx.energy_rows));
+    dem::write_checkpoint(path, session_->checkpoint_state());
   } else {
     dem::write_checkpoint(path, checkpoint_of(sim_, plan_, {}, 0));
   }

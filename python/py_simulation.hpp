@@ -98,8 +98,9 @@ class PySimulation {
   /// from call to call), as the run's frames. Throws std::runtime_error.
   void write_frame(const std::filesystem::path& dir);
   /// A checkpoint of the state now at `path`, with the open run's
-  /// bookkeeping (else the scene's plan). Throws CheckpointError or
-  /// std::runtime_error.
+  /// bookkeeping (RunSession::checkpoint_state: its tables written first,
+  /// the energy check's state), else the scene's plan. Throws
+  /// CheckpointError, EnergyCheckError or std::runtime_error.
   void write_checkpoint(const std::filesystem::path& path);
 
   /// energy.csv's header and the row of the state now, exactly as written.

@@ -123,6 +123,12 @@ int RunSession::fail(const std::exception& e) {
   return report_failure(ctx_, run_.list, e, dynamic_cast<const OutputFailure*>(&e) != nullptr);
 }
 
+CheckpointState RunSession::checkpoint_state() {
+  run_.events.write();
+  run_.energy_check.before_checkpoint(ctx_);
+  return checkpoint_of(ctx_.sim, ctx_.plan, ctx_.frame_times, ctx_.energy_rows);
+}
+
 RunSummary RunSession::summary() const {
   RunSummary s;
   s.steps = ctx_.step - ctx_.first_step;

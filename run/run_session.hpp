@@ -67,6 +67,12 @@ class RunSession {
   /// the log as `dem run` does (the step, the time, the message, the hint)
   /// and returns kExitRunFailed (with MPI ranks the others are stopped).
   int fail(const std::exception& e);
+  /// A checkpoint of the state now with the run's bookkeeping (frames,
+  /// energy rows, identity, the energy check), as the run's own checkpoints
+  /// are made: the event tables are written first (a restart keeps their
+  /// rows up to its step) and the state is judged by the energy check
+  /// (EnergyCheckError for a diverged one). One process only (no MPI ranks).
+  CheckpointState checkpoint_state();
   /// What the run did so far: steps, seconds, the energy check's figures.
   RunSummary summary() const;
   /// The closing summary on the log (rank 0 of a run that writes files):

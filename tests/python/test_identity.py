@@ -141,3 +141,23 @@ def test_restart_continues_the_run_files_as_dem_restart(tmp_path):
     names = output_files(whole)
     assert output_files(part) == names
     assert same_bytes(whole, part, names) == []
+
+
+def test_write_checkpoint_of_an_open_run_continues_it(tmp_path):
+    """A checkpoint written by write_checkpoint while the output is open
+    keeps the run's bookkeeping: restarted into the folder after the run
+    stopped there, it ends with the files of the run that did not stop."""
+    whole, part = tmp_path / "whole", tmp_path / "part"
+    dem("run", scene("ring_torus.toml"), "--steps", 300, "--output-dir", whole, "--quiet")
+    first = dem_rrp.Simulation.from_file(scene("ring_torus.toml"))
+    first.open_output(part)
+    first.run(steps=155)
+    first.write_checkpoint(part / "at155.bin")
+    first.close_output()  # a last row and frame at 155, which the restart drops
+    sim = dem_rrp.Simulation.restart(part / "at155.bin")
+    sim.open_output(part)
+    sim.run(steps=145)
+    sim.close_output()
+    names = output_files(whole)
+    assert output_files(part) == names
+    assert same_bytes(whole, part, names) == []
