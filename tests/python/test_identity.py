@@ -26,6 +26,13 @@ def same_bytes(a, b, names):
     return [n for n in names if not filecmp.cmp(os.path.join(a, n), os.path.join(b, n), shallow=False)]
 
 
+def assert_same_files(a, b):
+    """Folders a and b hold the same output files, byte for byte."""
+    names = output_files(a)
+    assert output_files(b) == names
+    assert same_bytes(a, b, names) == []
+
+
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("name,steps,every", CASES)
 def test_python_run_writes_what_dem_run_writes(tmp_path, name, steps, every, threads):
@@ -138,9 +145,7 @@ def test_restart_continues_the_run_files_as_dem_restart(tmp_path):
     sim.open_output(part)
     sim.run(steps=100)
     sim.close_output()
-    names = output_files(whole)
-    assert output_files(part) == names
-    assert same_bytes(whole, part, names) == []
+    assert_same_files(whole, part)
 
 
 def test_write_checkpoint_of_an_open_run_continues_it(tmp_path):
@@ -158,6 +163,4 @@ def test_write_checkpoint_of_an_open_run_continues_it(tmp_path):
     sim.open_output(part)
     sim.run(steps=145)
     sim.close_output()
-    names = output_files(whole)
-    assert output_files(part) == names
-    assert same_bytes(whole, part, names) == []
+    assert_same_files(whole, part)
