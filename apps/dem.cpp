@@ -18,6 +18,7 @@
 
 #include "apps/cli_checks.hpp"
 #include "run/run_loop.hpp"
+#include "run/scene_run.hpp"
 #include "core/parallel.hpp"
 #include "core/simd.hpp"
 #include "scene/scene_builder.hpp"
@@ -183,17 +184,11 @@ int run_scene(const Options& o) {
   set_simd_target(o.simd);
   BuiltScene built = build_scene(spec, build_options(o));
   print_summary(built, spec, std::cout);
-  RunPlan plan;
-  plan.output_dir = o.output_dir.empty() ? std::filesystem::path("output") : std::filesystem::path(o.output_dir);
+  RunPlan plan = scene_run_plan(spec, built, o.scene, text);
+  if (!o.output_dir.empty()) plan.output_dir = o.output_dir;
   plan.end_step = end_step(o, built.time_step, built.steps);
-  plan.output = built.output;
-  plan.scene_path = o.scene;
-  plan.scene_text = text;
   plan.progress = !o.quiet;
   plan.overwrite = o.overwrite;
-  plan.energy_limits.max_drift = spec.run.max_energy_drift;
-  plan.energy_limits.warn_drift = spec.run.warn_energy_drift;
-  plan.energy_limits.implicit_rise = spec.run.implicit_energy_rise;
   const std::size_t clumps = built.clumps.size();
   Simulation sim = make_simulation(std::move(built));
   std::cout << "running " << plan.end_step << " steps on " << active_threads() << " threads (SIMD target "
@@ -203,26 +198,16 @@ int run_scene(const Options& o) {
   return run(std::move(sim), plan);
 }
 
-/// The time at a step of a checkpoint's clock, and the step at which a
-/// time is reached (t = time_origin + (step - step_origin) h).
-double time_at(const CheckpointState& c, std::uint64_t step) {
-  return c.time_origin + static_cast<double>(step - c.step_origin) * c.time_step;
-}
-std::uint64_t step_at(const CheckpointState& c, double t) {
-  const double left = t - c.time_origin;
-  return c.step_origin + (left > 0.0 ? steps_to_time(left, c.time_step) : 0);
-}
-
 int restart(const Options& o) {
   CheckpointState c = read_checkpoint(o.checkpoint);
   // The run's end as a time on the checkpoint's own clock (before any
   // change of step below).
-  const double old_end_time = time_at(c, std::max(c.end_step, c.step_origin));
+  const double old_end_time = checkpoint_time_at(c, std::max(c.end_step, c.step_origin));
   const bool new_step = o.time_step > 0.0 && o.time_step != c.time_step;
   const IntegratorMap old_map = c.map;
   if (new_step) {
     // The clock continues from the checkpoint's time with the new step.
-    c.time_origin = time_at(c, c.step_count);
+    c.time_origin = checkpoint_time_at(c, c.step_count);
     c.step_origin = c.step_count;
     c.time_step = o.time_step;
   }
@@ -237,33 +222,17 @@ int restart(const Options& o) {
   set_simd_target(o.simd);
   // The scene it came from gives the output intervals and the end; a run
   // without a scene file (dem_torus) kept them in the checkpoint.
-  OutputSpec output;
-  double implicit_energy_rise = kDefaultImplicitEnergyRise;
-  std::uint64_t scene_end = new_step ? step_at(c, old_end_time) : c.end_step;
-  if (c.scene_text.empty()) {
-    output.vtk_every = c.vtk_every;
-    output.energy_every = c.energy_every;
-    output.checkpoint_every = c.checkpoint_every;
-  } else {
-    const SceneSpec spec = parse_scene_text(c.scene_text, c.scene_path,
-                                            std::filesystem::path(c.scene_path).parent_path());
-    output = spec.output;
-    implicit_energy_rise = spec.run.implicit_energy_rise;
-    scene_end = spec.run.end_time ? step_at(c, *spec.run.end_time) : end_step_of(spec.run, c.time_step);
-  }
-  RunPlan plan;
+  RunPlan plan = checkpoint_run_plan(c, new_step ? checkpoint_step_at(c, old_end_time) : c.end_step);
+  const std::uint64_t scene_end = plan.end_step;
   plan.output_dir = o.output_dir.empty() ? std::filesystem::path(o.checkpoint).parent_path()
                                          : std::filesystem::path(o.output_dir);
   if (plan.output_dir.empty()) plan.output_dir = ".";
-  plan.end_step = o.t_end >= 0.0 && o.steps < 0 ? step_at(c, o.t_end) : end_step(o, c.time_step, scene_end);
+  plan.end_step = o.t_end >= 0.0 && o.steps < 0 ? checkpoint_step_at(c, o.t_end) : end_step(o, c.time_step, scene_end);
   if (plan.end_step <= c.step_count)
     throw std::invalid_argument("the checkpoint is at step " + std::to_string(c.step_count) + " (t = " +
-                                format_g(time_at(c, c.step_count)) +
+                                format_g(checkpoint_time_at(c, c.step_count)) +
                                 "), at or past the requested end step " + std::to_string(plan.end_step) +
                                 ": give a later --t-end or --steps");
-  plan.output = output;
-  plan.scene_path = c.scene_path;
-  plan.scene_text = c.scene_text;
   plan.progress = !o.quiet;
   plan.overwrite = o.overwrite;
   // Continue the run's own files, or start a folder that continues its
@@ -291,7 +260,6 @@ int restart(const Options& o) {
   // new integration starts (an implicit part's numerical dissipation is no
   // drift of the explicit integration that follows).
   EnergyLimits& limits = plan.energy_limits;
-  limits.implicit_rise = implicit_energy_rise;
   if (o.max_energy_drift > 0.0) limits.max_drift = o.max_energy_drift, limits.max_name = "--max-energy-drift";
   if (o.warn_energy_drift > 0.0) limits.warn_drift = o.warn_energy_drift, limits.warn_name = "--warn-energy-drift";
   if (o.implicit_energy_rise > 0.0)

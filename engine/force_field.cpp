@@ -173,7 +173,8 @@ bool ForceField::rebuild_due(const ParticleStore& s) {
   if (!exclusions_synced_) sync_exclusions();
   bool any = false;
   for (std::size_t k = 0; k < providers_.size(); ++k) {
-    due_[k] = providers_[k]->rebuild_due(s) ? 1 : 0;
+    const bool own = providers_[k]->rebuild_due(s);
+    due_[k] = own || rebuild_requested_ ? 1 : 0;
     any = any || due_[k] != 0;
   }
   return any;
@@ -190,6 +191,7 @@ void ForceField::rebuild(const ParticleStore& s) {
     if (renumbered_ || due_[k] != 0) providers_[k]->rebuild(s);
   std::fill(due_.begin(), due_.end(), 0);
   renumbered_ = false;
+  rebuild_requested_ = false;
 }
 
 void ForceField::update_records(const ParticleStore& s) {

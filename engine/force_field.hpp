@@ -91,6 +91,10 @@ class ForceField {
   void rebuild(const ParticleStore& particles);
   /// Marks every provider due (another MPI rank found a rebuild due).
   void mark_due() { std::fill(due_.begin(), due_.end(), 1); }
+  /// Makes the next rebuild_due() find every provider due, whatever its own
+  /// test says (positions were changed from outside the stepper, e.g. by a
+  /// Python script); rebuild() clears the request.
+  void request_rebuild() { rebuild_requested_ = true; }
   /// rebuild_due() and rebuild(), without re-ordering.
   void update_records(const ParticleStore& particles);
 
@@ -263,6 +267,7 @@ class ForceField {
   void gather_nonconservative(const ParticleStore& particles) const;
 
   std::vector<char> due_;  ///< per provider: found due by rebuild_due()
+  bool rebuild_requested_ = false;  ///< request_rebuild() since the last rebuild()
   bool exclusions_synced_ = false;
   FractureBatch batch_;
   bool renumbered_ = false;

@@ -94,6 +94,13 @@ class Simulation {
   /// LgviSolveError, or std::runtime_error if a position became non-finite.
   void step();
 
+  /// Positions or attitudes were changed from outside the stepper (a
+  /// script): every provider's records are rebuilt at the next step's
+  /// rebuild phase (with re-ordering, if the scene asks), whatever the
+  /// displacement test says. The forces of that step's first half kick are
+  /// still those of the configuration before the change.
+  void positions_changed() { forces_.request_rebuild(); }
+
   /// Energies (the providers' potentials by column, kinetic energy of free
   /// spheres and clumps) and momenta (L about the origin), docs/model.md §5.
   EnergyReport energy_report() const;

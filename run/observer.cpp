@@ -107,7 +107,7 @@ void ObserverList::begin(RunContext& ctx) {
 
 void ObserverList::stepped(RunContext& ctx) {
   ctx.step = ctx.sim.step_count();
-  ctx.last = ctx.step == ctx.plan.end_step;
+  ctx.last = !ctx.plan.open_end && ctx.step == ctx.plan.end_step;
   for (auto& o : observers_) o->collect(ctx);
   // New parts, if due, once this step's failures (the bonds the new parts
   // leave out) and solver counts are taken from the old ones.
@@ -119,6 +119,15 @@ void ObserverList::notify(RunContext& ctx) {
   for (auto& o : observers_) {
     if (ctx.stop) return;
     if (o->trigger()(ctx)) o->after_step(ctx);
+  }
+}
+
+void ObserverList::last_step(RunContext& ctx) {
+  ctx.last = true;
+  for (auto& o : observers_) {
+    if (ctx.stop) return;
+    const Trigger& t = o->trigger();
+    if (t(ctx) && !t.scheduled(ctx)) o->after_step(ctx);
   }
 }
 

@@ -231,6 +231,13 @@ class ObserverList {
   /// (DecomposedRun::after_step), then after_step() of those whose trigger
   /// fires, until one sets ctx.stop.
   void stepped(RunContext& ctx);
+  /// The run's last step is the step now, already notified as an ordinary
+  /// step (an open-ended run, RunPlan::open_end, ends where its caller
+  /// stops): sets ctx.last and calls after_step() of the observers that act
+  /// at the last step and did not act at this one (their trigger fires at
+  /// the last step but the step is not on its schedule), as stepped() would
+  /// have at the plan's last step.
+  void last_step(RunContext& ctx);
   void interrupt(RunContext& ctx);
   void finish(RunContext& ctx);
   /// fail() of every observer, last added first.

@@ -68,9 +68,9 @@ void EventTableWriter::open(RunContext& ctx) {
 
 void EventTableWriter::collect(RunContext& ctx) {
   // (Collective with MPI ranks: the failures are gathered on rank 0.)
-  const std::vector<BondFailure> f = ctx.sim.take_failures();
+  last_failures_ = ctx.sim.take_failures();
   if (failures_)
-    for (const BondFailure& x : f) failures_->add(bond_failure_row(x));
+    for (const BondFailure& x : last_failures_) failures_->add(bond_failure_row(x));
   if (!implicit_ || ctx.at_start) return;
   const ImplicitStepStats& st = ctx.sim.last_implicit_step();
   newton_ += st.newton_iterations;
@@ -186,29 +186,28 @@ void FrameWriter::open(RunContext& ctx) {
 }
 
 void FrameWriter::after_step(RunContext& ctx) {
-  output([&] { write_frame(ctx); });
+  output([&] { write_simulation_frame(*vtk_, ctx.sim, can_break_, ctx.domain); });
   if (on_schedule(ctx, trigger())) ctx.frame_times.push_back(ctx.sim.time());
 }
 
-void FrameWriter::write_frame(RunContext& ctx) {
+void write_simulation_frame(VtkSeriesWriter& vtk, const Simulation& sim, bool can_break, DecomposedRun* domain) {
   // With MPI ranks each rank's piece: the particles it owns, the bonds it
   // books (VtkSeriesWriter's parallel series).
-  const Simulation& sim = ctx.sim;
   const ParticleStore& s = sim.particles();
   const BondList& bonds = sim.forces().bonds();
   const std::span<const std::uint8_t> live = sim.forces().bond_live();
   FrameExtras extras;
   std::vector<std::uint32_t> broken, fragment;
   std::vector<std::uint8_t> shown, shown_bonds;
-  if (can_break_) {
+  if (can_break) {
     extras.bond_live = live;
     broken = sim.forces().broken_per_particle(s);
-    fragment = ctx.domain != nullptr ? ctx.domain->fragment_labels(s) : sim.forces().fragment_labels(s);
+    fragment = domain != nullptr ? domain->fragment_labels(s) : sim.forces().fragment_labels(s);
     extras.broken = broken;
     extras.fragment = fragment;
     extras.fracture = true;
   }
-  if (ctx.domain != nullptr) {
+  if (domain != nullptr) {
     shown.resize(s.size());
     for (std::size_t i = 0; i < s.size(); ++i) shown[i] = s.owns(i) ? 1 : 0;
     shown_bonds.resize(bonds.size());
@@ -217,7 +216,7 @@ void FrameWriter::write_frame(RunContext& ctx) {
     extras.shown = shown;
     extras.bond_live = shown_bonds;
   }
-  vtk_->write_frame(sim.time(), s, bonds, extras);
+  vtk.write_frame(sim.time(), s, bonds, extras);
 }
 
 void FrameWriter::interrupt(RunContext&) {

@@ -67,6 +67,9 @@ class EventTableWriter : public RunObserver {
   std::string names() const;
   bool can_break() const { return can_break_; }
   bool implicit() const { return implicit_; }
+  /// The bonds that failed at the step last collected (in (step, bond)
+  /// order), whether or not this rank writes the table.
+  const std::vector<BondFailure>& last_failures() const { return last_failures_; }
   /// Totals over this run's steps (implicit runs).
   std::size_t newton_total() const { return newton_; }
   std::size_t cg_total() const { return cg_; }
@@ -75,6 +78,7 @@ class EventTableWriter : public RunObserver {
  private:
   bool can_break_, implicit_, has_groups_;
   std::optional<RowFile> failures_, groups_, solver_;
+  std::vector<BondFailure> last_failures_;
   std::size_t newton_ = 0, cg_ = 0, halvings_ = 0;
 };
 
@@ -100,6 +104,15 @@ class EnergyCheckWatch : public RunObserver {
   EnergyCheck check_;
   std::uint64_t checked_step_ = UINT64_MAX;  ///< the step an energy row last judged
 };
+
+/// Writes the frame of `sim` now into `vtk` as the run's frames show it:
+/// particles and bonds, with the fracture data (failed bonds left out,
+/// n_broken, fragment labels) where bonds can fail (`can_break`); with MPI
+/// ranks (`domain` not null) this rank's piece, its own particles and the
+/// bonds it books (fragment labels are then collective). Throws as
+/// VtkSeriesWriter::write_frame().
+void write_simulation_frame(VtkSeriesWriter& vtk, const Simulation& sim, bool can_break,
+                            DecomposedRun* domain = nullptr);
 
 /// The VTK series (io/vtk_writer.hpp): with MPI ranks each rank writes its
 /// piece of each frame (the particles it owns, the bonds it books).
@@ -127,7 +140,6 @@ class FrameWriter : public RunObserver {
   std::size_t frame_count() const { return vtk_ ? vtk_->frame_count() : 0; }
 
  private:
-  void write_frame(RunContext& ctx);
   bool can_break_;
   bool resumed_ = false;
   std::optional<VtkSeriesWriter> vtk_;

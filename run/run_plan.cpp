@@ -1,6 +1,21 @@
 #include "run/run_plan.hpp"
 
+#include "scene/scene_builder.hpp"
+
 namespace dem {
+
+double checkpoint_time_at(const CheckpointState& c, std::uint64_t step) {
+  return c.time_origin + static_cast<double>(step - c.step_origin) * c.time_step;
+}
+
+std::uint64_t step_at_time(double t, double time_origin, std::uint64_t step_origin, double h) {
+  const double left = t - time_origin;
+  return step_origin + (left > 0.0 ? steps_to_time(left, h) : 0);
+}
+
+std::uint64_t checkpoint_step_at(const CheckpointState& c, double t) {
+  return step_at_time(t, c.time_origin, c.step_origin, c.time_step);
+}
 
 std::uint64_t last_scheduled_row(std::uint64_t step, std::uint64_t energy_every) {
   const bool scheduled = energy_every > 0 && step % energy_every == 0;

@@ -38,6 +38,15 @@ struct RunPlan {
   std::uint64_t energy_rows = 0;    ///< rows of energy.csv written before on the schedule
   bool resume = false;              ///< continue the output files in output_dir
   bool progress = true;             ///< progress line / log lines
+  /// SIGINT and SIGTERM stop the run between steps with a checkpoint
+  /// (run/observers.hpp SignalWatch); false leaves the signals to the
+  /// caller (the Python module, where Ctrl-C is a KeyboardInterrupt).
+  bool catch_signals = true;
+  /// The caller decides where the run ends (the Python module steps as it
+  /// is told): no step counts as the last one while stepping, end_step is
+  /// only what checkpoints keep, and RunSession::close() writes the last
+  /// step's rows and frame where the run stops.
+  bool open_end = false;
   /// Progress as log lines every 10 s even on a terminal (never a \r line
   /// on stdout): for programs whose stdout is data (dem_bench).
   bool progress_on_log = false;
@@ -77,6 +86,17 @@ struct RunSummary {
   double max_energy_deviation = 0.0;
   double e0 = 0.0;               ///< E_0: E_balance at the energy check's reference step
 };
+
+/// The first step count at or past time t of a clock t = time_origin +
+/// (steps - step_origin) h (step_origin if t is not after time_origin).
+/// Throws std::invalid_argument as steps_to_time() does.
+std::uint64_t step_at_time(double t, double time_origin, std::uint64_t step_origin, double h);
+
+/// The time at step `step` of a checkpoint's clock:
+/// t = time_origin + (step - step_origin) h.
+double checkpoint_time_at(const CheckpointState& c, std::uint64_t step);
+/// step_at_time() on a checkpoint's clock.
+std::uint64_t checkpoint_step_at(const CheckpointState& c, double t);
 
 /// The last step up to `step` whose rows of groups.csv (written with the
 /// energy rows, every `energy_every` steps) a continued run keeps: `step` if

@@ -46,8 +46,8 @@ SignalWatch::~SignalWatch() {
   sigaction(SIGTERM, &saved_->old_term, nullptr);
 }
 
-void SignalWatch::start(RunContext&) {
-  if (saved_) return;
+void SignalWatch::start(RunContext& ctx) {
+  if (saved_ || !ctx.plan.catch_signals) return;
   saved_ = std::make_unique<Saved>();
   g_signal = 0;
   struct sigaction action {};
@@ -58,6 +58,7 @@ void SignalWatch::start(RunContext&) {
 }
 
 void SignalWatch::after_step(RunContext& ctx) {
+  if (!saved_) return;  // the signals are the caller's (RunPlan::catch_signals)
   if (ctx.domain != nullptr ? ctx.domain->any(g_signal != 0) : g_signal != 0) {
     ctx.end_progress_line();
     ctx.stop = true;

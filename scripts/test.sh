@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets everything up on a fresh Debian 12 machine, builds, and runs the whole
-# test suite with ctest.
+# test suite with ctest (the Python module's pytest suite, tests/python/,
+# is the ctest test python_module).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh

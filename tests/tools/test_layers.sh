@@ -9,6 +9,7 @@
 #   io/                        the above and io/ (never apps/)
 #   mpi/                       core/ .. engine/ and mpi/ (the MPI transport)
 #   run/                       core/ .. io/ and run/ (the run loop; never apps/ or mpi/)
+#   python/                    core/ .. io/, run/ and python/ (the Python module; never apps/ or mpi/)
 #
 # Usage: tests/tools/test_layers.sh SOURCE_DIR. Prints each include that
 # breaks the rule and a closing "N passed, M failed" line; exits 1 on any.
@@ -43,5 +44,6 @@ check scene core bonds contact fields engine scene
 check io core bonds contact fields engine scene io
 check mpi core bonds contact fields engine mpi
 check run core bonds contact fields engine scene io run
+check python core bonds contact fields engine scene io run python
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
