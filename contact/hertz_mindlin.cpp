@@ -625,19 +625,25 @@ ContactLawEntry hertz_mindlin_contact_law() {
     k.default_text = default_text;
     e.keys.push_back(k);
   };
+  const auto choice_key = [&e](const char* name, std::vector<std::string> choices, const char* symbol,
+                               const char* meaning, const char* default_text) {
+    LawKey k;
+    k.name = name;
+    k.kind = LawKeyKind::choice;
+    k.choices = std::move(choices);
+    k.symbol = symbol;
+    k.unit = "-";
+    k.meaning = meaning;
+    k.default_text = default_text;
+    e.keys.push_back(k);
+  };
   e.pair_keys = {"e", "mu_s", "mu_r"};
-  LawKey r;
-  r.name = "rolling";
-  r.kind = LawKeyKind::choice;
-  r.choices = {"none", "epsd", "epsd2", "cdt", "sds", "true", "false"};
-  r.symbol = "M_r";
-  r.unit = "-";
-  r.meaning = "rolling resistance with the [[material]] mu_r (docs/model.md §11.6): \"epsd\" (Ai et al. 2011, "
-              "k_r = 2.25 k_n mu_r^2 R*^2, LIGGGHTS epsd), \"epsd2\" (Wensrich & Katterfeld 2012, k_r = k_t R*^2, "
-              "LIGGGHTS epsd2), \"cdt\" (constant directional torque, LIGGGHTS cdt), \"sds\" (spring-dashpot-slider "
-              "on the rolling displacement, LAMMPS pair granular rolling sds); true = \"epsd\", false = \"none\"";
-  r.default_text = "\"none\"";
-  e.keys.push_back(r);
+  choice_key("rolling", {"none", "epsd", "epsd2", "cdt", "sds", "true", "false"}, "M_r",
+             "rolling resistance with the [[material]] mu_r (docs/model.md §11.6): \"epsd\" (Ai et al. 2011, "
+             "k_r = 2.25 k_n mu_r^2 R*^2, LIGGGHTS epsd), \"epsd2\" (Wensrich & Katterfeld 2012, k_r = k_t R*^2, "
+             "LIGGGHTS epsd2), \"cdt\" (constant directional torque, LIGGGHTS cdt), \"sds\" (spring-dashpot-slider "
+             "on the rolling displacement, LAMMPS pair granular rolling sds); true = \"epsd\", false = \"none\"",
+             "\"none\"");
   number_key("rolling_damping", "nonnegative", "eta_r", "-",
              "EPSD's viscous rolling damping ratio: C_r = 2 eta_r sqrt(I_r k_r), I_r = 1.4 m* r*^2 (LIGGGHTS "
              "coefficientRollingViscousDamping)",
@@ -648,17 +654,11 @@ ContactLawEntry hertz_mindlin_contact_law() {
              "required with \"sds\"");
   number_key("rolling_dashpot", "nonnegative", "gamma_roll", "force time/length",
              "SDS's rolling dashpot on the rolling velocity R* omega x n (LAMMPS rolling sds gamma_roll)", "0");
-  LawKey t;
-  t.name = "twisting";
-  t.kind = LawKeyKind::choice;
-  t.choices = {"none", "marshall", "sds"};
-  t.symbol = "M_t";
-  t.unit = "-";
-  t.meaning = "twisting resistance about the normal (docs/model.md §11.6): \"marshall\" (Marshall 2009, "
-              "k = S_t a^2/2, gamma = gamma_t a^2/2, mu = (2/3) a mu_s, LAMMPS twisting marshall), \"sds\" (the "
-              "twisting_* constants, LAMMPS twisting sds)";
-  t.default_text = "\"none\"";
-  e.keys.push_back(t);
+  choice_key("twisting", {"none", "marshall", "sds"}, "M_t",
+             "twisting resistance about the normal (docs/model.md §11.6): \"marshall\" (Marshall 2009, "
+             "k = S_t a^2/2, gamma = gamma_t a^2/2, mu = (2/3) a mu_s, LAMMPS twisting marshall), \"sds\" (the "
+             "twisting_* constants, LAMMPS twisting sds)",
+             "\"none\"");
   number_key("twisting_stiffness", "positive", "k_twist", "force length/rad",
              "SDS's twisting spring on the twisting angle (LAMMPS twisting sds k_twist)", "required with \"sds\"");
   number_key("twisting_dashpot", "nonnegative", "gamma_twist", "force length time/rad",
@@ -666,17 +666,11 @@ ContactLawEntry hertz_mindlin_contact_law() {
   number_key("twisting_friction", "nonnegative", "mu_twist", "length",
              "SDS's twisting slider: the twisting moment is at most mu_twist abs(F_n) (LAMMPS twisting sds mu_twist)",
              "required with \"sds\"");
-  LawKey d;
-  d.name = "damping";
-  d.kind = LawKeyKind::choice;
-  d.choices = {"exact", "tsuji-clamped", "tsuji"};
-  d.symbol = "c";
-  d.unit = "-";
-  d.meaning = "the meaning of the [[material]] e (docs/model.md §11.5): \"exact\" rebounds with e at every "
-              "speed; \"tsuji-clamped\" is Tsuji's damping with the force kept >= 0 (LIGGGHTS limitForce on; "
-              "the engine's meaning of e before \"exact\"); \"tsuji\" lets the force pull (LIGGGHTS's default)";
-  d.default_text = "\"exact\"";
-  e.keys.push_back(d);
+  choice_key("damping", {"exact", "tsuji-clamped", "tsuji"}, "c",
+             "the meaning of the [[material]] e (docs/model.md §11.5): \"exact\" rebounds with e at every "
+             "speed; \"tsuji-clamped\" is Tsuji's damping with the force kept >= 0 (LIGGGHTS limitForce on; "
+             "the engine's meaning of e before \"exact\"); \"tsuji\" lets the force pull (LIGGGHTS's default)",
+             "\"exact\"");
   e.refusals.push_back({"stiffness", LawTable::contact,
                         "does not apply to law \"hertz-mindlin\" (its stiffness comes from E and nu of the "
                         "[[material]]s)"});
