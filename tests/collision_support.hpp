@@ -10,6 +10,7 @@
 #include "engine/force_field.hpp"
 #include "engine/groups.hpp"
 #include "engine/simulation.hpp"
+#include "support.hpp"
 
 namespace dem::testing {
 
@@ -33,13 +34,7 @@ inline HeadOn head_on(ParticleSpec p0, ParticleSpec p1, std::unique_ptr<ForcePro
   ForceField f;
   f.add(std::move(contact));
   Simulation sim(std::move(s), std::move(f), IntegratorMap::rrp25, h);
-  if (fixed) {
-    ParticleGroup anvil;
-    anvil.name = "anvil";
-    anvil.motion = ParticleGroup::Motion::fixed;
-    anvil.ids = {1};
-    sim.set_groups({anvil});
-  }
+  if (fixed) sim.set_groups({fixed_group("anvil", {1})});
   const double reach = 0.5 * (p0.diameter + p1.diameter);
   double t0 = -1.0;
   for (int k = 0; k < 10000000; ++k) {

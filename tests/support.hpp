@@ -2,13 +2,26 @@
 // Shared helpers for the tests: random configurations and rigid motions.
 
 #include <cmath>
+#include <cstdint>
 #include <random>
+#include <string>
+#include <vector>
 
 #include "core/particle_store.hpp"
 #include "core/rotation.hpp"
 #include "core/types.hpp"
+#include "engine/groups.hpp"
 
 namespace dem::testing {
+
+/// A group `name` of the particles `ids` held fixed (of infinite mass).
+inline ParticleGroup fixed_group(std::string name, std::vector<std::uint32_t> ids) {
+  ParticleGroup g;
+  g.name = std::move(name);
+  g.motion = ParticleGroup::Motion::fixed;
+  g.ids = std::move(ids);
+  return g;
+}
 
 inline Vec3 random_vec(std::mt19937_64& rng, double scale = 1.0) {
   std::uniform_real_distribution<double> u(-1.0, 1.0);

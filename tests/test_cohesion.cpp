@@ -356,15 +356,12 @@ Pull pull_apart(double speed, double h) {
   ForceField f;
   f.add(std::move(p.pairs));
   Simulation sim(std::move(s), std::move(f), IntegratorMap::rrp25, h);
-  ParticleGroup fixed, moving;
-  fixed.name = "fixed";
-  fixed.motion = ParticleGroup::Motion::fixed;
-  fixed.ids = {0};
+  ParticleGroup moving;
   moving.name = "moving";
   moving.motion = ParticleGroup::Motion::velocity;
   moving.velocity = Vec3(speed, 0, 0);
   moving.ids = {1};
-  sim.set_groups({fixed, moving});
+  sim.set_groups({dem::testing::fixed_group("fixed", {0}), moving});
   const double e0 = sim.energy_report().balance();
   Pull out;
   double last_overlap = delta0;

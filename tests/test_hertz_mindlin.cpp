@@ -218,11 +218,9 @@ Simulation pile(bool reorder, std::size_t steps_done = 0) {
   f.add(std::make_unique<GravityProvider>(Vec3(0, 0, -9.81)));
   f.set_reorder_on_rebuild(reorder);
   Simulation sim(std::move(s), std::move(f), IntegratorMap::rrp25, 2e-7, steps_done);
-  ParticleGroup floor;
-  floor.name = "floor";
-  floor.motion = ParticleGroup::Motion::fixed;
-  for (std::uint32_t i = 0; i < 64; ++i) floor.ids.push_back(i);
-  sim.set_groups({floor});
+  std::vector<std::uint32_t> floor(64);
+  for (std::uint32_t i = 0; i < 64; ++i) floor[i] = i;
+  sim.set_groups({dem::testing::fixed_group("floor", std::move(floor))});
   return sim;
 }
 

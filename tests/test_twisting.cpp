@@ -74,13 +74,7 @@ std::vector<double> spin_history(const HertzMindlinModels& models, double e, dou
   }
   f.add(std::make_unique<GravityProvider>(Vec3(0, 0, -kG)));
   Simulation sim(std::move(s), std::move(f), IntegratorMap::rrp25, h);
-  if (on_sphere) {
-    ParticleGroup base;
-    base.name = "base";
-    base.motion = ParticleGroup::Motion::fixed;
-    base.ids = {0};
-    sim.set_groups({base});
-  }
+  if (on_sphere) sim.set_groups({dem::testing::fixed_group("base", {0})});
   const std::size_t top = on_sphere ? 1 : 0;
   std::vector<double> w;
   for (int k = 0; k < steps; ++k) {
