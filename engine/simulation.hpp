@@ -66,6 +66,7 @@
 #include "engine/collective.hpp"
 #include "engine/force_field.hpp"
 #include "engine/groups.hpp"
+#include "engine/stress.hpp"
 #include "engine/implicit_step.hpp"
 #include "engine/integrator.hpp"
 #include "engine/reorder.hpp"
@@ -132,6 +133,9 @@ class Simulation {
   /// Reaction force and moment, centroid and displacement of each group at
   /// the current state (groups.csv).
   std::vector<GroupReport> group_reports() const;
+  /// The Love-Weber stress of the particles in `box` at the current state
+  /// (engine/stress.hpp; stress.csv). Collective with MPI ranks.
+  StressMeasure stress(const StressBox& box) const { return measure_stress(forces_, particles_, box, *collective_); }
 
   /// Settings of the implicit integrator's Newton iteration.
   void set_implicit_settings(const ImplicitSettings& s) {

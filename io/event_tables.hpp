@@ -7,6 +7,9 @@
 ///                      one row per failed bond in (step, bond) order
 ///   groups.csv         t,step,group,F_x,F_y,F_z,M_x,M_y,M_z,c_x,c_y,c_z,u_x,u_y,u_z
 ///                      one row per group at each row of energy.csv
+///   stress.csv         t,step,volume,s_xx,s_yy,s_zz,s_yz,s_xz,s_xy,k_xx,k_yy,k_zz,k_yz,k_xz,k_xy,particles
+///                      scenes with a [stress] box: one row at each row of energy.csv
+///                      (engine/stress.hpp; s the whole stress, k its kinetic part, Pa, tension positive)
 ///   solver.csv         t,step,newton_iterations,cg_iterations,halvings,residual
 ///                      implicit runs: one row per step (docs/model.md §12.5 item 7)
 ///
@@ -23,17 +26,21 @@
 
 #include "core/force_provider.hpp"
 #include "engine/groups.hpp"
+#include "engine/stress.hpp"
 
 namespace dem {
 
 inline constexpr const char* kBondFailuresFile = "bond_failures.csv";
 inline constexpr const char* kGroupsFile = "groups.csv";
 inline constexpr const char* kSolverFile = "solver.csv";
+inline constexpr const char* kStressFile = "stress.csv";
 
 std::string bond_failures_header();
 std::string bond_failure_row(const BondFailure& f);
 std::string groups_header();
 std::string group_row(double t, std::uint64_t step, const GroupReport& g);
+std::string stress_header();
+std::string stress_row(double t, std::uint64_t step, const StressMeasure& m);
 std::string solver_header();
 /// One implicit step: its Newton and CG iterations, line-search halvings and
 /// final residual e_k (engine/implicit_step.hpp).

@@ -52,17 +52,20 @@ EventTableWriter::EventTableWriter(const RunContext& ctx)
     : RunObserver(energy_rows(ctx)),
       can_break_(!ctx.whole.forces().bond_live().empty()),
       implicit_(ctx.sim.map() == IntegratorMap::implicit),
-      has_groups_(!ctx.whole.groups().empty()) {}
+      has_groups_(!ctx.whole.groups().empty()),
+      stress_box_(ctx.plan.output.stress_box) {}
 
 void EventTableWriter::open(RunContext& ctx) {
-  if (!ctx.writes || failures_ || groups_ || solver_) return;
+  if (!ctx.writes || failures_ || groups_ || solver_ || stress_) return;
   if (can_break_) failures_.emplace(ctx.out / kBondFailuresFile, bond_failures_header());
   if (has_groups_) groups_.emplace(ctx.out / kGroupsFile, groups_header());
   if (implicit_) solver_.emplace(ctx.out / kSolverFile, solver_header());
+  if (stress_box_) stress_.emplace(ctx.out / kStressFile, stress_header());
   if (ctx.plan.resume) {
     if (failures_) failures_->resume(ctx.first_step);
     if (groups_) groups_->resume(last_scheduled_row(ctx.first_step, ctx.plan.output.energy_every));
     if (solver_) solver_->resume(ctx.first_step);
+    if (stress_) stress_->resume(last_scheduled_row(ctx.first_step, ctx.plan.output.energy_every));
   }
 }
 
@@ -88,6 +91,11 @@ void EventTableWriter::after_step(RunContext& ctx) {
     if (groups_)
       for (const GroupReport& g : reports) groups_->add(group_row(ctx.sim.time(), ctx.sim.step_count(), g));
   }
+  // (A collective too.)
+  if (stress_box_) {
+    const StressMeasure m = ctx.sim.stress(*stress_box_);
+    if (stress_) stress_->add(stress_row(ctx.sim.time(), ctx.sim.step_count(), m));
+  }
   write();
 }
 
@@ -99,6 +107,7 @@ void EventTableWriter::write() {
   if (failures_) output([&] { failures_->write(); });
   if (groups_) output([&] { groups_->write(); });
   if (solver_) output([&] { solver_->write(); });
+  if (stress_) output([&] { stress_->write(); });
 }
 
 std::string EventTableWriter::names() const {
@@ -106,6 +115,7 @@ std::string EventTableWriter::names() const {
   if (failures_) written += std::string(kBondFailuresFile) + ", ";
   if (groups_) written += std::string(kGroupsFile) + ", ";
   if (solver_) written += std::string(kSolverFile) + ", ";
+  if (stress_) written += std::string(kStressFile) + ", ";
   return written;
 }
 

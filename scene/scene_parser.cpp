@@ -307,6 +307,18 @@ void read_output(TableReader& t, OutputSpec& out) {
   t.finish();
 }
 
+/// [stress]: the box of stress.csv (engine/stress.hpp).
+void read_stress(TableReader& t, OutputSpec& out) {
+  const auto lower = t.vector("lower");
+  if (!lower) t.fail(nullptr, "lower", "is required: the box's lower corner, [x, y, z] (length)");
+  const auto upper = t.vector("upper");
+  if (!upper) t.fail(nullptr, "upper", "is required: the box's upper corner, [x, y, z] (length)");
+  t.finish();
+  if (!((upper->array() > lower->array()).all()))
+    t.fail(t.find("upper"), "upper", "must exceed lower on every axis (the box has no volume)");
+  out.stress_box = StressBox{*lower, *upper};
+}
+
 void read_material(TableReader& t, MaterialSpec& m) {
   m.place = t.place();
   m.density = t.number("density", "positive");
@@ -972,6 +984,10 @@ SceneSpec parse_scene_root(const toml::table& table, const std::string& file, co
   if (const toml::table* t = root.table("output")) {
     TableReader r(*t, "output", file);
     read_output(r, s.output);
+  }
+  if (const toml::table* t = root.table("stress")) {
+    TableReader r(*t, "stress", file);
+    read_stress(r, s.output);
   }
   read_materials(root, s);
   read_sources(root, s, base_folder);
