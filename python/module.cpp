@@ -151,6 +151,7 @@ PYBIND11_MODULE(_core, m) {
       .def("energy_row", idle(&PySimulation::energy_row))
       .def("failure_rows", idle(&PySimulation::failure_rows))
       .def("group_rows", idle(&PySimulation::group_rows))
+      .def("wall_row", idle(&PySimulation::wall_row))
       .def("particle_fields", &dem::python::particle_field_names)
       .def(
           "view",

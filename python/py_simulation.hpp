@@ -110,6 +110,9 @@ class PySimulation {
   std::pair<std::string, std::vector<std::string>> failure_rows() const;
   /// groups.csv's header and the rows of the state now.
   std::pair<std::string, std::vector<std::string>> group_rows() const;
+  /// walls.csv's header and the row of the state now (empty strings for a
+  /// scene without walls).
+  std::pair<std::string, std::string> wall_row() const;
 
   /// Counts re-orderings and reallocations of the particle arrays: views
   /// taken before a change of it are stale.

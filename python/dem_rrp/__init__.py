@@ -172,6 +172,13 @@ class Simulation:
         """The groups.csv rows of the state now as {column: array}."""
         return rows_to_columns(*self._sim.group_rows())
 
+    def walls(self):
+        """The walls.csv row of the state now as {column: value} (t, step,
+        force, moment and displacement of every wall by name); empty for a
+        scene without walls."""
+        header, row = self._sim.wall_row()
+        return row_to_dict(header, row) if header else {}
+
     # ---------------------------------------------------------------- output
 
     def open_output(self, dir, overwrite=False):
