@@ -165,6 +165,7 @@ PYBIND11_MODULE(_core, m) {
                                return std::make_pair(std::array<double, 3>{b.lower.x(), b.lower.y(), b.lower.z()},
                                                      std::array<double, 3>{b.upper.x(), b.upper.y(), b.upper.z()});
                              })
+      .def("wall_row", idle(&PySimulation::wall_row))
       .def("particle_fields", &dem::python::particle_field_names)
       .def(
           "view",

@@ -192,6 +192,12 @@ std::pair<std::string, std::string> PySimulation::stress_row(const Vec3& lower, 
   return {stress_header(), dem::stress_row(sim_.time(), sim_.step_count(), sim_.stress(StressBox{lower, upper}))};
 }
 
+std::pair<std::string, std::string> PySimulation::wall_row() const {
+  const std::vector<BoundaryLoad> loads = sim_.boundary_loads();
+  if (loads.empty()) return {};
+  return {walls_header(loads), walls_row(sim_.time(), sim_.step_count(), loads)};
+}
+
 std::vector<std::uint32_t> PySimulation::slots_of(std::span<const std::int64_t> ids) {
   const ParticleStore& s = sim_.particles();
   const std::size_t n = s.size();

@@ -50,7 +50,8 @@ std::optional<std::size_t> frame_index(const std::string& name) {
 }
 
 bool is_final_name(const std::string& name) {
-  return name == "energy.csv" || name == kBondFailuresFile || name == kGroupsFile || name == kSolverFile || name == kStressFile ||
+  return name == "energy.csv" || name == kBondFailuresFile || name == kGroupsFile || name == kSolverFile ||
+         name == kStressFile || name == kWallsFile ||
          name == "particles.pvd" ||
          name == "bonds.pvd" || name == kCheckpointFile ||
          name == kRunIdFile || frame_index(name).has_value();
@@ -283,7 +284,7 @@ void OutputFolder::continue_series(const fs::path& from, const CheckpointState& 
   copy_energy_rows(from / "energy.csv", out / "energy.csv", c.energy_rows);
   for (const char* table : {kBondFailuresFile, kSolverFile})
     copy_rows_up_to_step(from / table, out / table, c.step_count);
-  for (const char* table : {kGroupsFile, kStressFile})
+  for (const char* table : {kGroupsFile, kStressFile, kWallsFile})
     copy_rows_up_to_step(from / table, out / table, last_scheduled_row(c.step_count, energy_every));
   for (const std::string& name : frame_files) link_or_copy(from / name, out / name);
   write_run_id(c.run_id);  // last: the folder is the run's once complete

@@ -123,6 +123,9 @@ struct WallSpec {
   /// Its [[material]] (laws with materials, docs/model.md §11.2), resolved
   /// by the parser; Wall::kParticleMaterial: each particle's own.
   std::uint32_t material = Wall::kParticleMaterial;
+  /// name, velocity or servo (contact/wall_motion.hpp); the name is empty
+  /// where not given ("wall<k>").
+  WallMotion motion;
   SourcePlace place;
 };
 

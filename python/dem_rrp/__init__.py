@@ -185,6 +185,13 @@ class Simulation:
             raise ValueError("stress(): give both lower and upper")
         return row_to_dict(*self._sim.stress_row(list(lower), list(upper)))
 
+    def walls(self):
+        """The walls.csv row of the state now as {column: value} (t, step,
+        force, moment and displacement of every wall by name); empty for a
+        scene without walls."""
+        header, row = self._sim.wall_row()
+        return row_to_dict(header, row) if header else {}
+
     # ---------------------------------------------------------------- output
 
     def open_output(self, dir, overwrite=False):
