@@ -458,6 +458,8 @@ TEST(MovingWalls, BadKeysAreRefusedNamingThem) {
            {"velocity = [0.0, \"a\", 1.0]\n", "velocity"},
            {"velocity = [0.0, 1.0]\n", "velocity"},
            {"velocity = [0.0, 0.0, nan]\n", "velocity"},
+           {"velocity = [0.0, 0.0, 600.0]\n", "velocity: the wall moves 0.0006 in one step"},
+           {"servo_stress = 1e4\nservo_area = 1e-4\nservo_gain = 1e-3\nservo_max_speed = 600.0\n", "servo_max_speed: the wall moves"},
        }) {
     const std::string e = error(c.keys);
     EXPECT_NE(e.find(c.key), std::string::npos) << c.keys << " -> " << e;
