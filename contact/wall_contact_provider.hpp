@@ -412,7 +412,7 @@ class WallContactProvider final : public ForceProvider,
       p->moment_[i] = r.vec3("wall moment");
     }
     if (r.remaining() > 0) p->load_wall_materials(r);
-    if (r.remaining() > 0) {
+    if (WallMotions::block_follows(r)) {
       p->motions_ = WallMotions::load(r, p->walls_);
       p->moves_ = p->motions_.moves();
       if (p->wall_force_.size() > r.remaining() / 72) throw StateError("truncated: the wall slots are cut short");

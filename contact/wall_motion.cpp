@@ -128,11 +128,19 @@ void WallMotions::save(ByteWriter& out, std::span<const Wall> walls) const {
     w.f64(displacement_[k]);
     w.vec3(walls[k].velocity);
   }
+  out.u32(kBlockTag);
   out.u32(static_cast<std::uint32_t>(block.size()));
   out.bytes(block);
 }
 
+bool WallMotions::block_follows(const ByteReader& r) {
+  if (r.remaining() < 4) return false;
+  ByteReader peek = r;
+  return peek.u32("wall motions") == kBlockTag;
+}
+
 WallMotions WallMotions::load(ByteReader& r, std::span<Wall> walls) {
+  if (r.u32("wall motions") != kBlockTag) throw StateError("corrupted: the wall motions' tag is missing");
   const std::uint32_t length = r.u32("wall motions");
   ByteReader b(r.bytes(length, "wall motions"));
   WallMotions out;

@@ -98,13 +98,18 @@ class WallMotions {
   /// a name of its own); otherwise save() need not be called and a section
   /// without the block loads as walls at rest with default names.
   bool worth_saving() const;
-  /// The block: u32 byte length of what follows, then per wall: name,
-  /// u8 kind, vec3 velocity, f64 stress, area, gain, maximum speed,
-  /// vec3 origin, f64 displacement, vec3 current velocity.
+  /// The block: u32 kBlockTag, u32 byte length of what follows, then per
+  /// wall: name, u8 kind, vec3 velocity, f64 stress, area, gain, maximum
+  /// speed, vec3 origin, f64 displacement, vec3 current velocity.
   void save(ByteWriter& w, std::span<const Wall> walls) const;
+  /// True if the next bytes of `r` start a block (its tag): a section's
+  /// tail that is not one is left to the section's trailing-bytes check.
+  static bool block_follows(const ByteReader& r);
   /// The block save() wrote, for these walls (their velocities are set);
   /// throws StateError if it does not fit them.
   static WallMotions load(ByteReader& r, std::span<Wall> walls);
+  /// "WMOT": the tag that starts the block.
+  static constexpr std::uint32_t kBlockTag = 0x544f4d57u;
 
  private:
   std::vector<WallMotion> motions_;

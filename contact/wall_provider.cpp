@@ -154,7 +154,7 @@ std::unique_ptr<WallProvider> WallProvider::load(ByteReader& r) {
     if (sliding.size() != rolling.size()) throw StateError("inconsistent: the wall filter's coefficient arrays differ in size");
     p->set_filter(std::move(sliding), std::move(rolling));
   }
-  if (r.remaining() > 0) {  // the motion block (absent: walls at rest)
+  if (WallMotions::block_follows(r)) {  // the motion block (absent: walls at rest)
     p->motions_ = WallMotions::load(r, p->walls_);
     p->moves_ = p->motions_.moves();
   }

@@ -683,6 +683,20 @@ void check_first_step(const SceneSpec& spec, const Scene& scene, const ParticleS
       fail(spec.sources.front().place, "particle " + std::to_string(particles.id[i]) +
                                            " moves past 1e100 in one step: its velocity, speed or temperature is "
                                            "too large");
+  // A moving wall crosses at most a tenth of the smallest radius a step, so
+  // that contacts build up over several steps (docs/model.md §11.8).
+  double r_min = std::numeric_limits<double>::infinity();
+  for (const double r : particles.radius) r_min = std::min(r_min, r);
+  for (std::size_t k = 0; k < scene.wall_motions.size() && n > 0; ++k) {
+    const WallMotion& m = scene.wall_motions[k];
+    const bool servo = m.kind == WallMotion::Kind::servo;
+    const double speed = servo ? m.servo_max_speed : m.velocity.norm();
+    if (m.kind != WallMotion::Kind::fixed && !(speed * h <= 0.1 * r_min))
+      fail(spec.walls[k].place, std::string("[[wall]] ") + (servo ? "servo_max_speed" : "velocity") + ": the wall moves " +
+                                    format_g(speed * h) + " in one step of " + format_g(h) +
+                                    ", more than a tenth of the smallest particle radius " + format_g(r_min) +
+                                    "; give a smaller speed or time step");
+  }
   std::vector<std::uint32_t> slot_of(n);
   for (std::size_t i = 0; i < n; ++i) slot_of[particles.id[i]] = static_cast<std::uint32_t>(i);
   for (std::size_t k = 0; k < scene.groups.size(); ++k) {

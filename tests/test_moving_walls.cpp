@@ -379,6 +379,22 @@ TEST(MovingWalls, AServoRunRestartsBitForBit) {
   EXPECT_NE(whole.ledger().boundary, 0.0);
 }
 
+TEST(MovingWalls, CornerWallsOfEitherKindRestartBitForBit) {
+  // Stateless Hertz K^pw walls (WallProvider) and kinetic ones with their
+  // slots per particle and wall, restarted while grains touch them.
+  for (const bool kinetic : {true, false}) {
+    Simulation whole = simulation_of(corner_scene(kinetic));
+    for (int k = 0; k < 500; ++k) whole.step();
+    Simulation half = simulation_of(corner_scene(kinetic));
+    for (int k = 0; k < 351; ++k) half.step();
+    ASSERT_GT(half.energy_report().wall, 0.0);
+    Simulation resumed = simulation_from(decode_checkpoint(encode_checkpoint(capture_simulation(half))));
+    EXPECT_TRUE(snapshot(resumed) == snapshot(half)) << "the loads restored with the state";
+    for (int k = 351; k < 500; ++k) resumed.step();
+    EXPECT_TRUE(snapshot(resumed) == snapshot(whole)) << (kinetic ? "kinetic" : "Hertz K^pw");
+  }
+}
+
 TEST(MovingWalls, APartMadeOfTheWholeStateContinuesBitForBit) {
   // The MPI path without MPI: the walls' motion state and per-wall slots
   // travel in the providers' histories (Decomposable::pack_history) to a
@@ -442,6 +458,8 @@ TEST(MovingWalls, BadKeysAreRefusedNamingThem) {
            {"velocity = [0.0, \"a\", 1.0]\n", "velocity"},
            {"velocity = [0.0, 1.0]\n", "velocity"},
            {"velocity = [0.0, 0.0, nan]\n", "velocity"},
+           {"velocity = [0.0, 0.0, 600.0]\n", "velocity: the wall moves 0.0006 in one step"},
+           {"servo_stress = 1e4\nservo_area = 1e-4\nservo_gain = 1e-3\nservo_max_speed = 600.0\n", "servo_max_speed: the wall moves"},
        }) {
     const std::string e = error(c.keys);
     EXPECT_NE(e.find(c.key), std::string::npos) << c.keys << " -> " << e;
