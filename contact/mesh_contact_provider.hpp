@@ -83,7 +83,10 @@ struct PlaneMeshLaw {
 using MeshLoadSums = std::array<ExactSum, 6>;
 
 template <WallLawContract Law>
-class MeshContactProvider final : public ForceProvider, public DissipationLedger, public Decomposable {
+class MeshContactProvider final : public ForceProvider,
+                                  public DissipationLedger,
+                                  public Decomposable,
+                                  public SurfaceSource {
  public:
   using State = typename Law::State;
   static constexpr bool kReleasing = ReleasingLaw<Law>;
@@ -116,7 +119,19 @@ class MeshContactProvider final : public ForceProvider, public DissipationLedger
   }
 
   std::string name() const override { return name_; }
-  ProviderCapabilities capabilities() override { return {.ledger = this, .decomposable = this}; }
+  ProviderCapabilities capabilities() override {
+    return {.ledger = this, .decomposable = this, .surfaces = this};
+  }
+  /// Each mesh at its pose (SurfaceSource).
+  void surfaces(std::vector<SurfaceFrame>& out) const override {
+    for (std::size_t m = 0; m < meshes_.size(); ++m) {
+      SurfaceFrame f;
+      f.name = meshes_[m].name;
+      for (const Vec3& v : meshes_[m].mesh->vertices()) f.points.push_back(poses_[m].to_world(v));
+      f.triangles = meshes_[m].mesh->triangles();
+      out.push_back(std::move(f));
+    }
+  }
   void set_time_step(double h) override { law_.set_time_step(h); }
   bool dissipative() const override { return kKinetic; }
   bool gives_moments() const override { return kKinetic; }

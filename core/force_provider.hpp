@@ -38,6 +38,7 @@
 /// bitwise identical for any thread count.
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
@@ -323,6 +324,22 @@ class Decomposable {
   virtual void release_work() {}
 };
 
+/// A triangle surface at its current place (world frame), for output.
+struct SurfaceFrame {
+  std::string name;
+  std::vector<Vec3> points;                             ///< length
+  std::vector<std::array<std::uint32_t, 3>> triangles;  ///< indices of points
+};
+
+/// Triangle surfaces a provider holds (mesh walls, docs/model.md §11.8),
+/// for the VTK output (meshes.pvd).
+class SurfaceSource {
+ public:
+  virtual ~SurfaceSource() = default;
+  /// Appends each surface at its place at the last evaluation's time.
+  virtual void surfaces(std::vector<SurfaceFrame>& out) const = 0;
+};
+
 /// The bond graph for output and fragments: declared with the bond list
 /// (bonds/bond_graph.hpp); core names it only.
 class BondGraph;
@@ -341,6 +358,7 @@ struct ProviderCapabilities {
   Decomposable* decomposable = nullptr;
   const BondGraph* bond_graph = nullptr;
   NeighbourListOwner* neighbour_list = nullptr;
+  const SurfaceSource* surfaces = nullptr;
 };
 
 /// The core interface every provider implements: name, records and their
