@@ -309,7 +309,7 @@ class MeshContactProvider final : public ForceProvider,
   }
 
   /// Section: the law, the meshes, skin, reach, time; the particle count,
-  /// then per particle its contacts (u32 count; per contact u64 key, the
+  /// then per particle its contacts (u64 count; per contact u64 key, the
   /// law's State, the local wall's point and normal, the force and moment
   /// on the particle) and its force, non-conservative force and moment.
   void save(ByteWriter& w) const override {
@@ -417,7 +417,7 @@ class MeshContactProvider final : public ForceProvider,
   void write_particle(ByteWriter& w, std::size_t i) const {
     const Block& b = blocks_[i / kBlock];
     const std::size_t k = i % kBlock;
-    w.u32(b.offset[k + 1] - b.offset[k]);
+    w.u64(b.offset[k + 1] - b.offset[k]);
     for (std::uint32_t c = b.offset[k]; c < b.offset[k + 1]; ++c) {
       const Entry& e = b.entries[c];
       w.u64(e.key);
