@@ -53,7 +53,7 @@ TEST(MeshGeometry, ClosestPointRegions) {
   const Vec3 a(0, 0, 0), b(1, 0, 0), c(0, 1, 0);
   const auto at = [&](const Vec3& x) { return closest_point_on_triangle(x, a, b, c); };
   EXPECT_EQ(at({0.2, 0.2, 1}).region, TriangleRegion::face);
-  EXPECT_EQ(at({0.2, 0.2, 1}).point, Vec3(0.2, 0.2, 0));
+  EXPECT_TRUE(at({0.2, 0.2, 1}).point.isApprox(Vec3(0.2, 0.2, 0), 1e-15));
   EXPECT_EQ(at({-1, -1, 0.5}).region, TriangleRegion::vertex_a);
   EXPECT_EQ(at({2, -0.1, 0}).region, TriangleRegion::vertex_b);
   EXPECT_EQ(at({-0.1, 3, 0}).region, TriangleRegion::vertex_c);
