@@ -102,11 +102,24 @@ void print_summary(const BuiltScene& b, const SceneSpec& spec, std::ostream& out
       << format_g(s.contact.skin) << "\n"
       << "  clumps: " << b.clumps.size() << "\n"
       << "  walls: " << s.walls.size();
-  for (const Wall& w : s.walls)
-    out << "; point (" << format_g(w.point.x()) << ", " << format_g(w.point.y()) << ", " << format_g(w.point.z()) << ") normal ("
+  for (std::size_t k = 0; k < s.walls.size(); ++k) {
+    const Wall& w = s.walls[k];
+    out << ";";
+    if (k < s.wall_motions.size()) {
+      const WallMotion& m = s.wall_motions[k];
+      if (!m.name.empty()) out << " \"" << m.name << "\"";
+      if (m.kind == WallMotion::Kind::velocity)
+        out << " moving at (" << format_g(m.velocity.x()) << ", " << format_g(m.velocity.y()) << ", "
+            << format_g(m.velocity.z()) << ")";
+      if (m.kind == WallMotion::Kind::servo)
+        out << " servo " << format_g(m.servo_stress) << " Pa on " << format_g(m.servo_area) << " m^2 (gain "
+            << format_g(m.servo_gain) << ", at most " << format_g(m.servo_max_speed) << " m/s)";
+    }
+    out << " point (" << format_g(w.point.x()) << ", " << format_g(w.point.y()) << ", " << format_g(w.point.z()) << ") normal ("
         << format_g(w.normal.x()) << ", " << format_g(w.normal.y()) << ", " << format_g(w.normal.z()) << ") "
         << (w.material == Wall::kParticleMaterial ? "stiffness " + format_g(w.stiffness)
                                                   : "material \"" + s.materials.at(w.material).name + "\"");
+  }
   out << "\n  meshes: " << s.meshes.size();
   for (const MeshWall& m : s.meshes) {
     std::size_t active = 0;

@@ -232,7 +232,7 @@ void AdhesiveContactLaw::evaluate_wall(const ParticleStore& s, std::uint32_t i, 
     st = State{};
     return;
   }
-  const Vec3 v_rel = s.velocity[i] - (ri * s.angular_velocity[i]).cross(wall.normal);
+  const Vec3 v_rel = s.velocity[i] - wall.velocity - (ri * s.angular_velocity[i]).cross(wall.normal);
   contact(p, wall.normal, delta, ri, s.mass[i], v_rel, ri, 0.0, st, out);
 }
 

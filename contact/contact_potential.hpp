@@ -61,6 +61,12 @@ struct Wall {
   /// scene's [[material]] list, docs/model.md §11.2), or kParticleMaterial:
   /// the touching particle's own. The stiffness laws (K^pw) take none.
   std::uint32_t material = kParticleMaterial;
+  /// The velocity of the wall's surface at the contact point (length/time):
+  /// the kinetic laws' relative velocity is v_i - velocity (minus the spin
+  /// term). Zero for a wall at rest; a moving wall (WallProvider,
+  /// WallContactProvider as core/force_provider.hpp's MovingBoundary) sets
+  /// it to the velocity it moves with over the current step.
+  Vec3 velocity = Vec3::Zero();
   /// The material the wall meets a particle of material `particle` with.
   std::uint32_t material_for(std::uint32_t particle) const {
     return material == kParticleMaterial ? particle : material;

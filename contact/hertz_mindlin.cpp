@@ -330,7 +330,7 @@ void HertzMindlinLaw::evaluate_wall(const ParticleStore& s, std::uint32_t i, con
     st = State{};
     return;
   }
-  const Vec3 v_rel = s.velocity[i] - (ri * s.angular_velocity[i]).cross(wall.normal);
+  const Vec3 v_rel = s.velocity[i] - wall.velocity - (ri * s.angular_velocity[i]).cross(wall.normal);
   const ContactPoint c{wall.normal, delta, ri, s.mass[i], v_rel, s.angular_velocity[i], ri, 0.0, 1.4 * s.mass[i] * ri * ri};
   hertz_mindlin_core(pair(s.material[i], wall.material_for(s.material[i])), c, h_, models_, st, out);
 }

@@ -120,7 +120,7 @@ void LinearSpringDashpotLaw::evaluate_wall(const ParticleStore& s, std::uint32_t
     st = State{};
     return;
   }
-  const Vec3 v_rel = s.velocity[i] - (ri * s.angular_velocity[i]).cross(wall.normal);
+  const Vec3 v_rel = s.velocity[i] - wall.velocity - (ri * s.angular_velocity[i]).cross(wall.normal);
   contact(pair(s.material[i], wall.material_for(s.material[i])), wall.normal, delta, s.mass[i], v_rel, ri, 0.0, st,
           out);
 }

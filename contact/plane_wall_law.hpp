@@ -40,6 +40,8 @@ class PlaneWallLaw {
   /// diag[i] += U''(g) n nᵀ of every wall particle i touches.
   virtual void add_hessians(const ParticleStore& s, std::size_t begin, std::size_t end, std::span<const Wall> walls,
                             std::span<Mat6> diag) const = 0;
+  /// F_i of wall w alone on particle i (the same bits add_forces adds).
+  virtual Vec3 force(const ParticleStore& s, std::size_t i, const Wall& w) const = 0;
   /// U of particle i against every wall, summed in wall order.
   virtual double energy(const ParticleStore& s, std::size_t i, std::span<const Wall> walls) const = 0;
   /// The normal force magnitude at overlap r - g > 0, for the filter.
@@ -70,6 +72,9 @@ class PlaneWallLawOf final : public PlaneWallLaw {
         if (!(gap < r)) continue;
         diag[i].template block<3, 3>(0, 0) += Law::curvature(gap, r, w) * (w.normal * w.normal.transpose());
       }
+  }
+  Vec3 force(const ParticleStore& s, std::size_t i, const Wall& w) const override {
+    return Law::terms(s.position[i], s.radius[i], w).force_i;
   }
   double energy(const ParticleStore& s, std::size_t i, std::span<const Wall> walls) const override {
     double u = 0.0;

@@ -27,6 +27,12 @@
 /// per-particle slots; the gather adds them. A checkpoint keeps these slots,
 /// so that a restart does not advance the history a second time at the
 /// checkpoint's configuration.
+///
+/// The walls may move (contact/wall_motion.hpp, docs/model.md §11.8): as a
+/// MovingBoundary it reports each wall's load, from per-particle-and-wall
+/// result slots kept beside the per-particle sums (where there are two
+/// walls or more), and advances the moving walls; the law sees the wall's
+/// velocity (Wall::velocity) in the contact's relative velocity.
 
 #include <algorithm>
 #include <cmath>
@@ -40,6 +46,7 @@
 
 #include "contact/contact_potential.hpp"
 #include "contact/contact_provider.hpp"
+#include "contact/wall_motion.hpp"
 #include "core/force_provider.hpp"
 #include "core/parallel.hpp"
 
@@ -87,9 +94,14 @@ template <class Law>
 concept OverlapWallLaw = requires { requires Law::kWallContactOnOverlap; };
 
 template <WallLawContract Law>
-class WallContactProvider final : public ForceProvider, public DissipationLedger, public Decomposable {
+class WallContactProvider final : public ForceProvider,
+                                  public DissipationLedger,
+                                  public Decomposable,
+                                  public MovingBoundary,
+                                  public MovableWalls {
  public:
   using State = typename Law::State;
+  using Sums = std::array<ExactSum, BoundaryLoad::kSums>;
   static constexpr bool kReleasing = ReleasingLaw<Law>;
 
   /// walls: points, unit normals and materials (Wall::stiffness is not
@@ -112,13 +124,17 @@ class WallContactProvider final : public ForceProvider, public DissipationLedger
     force_.assign(particle_count, Vec3::Zero());
     nc_force_.assign(particle_count, Vec3::Zero());
     moment_.assign(particle_count, Vec3::Zero());
+    if (walls_.size() > 1)
+      for (std::vector<Vec3>* v : {&wall_force_, &wall_nc_, &wall_moment_})
+        v->assign(particle_count * walls_.size(), Vec3::Zero());
     if constexpr (kReleasing) released_.assign(particle_count, 0.0);
+    motions_ = WallMotions(walls_.size());
   }
 
   std::string name() const override { return name_; }
   /// The ledger of its non-conservative forces (docs/model.md §11.3) and
   /// per-particle histories that move with their particles.
-  ProviderCapabilities capabilities() override { return {.ledger = this, .decomposable = this}; }
+  ProviderCapabilities capabilities() override { return {.ledger = this, .decomposable = this, .boundary = this}; }
   void set_time_step(double h) override { law_.set_time_step(h); }
   bool dissipative() const override { return true; }
 
@@ -138,6 +154,13 @@ class WallContactProvider final : public ForceProvider, public DissipationLedger
     force_.swap(f);
     nc_force_.swap(nc);
     moment_.swap(m);
+    for (std::vector<Vec3>* v : {&wall_force_, &wall_nc_, &wall_moment_}) {
+      if (v->empty()) continue;
+      std::vector<Vec3> x(v->size());
+      for (std::size_t q = 0; q < new_slot.size(); ++q)
+        for (std::size_t w = 0; w < walls; ++w) x[new_slot[q] * walls + w] = (*v)[q * walls + w];
+      v->swap(x);
+    }
     if constexpr (kReleasing) {
       std::vector<double> r(released_.size());
       for (std::size_t q = 0; q < new_slot.size(); ++q) r[new_slot[q]] = released_[q];
@@ -148,6 +171,7 @@ class WallContactProvider final : public ForceProvider, public DissipationLedger
   void evaluate(const ParticleStore& s) override {
     if (skip_evaluate_) {
       skip_evaluate_ = false;
+      if (moves_) loads_ = sum_loads(s);
       return;
     }
     const std::size_t walls = walls_.size();
@@ -155,12 +179,16 @@ class WallContactProvider final : public ForceProvider, public DissipationLedger
       if (clearance_.size() != s.size()) {
         clearance_.assign(s.size(), -1.0);
         clear_at_.assign(s.size(), Vec3::Zero());
+        clear_travel_.assign(s.size(), 0.0);
       }
     parallel_for_ranges(s.size(), [&](std::size_t begin, std::size_t end) {
       for (std::size_t i = begin; i < end; ++i) {
         if constexpr (kSkipsClear) {
           if (still_clear(s, i)) {  // what the walls would give: zero slots, fresh states
             force_[i] = nc_force_[i] = moment_[i] = Vec3::Zero();
+            if (walls > 1)
+              for (std::size_t w = 0; w < walls; ++w)
+                wall_force_[i * walls + w] = wall_nc_[i * walls + w] = wall_moment_[i * walls + w] = Vec3::Zero();
             continue;
           }
         }
@@ -173,6 +201,11 @@ class WallContactProvider final : public ForceProvider, public DissipationLedger
           nc += out.nc_force;
           m += out.moment_i;
           released += out.released;
+          if (walls > 1) {
+            wall_force_[i * walls + w] = out.force;
+            wall_nc_[i * walls + w] = out.nc_force;
+            wall_moment_[i * walls + w] = out.moment_i;
+          }
         }
         force_[i] = f;
         nc_force_[i] = nc;
@@ -181,6 +214,7 @@ class WallContactProvider final : public ForceProvider, public DissipationLedger
         if constexpr (kSkipsClear) note_clearance(s, i);
       }
     });
+    if (moves_) loads_ = sum_loads(s);
   }
 
   void add_body_forces(const ParticleStore&, std::size_t begin, std::size_t end, std::span<Vec3> force,
@@ -233,9 +267,18 @@ class WallContactProvider final : public ForceProvider, public DissipationLedger
     });
   }
 
-  /// Per particle this process owns: id, its history with each wall, its slots.
+  /// Where walls move, first their motion state (a record of id
+  /// kMotionRecord: the walls' points and WallMotions::save, the same on
+  /// every rank); then per particle this process owns: id, its history
+  /// with each wall, its slots (and, with two walls or more, its slots per
+  /// wall).
   void pack_history(const ParticleStore& s, ByteWriter& w) const override {
     const std::size_t walls = walls_.size();
+    if (moves_) {
+      w.u32(kMotionRecord);
+      for (const Wall& wall : walls_) w.vec3(wall.point);
+      motions_.save(w, walls_);
+    }
     for (std::size_t i = 0; i < s.size(); ++i) {
       if (!s.owns(i)) continue;
       w.u32(s.id[i]);
@@ -243,6 +286,12 @@ class WallContactProvider final : public ForceProvider, public DissipationLedger
       w.vec3(force_[i]);
       w.vec3(nc_force_[i]);
       w.vec3(moment_[i]);
+      if (walls > 1)
+        for (std::size_t k = 0; k < walls; ++k) {
+          w.vec3(wall_force_[i * walls + k]);
+          w.vec3(wall_nc_[i * walls + k]);
+          w.vec3(wall_moment_[i * walls + k]);
+        }
     }
   }
 
@@ -250,6 +299,8 @@ class WallContactProvider final : public ForceProvider, public DissipationLedger
   /// and result slots from map.history (engine/partition.hpp).
   std::unique_ptr<ForceProvider> make_part(const ParticleStore& part, const PartMap& map) const override {
     auto p = std::make_unique<WallContactProvider>(walls_, law_, part.size(), name_);
+    p->motions_ = motions_;
+    p->moves_ = moves_;
     if (map.history.empty()) return p;
     std::vector<std::pair<std::uint32_t, std::uint32_t>> by_id(part.size());
     for (std::size_t i = 0; i < part.size(); ++i) by_id[i] = {part.id[i], static_cast<std::uint32_t>(i)};
@@ -257,10 +308,24 @@ class WallContactProvider final : public ForceProvider, public DissipationLedger
     const std::size_t walls = walls_.size();
     ByteReader r(map.history);
     std::vector<State> st(walls);
+    std::vector<Vec3> per_wall(walls > 1 ? 3 * walls : 0);
+    bool motion_read = false;
     while (r.remaining() > 0) {
       const std::uint32_t id = r.u32("wall history particle id");
+      if (id == kMotionRecord) {  // every rank's copy of the same state: take the first
+        std::vector<Wall> moved = walls_;
+        for (Wall& wall : moved) wall.point = r.vec3("wall point");
+        WallMotions motions = WallMotions::load(r, moved);
+        if (!motion_read) {
+          p->walls_ = std::move(moved);
+          p->motions_ = std::move(motions);
+          motion_read = true;
+        }
+        continue;
+      }
       for (State& x : st) x = law_.load_state(r);
       const Vec3 f = r.vec3("wall force"), nc = r.vec3("wall force"), m = r.vec3("wall moment");
+      for (Vec3& x : per_wall) x = r.vec3("wall slot");
       const auto it = std::lower_bound(by_id.begin(), by_id.end(), std::make_pair(id, 0u));
       if (it == by_id.end() || it->first != id) continue;
       const std::uint32_t i = it->second;
@@ -268,6 +333,11 @@ class WallContactProvider final : public ForceProvider, public DissipationLedger
       p->force_[i] = f;
       p->nc_force_[i] = nc;
       p->moment_[i] = m;
+      for (std::size_t k = 0; k < per_wall.size() / 3; ++k) {
+        p->wall_force_[i * walls + k] = per_wall[3 * k];
+        p->wall_nc_[i * walls + k] = per_wall[3 * k + 1];
+        p->wall_moment_[i * walls + k] = per_wall[3 * k + 2];
+      }
     }
     // The slots stand for the first evaluation (which would advance the history).
     p->skip_evaluate_ = true;
@@ -276,9 +346,15 @@ class WallContactProvider final : public ForceProvider, public DissipationLedger
 
   /// Section: the law, the walls, then per particle and wall the state, and
   /// per particle the force, non-conservative force and moment slots; then,
-  /// only where a wall has a material of its own, per wall a u32 material
+  /// only where a wall has a material of its own or the motions must be
+  /// kept (WallMotions::worth_saving), per wall a u32 material
   /// (Wall::kParticleMaterial: the particle's). A section that ends after
-  /// the slots (every file before wall materials) has none.
+  /// the slots (every file before wall materials) has none. Then, where the
+  /// motions must be kept, their block (WallMotions::save) and, with two
+  /// walls or more, the slots per particle and wall (force, non-conservative
+  /// force, moment); a section without them has walls at rest with default
+  /// names, whose loads until the next evaluation count each particle's
+  /// slots at its nearest wall.
   void save(ByteWriter& w) const override {
     law_.save(w);
     w.array(walls_, [](ByteWriter& ww, const Wall& wall) {
@@ -292,8 +368,17 @@ class WallContactProvider final : public ForceProvider, public DissipationLedger
       w.vec3(nc_force_[i]);
       w.vec3(moment_[i]);
     }
-    if (std::any_of(walls_.begin(), walls_.end(), [](const Wall& x) { return x.material != Wall::kParticleMaterial; }))
+    const bool motions = motions_.worth_saving();
+    if (motions ||
+        std::any_of(walls_.begin(), walls_.end(), [](const Wall& x) { return x.material != Wall::kParticleMaterial; }))
       for (const Wall& wall : walls_) w.u32(wall.material);
+    if (!motions) return;
+    motions_.save(w, walls_);
+    for (std::size_t k = 0; k < wall_force_.size(); ++k) {
+      w.vec3(wall_force_[k]);
+      w.vec3(wall_nc_[k]);
+      w.vec3(wall_moment_[k]);
+    }
   }
 
   /// The provider save() wrote. Throws StateError if anything is
@@ -327,8 +412,47 @@ class WallContactProvider final : public ForceProvider, public DissipationLedger
       p->moment_[i] = r.vec3("wall moment");
     }
     if (r.remaining() > 0) p->load_wall_materials(r);
+    if (r.remaining() > 0) {
+      p->motions_ = WallMotions::load(r, p->walls_);
+      p->moves_ = p->motions_.moves();
+      if (p->wall_force_.size() > r.remaining() / 72) throw StateError("truncated: the wall slots are cut short");
+      for (std::size_t k = 0; k < p->wall_force_.size(); ++k) {
+        p->wall_force_[k] = r.vec3("wall slot");
+        p->wall_nc_[k] = r.vec3("wall slot");
+        p->wall_moment_[k] = r.vec3("wall slot");
+      }
+    } else {
+      p->slots_at_nearest_wall(s);
+    }
     p->skip_evaluate_ = true;
     return p;
+  }
+
+  /// Sets the walls' motions (one per wall; contact/wall_motion.hpp), from
+  /// t = 0 at the walls' present points. Throws std::invalid_argument
+  /// naming the wall for a bad motion.
+  void set_motions(std::vector<WallMotion> motions) override {
+    motions_ = WallMotions(walls_, std::move(motions));
+    motions_.set_initial_velocities(walls_);
+    moves_ = motions_.moves();
+  }
+  const WallMotions& motions() const { return motions_; }
+
+  // MovingBoundary (core/force_provider.hpp)
+  std::size_t boundary_count() const override { return walls_.size(); }
+  void boundary_loads(const ParticleStore& s, std::vector<BoundaryLoad>& out) const override {
+    const std::vector<Sums> now = moves_ ? std::vector<Sums>() : sum_loads(s);
+    for (std::size_t w = 0; w < walls_.size(); ++w) {
+      BoundaryLoad l;
+      motions_.describe(walls_, w, l);
+      if (!moves_) l.sums = now[w];
+      else if (w < loads_.size()) l.sums = loads_[w];
+      out.push_back(std::move(l));
+    }
+  }
+  bool moves() const override { return moves_; }
+  void advance(double t, double h, std::span<BoundaryLoad> loads) override {
+    travel_ += motions_.advance(walls_, t, h, loads);
   }
 
   const std::vector<Wall>& walls() const { return walls_; }
@@ -338,13 +462,63 @@ class WallContactProvider final : public ForceProvider, public DissipationLedger
 
  private:
   static constexpr bool kSkipsClear = OverlapWallLaw<Law>;
+  /// The id of pack_history's motion record (never a particle's).
+  static constexpr std::uint32_t kMotionRecord = 0xffffffffu;
+
+  Vec3 slot_force(std::size_t i, std::size_t w) const { return wall_force_.empty() ? force_[i] : wall_force_[i * walls_.size() + w]; }
+  Vec3 slot_nc(std::size_t i, std::size_t w) const { return wall_nc_.empty() ? nc_force_[i] : wall_nc_[i * walls_.size() + w]; }
+  Vec3 slot_moment(std::size_t i, std::size_t w) const {
+    return wall_moment_.empty() ? moment_[i] : wall_moment_[i * walls_.size() + w];
+  }
+
+  /// Per wall, the loads on it of the particles this process owns from
+  /// their slots, moments about the wall's point at the present positions.
+  std::vector<Sums> sum_loads(const ParticleStore& s) const {
+    std::vector<Sums> out;
+    for (std::size_t w = 0; w < walls_.size(); ++w) {
+      const Vec3 c = walls_[w].point;
+      out.push_back(exact_sums<BoundaryLoad::kSums>(s.size(), [&](std::size_t i, Sums& t) {
+        if (!s.owns(i)) return;
+        const Vec3 f = slot_force(i, w), nc = slot_nc(i, w), m = slot_moment(i, w);
+        if ((f.array() == 0.0).all() && (nc.array() == 0.0).all() && (m.array() == 0.0).all()) return;
+        const Vec3 arm = s.position[i] - c;
+        const Vec3 mf = arm.cross(f) + m, mnc = arm.cross(nc) + m;  // every moment is non-conservative
+        for (int a = 0; a < 3; ++a) {
+          t[BoundaryLoad::kForce + a].add(-f[a]);
+          t[BoundaryLoad::kMoment + a].add(-mf[a]);
+          t[BoundaryLoad::kNcForce + a].add(-nc[a]);
+          t[BoundaryLoad::kNcMoment + a].add(-mnc[a]);
+        }
+      }));
+    }
+    return out;
+  }
+
+  /// A section without slots per wall: each particle's slots count at the
+  /// wall nearest to it (exact with one wall or one wall touched).
+  void slots_at_nearest_wall(const ParticleStore& s) {
+    const std::size_t walls = walls_.size();
+    if (walls < 2) return;
+    for (std::size_t i = 0; i < force_.size(); ++i) {
+      std::size_t best = 0;
+      double gap = std::numeric_limits<double>::infinity();
+      for (std::size_t w = 0; w < walls; ++w) {
+        const double g = (s.position[i] - walls_[w].point).dot(walls_[w].normal);
+        if (g < gap) gap = g, best = w;
+      }
+      wall_force_[i * walls + best] = force_[i];
+      wall_nc_[i * walls + best] = nc_force_[i];
+      wall_moment_[i * walls + best] = moment_[i];
+    }
+  }
 
   /// Whether particle i is still clear of every wall: it was at clear_at_[i],
   /// by clearance_[i] > 0 (half its smallest gap there), and has moved less
   /// than that since. Its wall states are then fresh (the evaluation that
   /// found the gaps reset them), and an evaluation would give zero slots.
+  /// Moving walls: less the distance the walls have moved since.
   bool still_clear(const ParticleStore& s, std::size_t i) const {
-    const double c = clearance_[i];
+    const double c = clearance_[i] - (travel_ - clear_travel_[i]);
     return c > 0.0 && (s.position[i] - clear_at_[i]).squaredNorm() < c * c;
   }
   /// After particle i's evaluation: where it overlaps no wall, half its
@@ -360,6 +534,7 @@ class WallContactProvider final : public ForceProvider, public DissipationLedger
     const double margin = 1e-12 * scale;
     clearance_[i] = gap > 4.0 * margin ? 0.5 * gap - margin : -1.0;
     clear_at_[i] = x;
+    clear_travel_[i] = travel_;
   }
 
   /// The walls' materials at the end of a section (save()).
@@ -384,10 +559,21 @@ class WallContactProvider final : public ForceProvider, public DissipationLedger
   bool skip_evaluate_ = false;                   ///< restored slots stand for the next evaluate()
   /// OverlapWallLaw: per particle slot, the distance it may move from
   /// clear_at_ and still touch no wall (<= 0: evaluate it); empty after a
-  /// re-ordering or a restore (all are evaluated). Static walls only: a
-  /// wall that moves must clear these when it does.
+  /// re-ordering or a restore (all are evaluated). Walls that move take the
+  /// distance they moved off (travel_, clear_travel_).
   std::vector<double> clearance_;
   std::vector<Vec3> clear_at_;
+  std::vector<double> clear_travel_;  ///< travel_ when clear_at_ was noted
+  /// The sum over steps of the largest distance a wall moved in each: an
+  /// upper bound of any wall's approach since a particle was seen clear.
+  double travel_ = 0.0;
+  /// With two walls or more, per particle and wall ([slot * walls + wall]):
+  /// the force, non-conservative force and moment of that wall alone (the
+  /// walls' loads); empty with one wall (the per-particle slots are its).
+  std::vector<Vec3> wall_force_, wall_nc_, wall_moment_;
+  WallMotions motions_;
+  bool moves_ = false;
+  std::vector<Sums> loads_;  ///< where walls move: per wall, from the last evaluate()
 };
 
 }  // namespace dem

@@ -22,10 +22,69 @@ std::string wall_problem(const Wall& w) {
 }
 }  // namespace
 
-WallProvider::WallProvider(std::vector<Wall> walls, const PlaneWallLaw& law) : walls_(std::move(walls)), law_(&law) {
+WallProvider::WallProvider(std::vector<Wall> walls, const PlaneWallLaw& law)
+    : walls_(std::move(walls)), law_(&law), motions_(walls_.size()) {
   for (std::size_t w = 0; w < walls_.size(); ++w)
     if (const std::string p = wall_problem(walls_[w]); !p.empty())
       throw std::invalid_argument("wall " + std::to_string(w) + ": " + p);
+}
+
+void WallProvider::set_motions(std::vector<WallMotion> motions) {
+  motions_ = WallMotions(walls_, std::move(motions));
+  motions_.set_initial_velocities(walls_);
+  moves_ = motions_.moves();
+}
+
+void WallProvider::evaluate(const ParticleStore& s) {
+  if (moves_) loads_ = sum_loads(s);
+}
+
+std::vector<WallProvider::Sums> WallProvider::sum_loads(const ParticleStore& s) const {
+  std::vector<Sums> out;
+  for (const Wall& wall : walls_)
+    out.push_back(exact_sums<BoundaryLoad::kSums>(s.size(), [&](std::size_t i, Sums& t) {
+      if (!s.owns(i) || !((s.position[i] - wall.point).dot(wall.normal) < s.radius[i])) return;
+      // On the wall: -F_i, and its moment about the wall's point (these
+      // laws give no moments and nothing non-conservative).
+      const Vec3 f = law_->force(s, i, wall);
+      const Vec3 m = (s.position[i] - wall.point).cross(f);
+      for (int a = 0; a < 3; ++a) {
+        t[BoundaryLoad::kForce + a].add(-f[a]);
+        t[BoundaryLoad::kMoment + a].add(-m[a]);
+      }
+    }));
+  return out;
+}
+
+void WallProvider::boundary_loads(const ParticleStore& s, std::vector<BoundaryLoad>& out) const {
+  const std::vector<Sums> now = moves_ ? std::vector<Sums>() : sum_loads(s);
+  for (std::size_t w = 0; w < walls_.size(); ++w) {
+    BoundaryLoad l;
+    motions_.describe(walls_, w, l);
+    if (moves_ && w < loads_.size()) l.sums = loads_[w];
+    else if (!moves_) l.sums = now[w];
+    out.push_back(std::move(l));
+  }
+}
+
+void WallProvider::advance(double t, double h, std::span<BoundaryLoad> loads) {
+  motions_.advance(walls_, t, h, loads);
+}
+
+void WallProvider::pack_history(const ParticleStore&, ByteWriter& w) const {
+  if (!moves_) return;
+  for (const Wall& wall : walls_) w.vec3(wall.point);
+  motions_.save(w, walls_);
+}
+
+std::unique_ptr<ForceProvider> WallProvider::make_part(const ParticleStore&, const PartMap& map) const {
+  auto p = std::make_unique<WallProvider>(*this);
+  if (map.history.empty()) return p;
+  // Every rank's copy of the same motion state: the first one.
+  ByteReader r(map.history);
+  for (Wall& wall : p->walls_) wall.point = r.vec3("wall point");
+  p->motions_ = WallMotions::load(r, p->walls_);
+  return p;
 }
 
 void WallProvider::add_body_forces(const ParticleStore& s, std::size_t begin, std::size_t end,
@@ -54,6 +113,7 @@ void WallProvider::save(ByteWriter& w) const {
   w.u8(law_->code());
   w.array(filter_sliding_, [](ByteWriter& ww, double x) { ww.f64(x); });
   w.array(filter_rolling_, [](ByteWriter& ww, double x) { ww.f64(x); });
+  if (motions_.worth_saving()) motions_.save(w, walls_);
 }
 
 void WallProvider::add_filter_changes(const ParticleStore& s, double h, std::span<Vec3> dv, std::span<Vec3> dw) const {
@@ -63,7 +123,7 @@ void WallProvider::add_filter_changes(const ParticleStore& s, double h, std::spa
       const double overlap = s.radius[i] - (s.position[i] - w.point).dot(w.normal);
       if (!(overlap > 0.0)) continue;
       const std::uint32_t m = s.material[i];
-      filter_change(s.velocity[i], s.angular_velocity[i], w.normal, law_->normal_force(overlap, s.radius[i], w), h, filter_sliding_[m],
+      filter_change(s.velocity[i] - w.velocity, s.angular_velocity[i], w.normal, law_->normal_force(overlap, s.radius[i], w), h, filter_sliding_[m],
                     filter_rolling_[m], s.mass[i], s.inertia[i], s.radius[i], dv[i], dw[i]);
     }
 }
@@ -93,6 +153,10 @@ std::unique_ptr<WallProvider> WallProvider::load(ByteReader& r) {
     r.array(rolling, 8, "filter friction", [](ByteReader& rr) { return rr.f64("filter friction"); });
     if (sliding.size() != rolling.size()) throw StateError("inconsistent: the wall filter's coefficient arrays differ in size");
     p->set_filter(std::move(sliding), std::move(rolling));
+  }
+  if (r.remaining() > 0) {  // the motion block (absent: walls at rest)
+    p->motions_ = WallMotions::load(r, p->walls_);
+    p->moves_ = p->motions_.moves();
   }
   return p;
 }

@@ -340,6 +340,96 @@ class SurfaceSource {
   virtual void surfaces(std::vector<SurfaceFrame>& out) const = 0;
 };
 
+/// What one boundary (a plane wall, a triangle mesh) receives from the
+/// particles at the last evaluate() (docs/model.md §11.8): walls.csv's row
+/// entries, the servo's input and the stepper's W_boundary.
+struct BoundaryLoad {
+  /// Indices into `sums`.
+  enum : std::size_t { kForce = 0, kMoment = 3, kNcForce = 6, kNcMoment = 9, kSums = 12 };
+  /// The boundary's name (walls.csv column prefix).
+  std::string name;
+  /// Exact sums over the particles this process owns (ParticleStore::owns)
+  /// of what they exert ON the boundary: force x, y, z (force), moment
+  /// x, y, z about `centre` (force length: sum of (x_i - c) x (-F_i) -
+  /// tau_i, where F_i, tau_i are what the boundary gives particle i), then
+  /// the non-conservative part of each (the kinetic laws' nc_force and
+  /// every moment, docs/model.md §11.3). A Collective reduces them to the
+  /// whole system's (the same bits on any rank count).
+  std::array<ExactSum, kSums> sums;
+  /// The point the moments are about (length): a plane wall's point, a
+  /// mesh's rotation centre, at the last evaluate().
+  Vec3 centre = Vec3::Zero();
+  /// A plane wall's unit normal (towards the particles); zero for a mesh.
+  Vec3 normal = Vec3::Zero();
+  /// The velocity of `centre` and the angular velocity (length/time,
+  /// 1/time) the boundary moved with over the step that led to the last
+  /// evaluate() (MovingBoundary::advance sets them for the next step).
+  Vec3 velocity = Vec3::Zero(), angular_velocity = Vec3::Zero();
+  /// Displacement since t = 0 (length): a plane wall's, along its normal; a
+  /// mesh's centre along its velocity direction (or 0).
+  double displacement = 0.0;
+
+  /// The values of three sums from `at` (after the reduction).
+  Vec3 value3(std::size_t at) const { return Vec3(sums[at].value(), sums[at + 1].value(), sums[at + 2].value()); }
+  Vec3 force() const { return value3(kForce); }
+  Vec3 moment() const { return value3(kMoment); }
+  /// Adds force f and moment m (about `centre`) on the boundary, and their
+  /// non-conservative parts f_nc and m_nc, to the sums.
+  void add(const Vec3& f, const Vec3& m, const Vec3& f_nc, const Vec3& m_nc) {
+    for (int a = 0; a < 3; ++a) {
+      sums[kForce + a].add(f[a]);
+      sums[kMoment + a].add(m[a]);
+      sums[kNcForce + a].add(f_nc[a]);
+      sums[kNcMoment + a].add(m_nc[a]);
+    }
+  }
+  /// The power the particles deliver to the boundary, F.v + M.omega, and
+  /// its non-conservative part (from the reduced sums).
+  double power() const { return force().dot(velocity) + moment().dot(angular_velocity); }
+  double nonconservative_power() const {
+    return value3(kNcForce).dot(velocity) + value3(kNcMoment).dot(angular_velocity);
+  }
+};
+
+/// Boundaries that report their loads and may move (plane walls with a
+/// prescribed velocity or a servo, rigid meshes; docs/model.md §11.8). The
+/// explicit stepper (engine/simulation.hpp), per step n -> n+1:
+///   1. after the particles' drift to t_{n+1}: advance(t_{n+1}, h, L_n),
+///      with L_n the reduced loads of the evaluation at t_n; then books
+///      W_boundary += k L_n.power() and W_contact -= k L_n.nonconservative_power()
+///      with the velocities advance() set (k: the kick length, h/2 or h);
+///   2. after the force evaluation at t_{n+1} and the kick: L_{n+1} from
+///      boundary_loads(), reduced; books the same with L_{n+1} (maps 23, 25).
+/// So W_boundary is the trapezoidal rule of the work the particles do on
+/// the boundaries, and W_contact counts the dissipation at the relative
+/// velocity of each contact: E_balance closes to O(h^2).
+/// A provider whose boundaries never move (moves() false) costs nothing in
+/// the step; its loads are still reported (walls.csv).
+class MovingBoundary {
+ public:
+  virtual ~MovingBoundary() = default;
+  /// The number of entries boundary_loads() appends (fixed for the
+  /// provider's life).
+  virtual std::size_t boundary_count() const = 0;
+  /// Appends one BoundaryLoad per boundary, in a fixed order, for the
+  /// configuration of the last evaluate() (sums over the particles this
+  /// process owns; centre, normal, velocities and displacement as the
+  /// boundary is now). Where moves(), the sums are those evaluate() found
+  /// (also after the particles have drifted since); otherwise they may be
+  /// computed here from the particles as they are.
+  virtual void boundary_loads(const ParticleStore& particles, std::vector<BoundaryLoad>& out) const = 0;
+  /// False if no boundary of this provider ever moves (advance() does
+  /// nothing); a property of the provider, the same on every MPI rank.
+  virtual bool moves() const = 0;
+  /// Moves the boundaries from the configuration at t - h to that at t
+  /// (after the particles' drift to t, before the force evaluation at t).
+  /// `loads`: this provider's boundary_count() entries of the loads at the
+  /// last evaluation (t - h), summed over all MPI ranks (a servo's input:
+  /// the same bits on every rank count). Sets each entry's velocity and
+  /// angular_velocity to those the boundary moves with over (t - h, t].
+  virtual void advance(double t, double h, std::span<BoundaryLoad> loads) = 0;
+};
+
 /// The bond graph for output and fragments: declared with the bond list
 /// (bonds/bond_graph.hpp); core names it only.
 class BondGraph;
@@ -358,6 +448,7 @@ struct ProviderCapabilities {
   Decomposable* decomposable = nullptr;
   const BondGraph* bond_graph = nullptr;
   NeighbourListOwner* neighbour_list = nullptr;
+  MovingBoundary* boundary = nullptr;
   const SurfaceSource* surfaces = nullptr;
 };
 

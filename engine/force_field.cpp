@@ -307,6 +307,28 @@ bool ForceField::dissipative() const {
   return false;
 }
 
+bool ForceField::boundaries_move() const {
+  for (const ProviderCapabilities& c : caps_)
+    if (c.boundary != nullptr && c.boundary->moves()) return true;
+  return false;
+}
+
+void ForceField::boundary_loads(const ParticleStore& s, std::vector<BoundaryLoad>& out) const {
+  for (const ProviderCapabilities& c : caps_)
+    if (c.boundary != nullptr) c.boundary->boundary_loads(s, out);
+}
+
+void ForceField::advance_boundaries(double t, double h, std::span<BoundaryLoad> loads) {
+  std::size_t at = 0;
+  for (const ProviderCapabilities& c : caps_) {
+    if (c.boundary == nullptr) continue;
+    const std::size_t n = c.boundary->boundary_count();
+    if (at + n > loads.size()) throw std::logic_error("advance_boundaries: fewer loads than boundaries");
+    if (c.boundary->moves()) c.boundary->advance(t, h, loads.subspan(at, n));
+    at += n;
+  }
+}
+
 bool ForceField::applies_filter() const {
   for (const ProviderCapabilities& c : caps_)
     if (c.filter != nullptr && c.filter->applies_filter()) return true;

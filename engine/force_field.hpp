@@ -168,6 +168,16 @@ class ForceField {
   /// Adds every provider's friction-filter changes (FrictionFilter::add_filter_changes).
   void add_filter_changes(const ParticleStore& particles, double h, std::span<Vec3> dv,
                           std::span<Vec3> dw) const;
+  // --- moving boundaries (core/force_provider.hpp MovingBoundary) -----------
+  /// True if some provider's boundaries move (MovingBoundary::moves).
+  bool boundaries_move() const;
+  /// Every MovingBoundary's loads of the last evaluate(), in provider order
+  /// (appended to `out`; sums over the particles this process owns).
+  void boundary_loads(const ParticleStore& particles, std::vector<BoundaryLoad>& out) const;
+  /// Each MovingBoundary's advance(t, h, its entries of `loads`), with
+  /// `loads` laid out as boundary_loads() gives them.
+  void advance_boundaries(double t, double h, std::span<BoundaryLoad> loads);
+
   /// The fracture phase of docs/model.md §10.2 at the configuration of the last
   /// evaluate(): the providers mark their records over strength, the contact
   /// providers take the freed pairs in (release_pairs), each failure's

@@ -13,6 +13,7 @@
 #include "contact/contact_laws.hpp"
 #include "contact/contact_potential.hpp"
 #include "contact/contact_provider.hpp"
+#include "contact/wall_motion.hpp"
 #include "core/particle_store.hpp"
 #include "core/types.hpp"
 #include "engine/groups.hpp"
@@ -39,6 +40,9 @@ struct Scene {
   BondList bonds;
   ContactSettings contact;
   std::vector<Wall> walls;
+  /// Per wall of `walls`, its name and motion (contact/wall_motion.hpp);
+  /// empty: every wall at rest, named "wall<k>".
+  std::vector<WallMotion> wall_motions;
   /// Triangle-mesh walls (contact/mesh_contact.hpp), after the plane walls
   /// in gather order; their stiffness or material as the contact law takes it.
   std::vector<MeshWall> meshes;

@@ -47,6 +47,11 @@ void Simulation::set_time_origin(double time_origin, std::size_t step_origin) {
 }
 
 void Simulation::start() {
+  boundaries_move_ = forces_.boundaries_move();
+  moving_loads_valid_ = false;
+  if (map_ == IntegratorMap::implicit && boundaries_move_)
+    throw std::invalid_argument(
+        "moving walls (velocity, servo_stress) need an explicit integrator map (23, 25 or 27), not the implicit one");
   if (map_ == IntegratorMap::implicit) require_implicit_support(forces_, !clumps_.empty());
   for (const Clump& c : clumps_) validate_inertia(c.body.inertia);
   half_.resize(clumps_.size());
@@ -353,10 +358,12 @@ void Simulation::step() {
   hold_groups_before_kick(plan);
   drift(plan);
   place_clump_members();
+  move_boundaries(plan);
   rebuild_phase();
   force(plan);
   kick(plan);
   hold_groups_after_kick(plan);
+  book_boundaries_after_kick(plan);
   advance_clumps();
   advance_clock();
   friction_filter();
@@ -444,6 +451,53 @@ void Simulation::hold_groups_after_kick(const KickPlan& plan) {
   if (!has_kinematic_) return;
   hold_kinematic(false);
   if (!plan.whole) ledger_.boundary += plan.kick * global_value(kinematic_power());
+}
+
+std::vector<BoundaryLoad> Simulation::boundary_loads() const {
+  std::vector<BoundaryLoad> loads;
+  forces_.boundary_loads(particles_, loads);
+  std::vector<ExactSum> sums;
+  sums.reserve(loads.size() * BoundaryLoad::kSums);
+  for (const BoundaryLoad& l : loads) sums.insert(sums.end(), l.sums.begin(), l.sums.end());
+  collective_->reduce(sums);
+  for (std::size_t k = 0; k < loads.size(); ++k)
+    std::copy_n(sums.begin() + static_cast<std::ptrdiff_t>(k * BoundaryLoad::kSums), BoundaryLoad::kSums,
+                loads[k].sums.begin());
+  return loads;
+}
+
+void Simulation::book_boundary_work(double kick) {
+  // The work the particles do on the boundaries leaves E_total; the
+  // non-conservative part of it was booked in W_contact at the particles'
+  // own velocities, so W_contact takes it back: what remains there is the
+  // dissipation at each contact's relative velocity (docs/model.md §11.8).
+  double power = 0.0, nc_power = 0.0;
+  for (const BoundaryLoad& l : moving_loads_) {
+    power += l.power();
+    nc_power += l.nonconservative_power();
+  }
+  ledger_.boundary += kick * power;
+  if (ledger_on_) ledger_.contact -= kick * nc_power;
+}
+
+void Simulation::move_boundaries(const KickPlan& plan) {
+  if (!boundaries_move_) return;
+  // The loads of the evaluation at t_n: kept from the last step, or (the
+  // first step of a run, a restart or a new part) taken now; a moving
+  // provider keeps them from its evaluate(), so the drift does not matter.
+  if (!moving_loads_valid_) {
+    moving_loads_ = boundary_loads();
+    moving_loads_valid_ = true;
+  }
+  const double t = time_origin_ + static_cast<double>(steps_ + 1 - step_origin_) * h_;
+  forces_.advance_boundaries(t, h_, moving_loads_);
+  book_boundary_work(plan.kick);
+}
+
+void Simulation::book_boundaries_after_kick(const KickPlan& plan) {
+  if (!boundaries_move_) return;
+  moving_loads_ = boundary_loads();
+  if (!plan.whole) book_boundary_work(plan.kick);
 }
 
 void Simulation::advance_clumps() {

@@ -25,6 +25,13 @@
 ///        next step's first half kick uses these)
 ///    11. provider events and failure records collected (in provider order)
 ///
+/// Moving boundaries (core/force_provider.hpp MovingBoundary: walls with a
+/// velocity or a servo): after phase 3 they advance to t_{n+1} with the
+/// loads of the evaluation at t_n, and after phase 6 the loads of the new
+/// evaluation are reduced over the ranks; W_boundary and W_contact book
+/// their work at both (docs/model.md §11.8). Without a moving boundary
+/// nothing of this runs. The implicit integrator refuses moving boundaries.
+///
 /// The dissipation ledger (docs/model.md §10.3, §11.3) is kept here: W_fracture
 /// from phase 10, W_contact at both half kicks and after phase 5 (the energy
 /// that records released by a change of state, such as adhesive contacts
@@ -66,6 +73,7 @@
 #include "engine/collective.hpp"
 #include "engine/force_field.hpp"
 #include "engine/groups.hpp"
+#include "engine/stress.hpp"
 #include "engine/implicit_step.hpp"
 #include "engine/integrator.hpp"
 #include "engine/reorder.hpp"
@@ -129,9 +137,16 @@ class Simulation {
   /// a particle or a particle in two kinematic groups.
   void set_groups(std::vector<ParticleGroup> groups);
   const std::vector<ParticleGroup>& groups() const { return groups_; }
+  /// The loads of every boundary (core/force_provider.hpp MovingBoundary:
+  /// walls, meshes) at the last force evaluation, summed over all MPI
+  /// ranks (walls.csv). Collective.
+  std::vector<BoundaryLoad> boundary_loads() const;
   /// Reaction force and moment, centroid and displacement of each group at
   /// the current state (groups.csv).
   std::vector<GroupReport> group_reports() const;
+  /// The Love-Weber stress of the particles in `box` at the current state
+  /// (engine/stress.hpp; stress.csv). Collective with MPI ranks.
+  StressMeasure stress(const StressBox& box) const { return measure_stress(forces_, particles_, box, *collective_); }
 
   /// Settings of the implicit integrator's Newton iteration.
   void set_implicit_settings(const ImplicitSettings& s) {
@@ -201,6 +216,9 @@ class Simulation {
   void hold_groups_after_kick(const KickPlan& plan);
   void advance_clumps();
   void advance_clock();
+  void move_boundaries(const KickPlan& plan);
+  void book_boundaries_after_kick(const KickPlan& plan);
+  void book_boundary_work(double kick);
   void friction_filter();
   void fracture();
   void collect_events();
@@ -250,6 +268,11 @@ class Simulation {
   std::vector<std::vector<std::uint32_t>> group_slots_;  ///< per group: its members' slots (re-made at re-ordering)
   ImplicitStepper implicit_;
   ImplicitStepStats implicit_stats_;
+  bool boundaries_move_ = false;                ///< some provider's boundaries move (on every rank)
+  /// The reduced loads of the last evaluation, while boundaries_move_
+  /// (valid after the first step's refresh).
+  std::vector<BoundaryLoad> moving_loads_;
+  bool moving_loads_valid_ = false;
 };
 
 }  // namespace dem

@@ -112,6 +112,38 @@ std::string group_row(double t, std::uint64_t step, const GroupReport& g) {
   return r;
 }
 
+std::string stress_header() {
+  return "t,step,volume,s_xx,s_yy,s_zz,s_yz,s_xz,s_xy,k_xx,k_yy,k_zz,k_yz,k_xz,k_xy,particles";
+}
+
+std::string stress_row(double t, std::uint64_t step, const StressMeasure& m) {
+  std::string r = first_value(t);
+  r += ',' + std::to_string(step);
+  put(r, m.volume);
+  for (const double s : m.sigma) put(r, s);
+  for (const double s : m.kinetic) put(r, s);
+  r += ',' + std::to_string(static_cast<std::uint64_t>(m.particles));
+  return r;
+}
+
+std::string walls_header(std::span<const BoundaryLoad> loads) {
+  std::string h = "t,step";
+  for (const BoundaryLoad& l : loads)
+    for (const char* c : {"F_x", "F_y", "F_z", "M_x", "M_y", "M_z", "u_n"}) h += ',' + l.name + '_' + c;
+  return h;
+}
+
+std::string walls_row(double t, std::uint64_t step, std::span<const BoundaryLoad> loads) {
+  std::string r = first_value(t);
+  r += ',' + std::to_string(step);
+  for (const BoundaryLoad& l : loads) {
+    put(r, l.force());
+    put(r, l.moment());
+    put(r, l.displacement);
+  }
+  return r;
+}
+
 std::string solver_header() { return "t,step,newton_iterations,cg_iterations,halvings,residual"; }
 
 std::string solver_row(double t, std::uint64_t step, std::size_t newton, std::size_t cg, std::size_t halvings,

@@ -1,12 +1,16 @@
 #pragma once
 /// \file event_tables.hpp
 /// The run's CSV tables beside energy.csv: bond_failures.csv
-/// (docs/model.md §10.4) and groups.csv (engine/groups.hpp).
+/// (docs/model.md §10.4), groups.csv (engine/groups.hpp) and walls.csv
+/// (the loads of walls and meshes, core/force_provider.hpp MovingBoundary).
 ///
 ///   bond_failures.csv  t,step,bond,i,j,mode,sigma,tau,sigma_ratio,tau_ratio,F_n,F_s,M_b,M_t,x,y,z,energy
 ///                      one row per failed bond in (step, bond) order
 ///   groups.csv         t,step,group,F_x,F_y,F_z,M_x,M_y,M_z,c_x,c_y,c_z,u_x,u_y,u_z
 ///                      one row per group at each row of energy.csv
+///   stress.csv         t,step,volume,s_xx,s_yy,s_zz,s_yz,s_xz,s_xy,k_xx,k_yy,k_zz,k_yz,k_xz,k_xy,particles
+///                      scenes with a [stress] box: one row at each row of energy.csv
+///                      (engine/stress.hpp; s the whole stress, k its kinetic part, Pa, tension positive)
 ///   solver.csv         t,step,newton_iterations,cg_iterations,halvings,residual
 ///                      implicit runs: one row per step (docs/model.md §12.5 item 7)
 ///
@@ -18,22 +22,35 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "core/force_provider.hpp"
 #include "engine/groups.hpp"
+#include "engine/stress.hpp"
 
 namespace dem {
 
 inline constexpr const char* kBondFailuresFile = "bond_failures.csv";
 inline constexpr const char* kGroupsFile = "groups.csv";
 inline constexpr const char* kSolverFile = "solver.csv";
+inline constexpr const char* kStressFile = "stress.csv";
+inline constexpr const char* kWallsFile = "walls.csv";
 
 std::string bond_failures_header();
 std::string bond_failure_row(const BondFailure& f);
 std::string groups_header();
 std::string group_row(double t, std::uint64_t step, const GroupReport& g);
+std::string stress_header();
+std::string stress_row(double t, std::uint64_t step, const StressMeasure& m);
+/// walls.csv: t, step, then per boundary (core/force_provider.hpp
+/// BoundaryLoad: walls, meshes) NAME_F_x, NAME_F_y, NAME_F_z (force on it,
+/// N), NAME_M_x, NAME_M_y, NAME_M_z (moment about its centre, N m),
+/// NAME_u_n (displacement along its normal since t = 0, m).
+std::string walls_header(std::span<const BoundaryLoad> loads);
+/// One row of walls.csv: the reduced loads (Simulation::boundary_loads).
+std::string walls_row(double t, std::uint64_t step, std::span<const BoundaryLoad> loads);
 std::string solver_header();
 /// One implicit step: its Newton and CG iterations, line-search halvings and
 /// final residual e_k (engine/implicit_step.hpp).

@@ -151,6 +151,21 @@ PYBIND11_MODULE(_core, m) {
       .def("energy_row", idle(&PySimulation::energy_row))
       .def("failure_rows", idle(&PySimulation::failure_rows))
       .def("group_rows", idle(&PySimulation::group_rows))
+      .def(
+          "stress_row",
+          [](const PySimulation& s, std::array<double, 3> lower, std::array<double, 3> upper) {
+            s.require_idle();
+            return s.stress_row(Vec3(lower[0], lower[1], lower[2]), Vec3(upper[0], upper[1], upper[2]));
+          },
+          py::arg("lower"), py::arg("upper"))
+      .def_property_readonly("stress_box",
+                             [](const PySimulation& s) -> std::optional<std::pair<std::array<double, 3>, std::array<double, 3>>> {
+                               if (!s.stress_box()) return std::nullopt;
+                               const StressBox& b = *s.stress_box();
+                               return std::make_pair(std::array<double, 3>{b.lower.x(), b.lower.y(), b.lower.z()},
+                                                     std::array<double, 3>{b.upper.x(), b.upper.y(), b.upper.z()});
+                             })
+      .def("wall_row", idle(&PySimulation::wall_row))
       .def("particle_fields", &dem::python::particle_field_names)
       .def(
           "view",

@@ -186,6 +186,18 @@ std::pair<std::string, std::vector<std::string>> PySimulation::group_rows() cons
   return {groups_header(), rows};
 }
 
+std::pair<std::string, std::string> PySimulation::stress_row(const Vec3& lower, const Vec3& upper) const {
+  if (!(lower.allFinite() && upper.allFinite() && (upper.array() > lower.array()).all()))
+    throw std::invalid_argument("stress: upper must exceed lower on every axis");
+  return {stress_header(), dem::stress_row(sim_.time(), sim_.step_count(), sim_.stress(StressBox{lower, upper}))};
+}
+
+std::pair<std::string, std::string> PySimulation::wall_row() const {
+  const std::vector<BoundaryLoad> loads = sim_.boundary_loads();
+  if (loads.empty()) return {};
+  return {walls_header(loads), walls_row(sim_.time(), sim_.step_count(), loads)};
+}
+
 std::vector<std::uint32_t> PySimulation::slots_of(std::span<const std::int64_t> ids) {
   const ParticleStore& s = sim_.particles();
   const std::size_t n = s.size();

@@ -110,6 +110,14 @@ class PySimulation {
   std::pair<std::string, std::vector<std::string>> failure_rows() const;
   /// groups.csv's header and the rows of the state now.
   std::pair<std::string, std::vector<std::string>> group_rows() const;
+  /// The stress.csv row of the state now for the box [lower, upper)
+  /// (engine/stress.hpp); throws std::invalid_argument for a box without volume.
+  std::pair<std::string, std::string> stress_row(const Vec3& lower, const Vec3& upper) const;
+  /// The scene's [stress] box, if it has one.
+  const std::optional<StressBox>& stress_box() const { return plan_.output.stress_box; }
+  /// walls.csv's header and the row of the state now (empty strings for a
+  /// scene without walls).
+  std::pair<std::string, std::string> wall_row() const;
 
   /// Counts re-orderings and reallocations of the particle arrays: views
   /// taken before a change of it are stale.

@@ -16,6 +16,13 @@ namespace fs = std::filesystem;
 
 namespace {
 
+/// walls.csv's header for the boundaries of `whole` (empty: none).
+std::string walls_header_of(const Simulation& whole) {
+  std::vector<BoundaryLoad> loads;
+  whole.forces().boundary_loads(whole.particles(), loads);
+  return loads.empty() ? std::string() : walls_header(loads);
+}
+
 /// The energy rows: at the start of a fresh run, on the schedule, at the last step.
 Trigger energy_rows(const RunContext& ctx) {
   if (!ctx.files) return Trigger();
@@ -52,17 +59,23 @@ EventTableWriter::EventTableWriter(const RunContext& ctx)
     : RunObserver(energy_rows(ctx)),
       can_break_(!ctx.whole.forces().bond_live().empty()),
       implicit_(ctx.sim.map() == IntegratorMap::implicit),
-      has_groups_(!ctx.whole.groups().empty()) {}
+      has_groups_(!ctx.whole.groups().empty()),
+      stress_box_(ctx.plan.output.stress_box),
+      walls_header_(walls_header_of(ctx.whole)) {}
 
 void EventTableWriter::open(RunContext& ctx) {
-  if (!ctx.writes || failures_ || groups_ || solver_) return;
+  if (!ctx.writes || failures_ || groups_ || solver_ || stress_ || walls_) return;
   if (can_break_) failures_.emplace(ctx.out / kBondFailuresFile, bond_failures_header());
   if (has_groups_) groups_.emplace(ctx.out / kGroupsFile, groups_header());
+  if (!walls_header_.empty()) walls_.emplace(ctx.out / kWallsFile, walls_header_);
   if (implicit_) solver_.emplace(ctx.out / kSolverFile, solver_header());
+  if (stress_box_) stress_.emplace(ctx.out / kStressFile, stress_header());
   if (ctx.plan.resume) {
     if (failures_) failures_->resume(ctx.first_step);
     if (groups_) groups_->resume(last_scheduled_row(ctx.first_step, ctx.plan.output.energy_every));
+    if (walls_) walls_->resume(last_scheduled_row(ctx.first_step, ctx.plan.output.energy_every));
     if (solver_) solver_->resume(ctx.first_step);
+    if (stress_) stress_->resume(last_scheduled_row(ctx.first_step, ctx.plan.output.energy_every));
   }
 }
 
@@ -88,6 +101,16 @@ void EventTableWriter::after_step(RunContext& ctx) {
     if (groups_)
       for (const GroupReport& g : reports) groups_->add(group_row(ctx.sim.time(), ctx.sim.step_count(), g));
   }
+  // (A collective too.)
+  if (stress_box_) {
+    const StressMeasure m = ctx.sim.stress(*stress_box_);
+    if (stress_) stress_->add(stress_row(ctx.sim.time(), ctx.sim.step_count(), m));
+  }
+  // (boundary_loads() too.)
+  if (!walls_header_.empty()) {
+    const std::vector<BoundaryLoad> loads = ctx.sim.boundary_loads();
+    if (walls_) walls_->add(walls_row(ctx.sim.time(), ctx.sim.step_count(), loads));
+  }
   write();
 }
 
@@ -99,6 +122,8 @@ void EventTableWriter::write() {
   if (failures_) output([&] { failures_->write(); });
   if (groups_) output([&] { groups_->write(); });
   if (solver_) output([&] { solver_->write(); });
+  if (stress_) output([&] { stress_->write(); });
+  if (walls_) output([&] { walls_->write(); });
 }
 
 std::string EventTableWriter::names() const {
@@ -106,6 +131,8 @@ std::string EventTableWriter::names() const {
   if (failures_) written += std::string(kBondFailuresFile) + ", ";
   if (groups_) written += std::string(kGroupsFile) + ", ";
   if (solver_) written += std::string(kSolverFile) + ", ";
+  if (stress_) written += std::string(kStressFile) + ", ";
+  if (walls_) written += std::string(kWallsFile) + ", ";
   return written;
 }
 
@@ -117,7 +144,7 @@ namespace {
 /// anything dissipates or does work, else E_total (the same number).
 std::string energy_name_of(const Simulation& whole) {
   const bool ledger = !whole.forces().bond_live().empty() || whole.forces().dissipative() ||
-                      whole.forces().applies_filter() || !whole.groups().empty();
+                      whole.forces().applies_filter() || !whole.groups().empty() || whole.forces().boundaries_move();
   return ledger ? "E_balance" : "E_total";
 }
 

@@ -64,7 +64,7 @@ class EventTableWriter : public RunObserver {
   /// Writes the tables that have new rows (none on ranks that do not
   /// write); throws OutputFailure.
   void write();
-  /// "bond_failures.csv, groups.csv, " as far as this rank writes them.
+  /// "bond_failures.csv, groups.csv, walls.csv, " as far as this rank writes them.
   std::string names() const;
   bool can_break() const { return can_break_; }
   bool implicit() const { return implicit_; }
@@ -78,7 +78,9 @@ class EventTableWriter : public RunObserver {
 
  private:
   bool can_break_, implicit_, has_groups_;
-  std::optional<RowFile> failures_, groups_, solver_;
+  std::optional<StressBox> stress_box_;
+  std::string walls_header_;  ///< walls.csv's header; empty: the scene has no walls or meshes
+  std::optional<RowFile> failures_, groups_, solver_, stress_, walls_;
   std::vector<BondFailure> last_failures_;
   std::size_t newton_ = 0, cg_ = 0, halvings_ = 0;
 };

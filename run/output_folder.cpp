@@ -51,6 +51,7 @@ std::optional<std::size_t> frame_index(const std::string& name) {
 
 bool is_final_name(const std::string& name) {
   return name == "energy.csv" || name == kBondFailuresFile || name == kGroupsFile || name == kSolverFile ||
+         name == kStressFile || name == kWallsFile ||
          name == "particles.pvd" ||
          name == "bonds.pvd" || name == "meshes.pvd" || name == kCheckpointFile ||
          name == kRunIdFile || frame_index(name).has_value();
@@ -289,7 +290,8 @@ void OutputFolder::continue_series(const fs::path& from, const CheckpointState& 
   copy_energy_rows(from / "energy.csv", out / "energy.csv", c.energy_rows);
   for (const char* table : {kBondFailuresFile, kSolverFile})
     copy_rows_up_to_step(from / table, out / table, c.step_count);
-  copy_rows_up_to_step(from / kGroupsFile, out / kGroupsFile, last_scheduled_row(c.step_count, energy_every));
+  for (const char* table : {kGroupsFile, kStressFile, kWallsFile})
+    copy_rows_up_to_step(from / table, out / table, last_scheduled_row(c.step_count, energy_every));
   for (const std::string& name : frame_files) link_or_copy(from / name, out / name);
   write_run_id(c.run_id);  // last: the folder is the run's once complete
   log << "continuing the series of " << from.string() << " in " << out.string() << ": " << c.energy_rows

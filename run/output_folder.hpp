@@ -9,7 +9,7 @@
 /// replace them, --overwrite), a restart continues only its own run's files,
 /// and `dem restart --output-dir NEW` starts a folder that holds the whole
 /// series (plan_restart_output). The engine's files in a folder, by name:
-/// energy.csv, bond_failures.csv, groups.csv, solver.csv, particles.pvd,
+/// energy.csv, bond_failures.csv, groups.csv, walls.csv, solver.csv, particles.pvd,
 /// bonds.pvd, particles_N.vtp, bonds_N.vtp (and parallel frames
 /// particles_N.pvtp, bonds_N.pvtp with their pieces particles_N_K.vtp,
 /// bonds_N_K.vtp), checkpoint.bin, run.id, and "NAME.tmp" of each while it

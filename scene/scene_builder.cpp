@@ -1142,8 +1142,24 @@ void add_walls_and_gravity(SceneBuild& b) {
         fail(w.place, "particle " + std::to_string(i) + " (at " + format_g(particles.position[i].x()) + ", " +
                           format_g(particles.position[i].y()) + ", " + format_g(particles.position[i].z()) +
                           ") starts behind this wall");
+    if (w.motion.kind == WallMotion::Kind::velocity && !(w.motion.velocity.cwiseAbs().maxCoeff() <= kMaxLength))
+      fail(w.place, "[[wall]] velocity: " + point_text(w.motion.velocity) + " has a component over 1e100");
     scene.walls.push_back(wall);
   }
+  // Names and motions, where a wall has either (else every wall is at rest
+  // and named "wall<k>", as in scenes before them).
+  const bool any = std::any_of(spec.walls.begin(), spec.walls.end(), [](const WallSpec& w) {
+    return !w.motion.name.empty() || w.motion.kind != WallMotion::Kind::fixed;
+  });
+  if (any)
+    for (std::size_t k = 0; k < spec.walls.size(); ++k) {
+      scene.wall_motions.push_back(spec.walls[k].motion);
+      // Unnamed walls take "wall<k>", which must not be a named wall's.
+      for (std::size_t j = 0; j < spec.walls.size() && spec.walls[k].motion.name.empty(); ++j)
+        if (spec.walls[j].motion.name == "wall" + std::to_string(k))
+          fail(spec.walls[j].place, "[[wall]] name: \"wall" + std::to_string(k) + "\" is the default name of the [[wall]] at " +
+                                        spec.walls[k].place.text() + " (give that one a name, or this one another)");
+    }
   scene.gravity = spec.gravity;
 }
 
@@ -1438,6 +1454,11 @@ ForceField scene_forces(Scene& s, double time_step) {
   }
   ContactLawProviders contact = s.contact_setup->make(s.particles, std::move(s.walls), s.contact.skin, time_step);
   f.add(std::move(contact.pairs));
+  if (!s.wall_motions.empty()) {
+    auto* movable = dynamic_cast<MovableWalls*>(contact.walls.get());
+    if (movable == nullptr) throw std::invalid_argument("[[wall]] name, velocity, servo_stress: this contact law's walls cannot move");
+    movable->set_motions(std::move(s.wall_motions));
+  }
   if (contact.walls) f.add(std::move(contact.walls));
   if (!s.meshes.empty()) {
     // The meshes' candidate lists are found again after a move of the

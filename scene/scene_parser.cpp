@@ -307,6 +307,18 @@ void read_output(TableReader& t, OutputSpec& out) {
   t.finish();
 }
 
+/// [stress]: the box of stress.csv (engine/stress.hpp).
+void read_stress(TableReader& t, OutputSpec& out) {
+  const auto lower = t.vector("lower");
+  if (!lower) t.fail(nullptr, "lower", "is required: the box's lower corner, [x, y, z] (length)");
+  const auto upper = t.vector("upper");
+  if (!upper) t.fail(nullptr, "upper", "is required: the box's upper corner, [x, y, z] (length)");
+  t.finish();
+  if (!((upper->array() > lower->array()).all()))
+    t.fail(t.find("upper"), "upper", "must exceed lower on every axis (the box has no volume)");
+  out.stress_box = StressBox{*lower, *upper};
+}
+
 void read_material(TableReader& t, MaterialSpec& m) {
   m.place = t.place();
   m.density = t.number("density", "positive");
@@ -595,6 +607,43 @@ void read_wall_material(TableReader& t, WallSpec& w, const ContactLawEntry& law,
   w.material = material_named(t, "material", t.find("material"), *name, materials);
 }
 
+/// [[wall]] name, velocity, servo_stress, servo_area, servo_gain,
+/// servo_max_speed (contact/wall_motion.hpp).
+void read_wall_motion(TableReader& t, WallMotion& m) {
+  if (const auto name = t.string("name")) {
+    if (name->empty()) t.fail(t.find("name"), "name", "must not be empty");
+    if (name->find_first_of(",\"\n\r") != std::string::npos)
+      t.fail(t.find("name"), "name", "must not contain commas, quotes or line breaks (it names columns of walls.csv)");
+    m.name = *name;
+  }
+  const auto velocity = t.vector("velocity");
+  const auto stress = t.number("servo_stress", "nonnegative");
+  const auto area = t.number("servo_area", "positive");
+  const auto gain = t.number("servo_gain", "positive");
+  const auto speed = t.number("servo_max_speed", "positive");
+  if (velocity && stress)
+    t.fail(t.find("servo_stress"), "servo_stress",
+           "does not go with velocity: a wall moves at a prescribed velocity or under the servo, not both");
+  if (!stress) {
+    for (const char* key : {"servo_area", "servo_gain", "servo_max_speed"})
+      if (t.find(key) != nullptr) t.fail(t.find(key), key, "only applies with servo_stress (Pa)");
+  } else {
+    if (!area) t.fail(nullptr, "servo_area", "is required with servo_stress: the area the stress acts on (m^2)");
+    if (!gain) t.fail(nullptr, "servo_gain", "is required with servo_stress: the wall speed per newton of force error (m/(N s))");
+    if (!speed) t.fail(nullptr, "servo_max_speed", "is required with servo_stress: the largest wall speed (m/s)");
+    m.kind = WallMotion::Kind::servo;
+    m.servo_stress = *stress;
+    m.servo_area = *area;
+    m.servo_gain = *gain;
+    m.servo_max_speed = *speed;
+  }
+  if (velocity) {
+    if (!velocity->allFinite()) t.fail(t.find("velocity"), "velocity", "must be finite ([vx, vy, vz], length/time)");
+    m.kind = WallMotion::Kind::velocity;
+    m.velocity = *velocity;
+  }
+}
+
 void read_wall(TableReader& t, WallSpec& w, const ContactLawEntry& law,
                const std::vector<NamedMaterialSpec>& materials) {
   w.place = t.place();
@@ -609,6 +658,7 @@ void read_wall(TableReader& t, WallSpec& w, const ContactLawEntry& law,
   w.point = *point;
   w.normal = (*normal / largest).normalized();
   read_wall_material(t, w, law, materials);
+  read_wall_motion(t, w.motion);
   read_law_keys(t, law, LawTable::wall, w.values);
   t.finish();
 }
@@ -911,6 +961,11 @@ void read_boundaries(RootTables& root, SceneSpec& s, const std::filesystem::path
     TableReader r(*t, "[wall]", file);
     s.walls.emplace_back();
     read_wall(r, s.walls.back(), *find_contact_law(s.contact.law), s.materials);
+    const WallSpec& w = s.walls.back();
+    for (std::size_t k = 0; k + 1 < s.walls.size() && !w.motion.name.empty(); ++k)
+      if (s.walls[k].motion.name == w.motion.name)
+        throw SceneError(w.place.text() + ": [[wall]] name: \"" + w.motion.name +
+                         "\" is already the name of the [[wall]] at " + s.walls[k].place.text());
   }
   check_walls_enclose_something(s.walls);
   const auto meshes = root.tables("mesh");
@@ -1022,6 +1077,10 @@ SceneSpec parse_scene_root(const toml::table& table, const std::string& file, co
   if (const toml::table* t = root.table("output")) {
     TableReader r(*t, "output", file);
     read_output(r, s.output);
+  }
+  if (const toml::table* t = root.table("stress")) {
+    TableReader r(*t, "stress", file);
+    read_stress(r, s.output);
   }
   read_materials(root, s);
   read_sources(root, s, base_folder);

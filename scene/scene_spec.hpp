@@ -17,6 +17,7 @@
 #include "engine/implicit_step.hpp"
 #include "engine/integrator.hpp"
 #include "engine/scene.hpp"
+#include "engine/stress.hpp"
 #include "scene/fcc_block.hpp"
 #include "scene/lattice_scene.hpp"
 #include "scene/ring_torus.hpp"
@@ -122,6 +123,9 @@ struct WallSpec {
   /// Its [[material]] (laws with materials, docs/model.md §11.2), resolved
   /// by the parser; Wall::kParticleMaterial: each particle's own.
   std::uint32_t material = Wall::kParticleMaterial;
+  /// name, velocity or servo (contact/wall_motion.hpp); the name is empty
+  /// where not given ("wall<k>").
+  WallMotion motion;
   SourcePlace place;
 };
 
@@ -190,6 +194,10 @@ struct OutputSpec {
   std::uint64_t vtk_every = 0;
   std::uint64_t energy_every = 100;
   std::uint64_t checkpoint_every = 0;
+  /// The [stress] table: the box whose Love-Weber stress stress.csv
+  /// records on the energy table's schedule (engine/stress.hpp); none: no
+  /// stress.csv.
+  std::optional<StressBox> stress_box;
 };
 
 struct SceneSpec {

@@ -395,6 +395,24 @@ TEST(BadInputCheckAndRun, ValuesNearTheDoubleRangeAreRefusedByBoth) {
                      "[[particles]] gap, torus_diameter: particle 0 (particle 0 of the [[particles]] table at");
 }
 
+// Moving walls (docs/model.md §11.8): bad motion keys, refused by both
+// naming the key.
+TEST(BadInputCheckAndRun, BadWallMotionKeysAreRefusedByBoth) {
+  const std::string wall = "normal = [1, 0, 0]";
+  expect_both_refuse("servo_no_area", replace(kRing, wall, wall + "\nservo_stress = 1e4"),
+                     "servo_area: is required with servo_stress");
+  expect_both_refuse("velocity_and_servo",
+                     replace(kRing, wall, wall + "\nvelocity = [1.0, 0.0, 0.0]\nservo_stress = 1e4\nservo_area = 1.0\n"
+                                                 "servo_gain = 1e-3\nservo_max_speed = 1.0"),
+                     "servo_stress: does not go with velocity");
+  expect_both_refuse("negative_stress",
+                     replace(kRing, wall, wall + "\nservo_stress = -1.0\nservo_area = 1.0\nservo_gain = 1e-3\n"
+                                                 "servo_max_speed = 1.0"),
+                     "servo_stress: expected a finite number >= 0");
+  expect_both_refuse("gain_alone", replace(kRing, wall, wall + "\nservo_gain = 1e-3"),
+                     "servo_gain: only applies with servo_stress");
+}
+
 // A normal of huge components is a direction like any other: both accept it.
 TEST(BadInputCheckAndRun, HugeWallNormalIsNormalisedWithoutOverflow) {
   const fs::path dir = folder("normal");

@@ -172,6 +172,26 @@ class Simulation:
         """The groups.csv rows of the state now as {column: array}."""
         return rows_to_columns(*self._sim.group_rows())
 
+    def stress(self, lower=None, upper=None):
+        """The Love-Weber stress of the box [lower, upper) (m) at the state
+        now, as the stress.csv row {column: value} (Pa, tension positive;
+        docs/model.md section 19). Without a box: the scene's [stress] box."""
+        if lower is None and upper is None:
+            box = self._sim.stress_box
+            if box is None:
+                raise ValueError("stress(): give lower and upper, or a [stress] table in the scene")
+            lower, upper = box
+        elif lower is None or upper is None:
+            raise ValueError("stress(): give both lower and upper")
+        return row_to_dict(*self._sim.stress_row(list(lower), list(upper)))
+
+    def walls(self):
+        """The walls.csv row of the state now as {column: value} (t, step,
+        force, moment and displacement of every wall by name); empty for a
+        scene without walls."""
+        header, row = self._sim.wall_row()
+        return row_to_dict(header, row) if header else {}
+
     # ---------------------------------------------------------------- output
 
     def open_output(self, dir, overwrite=False):

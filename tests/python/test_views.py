@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import dem_rrp
-from conftest import scene
+from conftest import dem, scene
 
 
 def test_views_share_the_store(ring_text):
@@ -115,3 +115,28 @@ def test_bonds_and_groups(ring_text):
     assert sim.groups()["t"].shape == (0,)
     f = sim.bond_failures()
     assert list(f)[:5] == ["t", "step", "bond", "i", "j"] and len(f["t"]) == 0
+
+
+def test_stress_is_the_stress_table_row(tmp_path, ring_text):
+    # sim.stress() of the scene's [stress] box is the last row of the
+    # stress.csv that dem run writes; an explicit box gives the same row.
+    text = ring_text + "\n[stress]\nlower = [-100.0, -100.0, -100.0]\nupper = [100.0, 100.0, 100.0]\n"
+    path = tmp_path / "s.toml"
+    path.write_text(text)
+    dem("run", path, "--steps", 40, "--output-dir", tmp_path / "cli", "--quiet")
+    sim = dem_rrp.Simulation.from_toml(text)
+    sim.run(steps=40)
+    row = sim.stress()
+    assert row == sim.stress([-100.0, -100.0, -100.0], [100.0, 100.0, 100.0])
+    with open(tmp_path / "cli" / "stress.csv") as f:
+        header = f.readline().strip().split(",")
+        last = f.readlines()[-1].strip().split(",")
+    assert list(row) == header
+    assert row["step"] == 40 and row["particles"] == sim.n_particles
+    for name, text_value in zip(header, last):
+        assert row[name] == float(text_value), name
+    assert any(row[k] != 0.0 for k in ("s_xx", "s_yy", "s_zz"))
+    with pytest.raises(ValueError):
+        sim.stress([0.0, 0.0, 0.0], [1.0, 0.0, 1.0])
+    with pytest.raises(ValueError):
+        dem_rrp.Simulation.from_toml(ring_text).stress()
