@@ -77,16 +77,12 @@ struct PlaneMeshLaw {
   static State load_state(ByteReader&) { return {}; }
 };
 
-/// Force and moment of the particles on one mesh: F = -sum F_i, M about its
-/// centre c(t) = -sum [(x_i - c) x F_i + tau_i], over the contacts of the
-/// particles a process owns, as exact sums (x, y, z of F, then of M).
-using MeshLoadSums = std::array<ExactSum, 6>;
-
 template <WallLawContract Law>
 class MeshContactProvider final : public ForceProvider,
                                   public DissipationLedger,
                                   public Decomposable,
-                                  public SurfaceSource {
+                                  public SurfaceSource,
+                                  public MovingBoundary {
  public:
   using State = typename Law::State;
   static constexpr bool kReleasing = ReleasingLaw<Law>;
@@ -115,12 +111,13 @@ class MeshContactProvider final : public ForceProvider,
     if (!(std::isfinite(skin_) && skin_ > 0.0)) throw std::invalid_argument("mesh walls: the skin must be > 0");
     if (!(std::isfinite(reach_) && reach_ >= 0.0)) throw std::invalid_argument("mesh walls: the reach must be >= 0");
     resize(particle_count);
+    for (const MeshWall& m : meshes_) moves_ = moves_ || m.motion.moves();
     set_time(0.0);
   }
 
   std::string name() const override { return name_; }
   ProviderCapabilities capabilities() override {
-    return {.ledger = this, .decomposable = this, .surfaces = this};
+    return {.ledger = this, .decomposable = this, .boundary = this, .surfaces = this};
   }
   /// Each mesh at its pose (SurfaceSource).
   void surfaces(std::vector<SurfaceFrame>& out) const override {
@@ -187,6 +184,7 @@ class MeshContactProvider final : public ForceProvider,
         evaluate_block(s, b);
       }
     }, 1);
+    if (moves_) loads_ = sum_loads(s);  // at the positions of this evaluation
   }
 
   void add_body_forces(const ParticleStore&, std::size_t begin, std::size_t end, std::span<Vec3> force,
@@ -239,22 +237,30 @@ class MeshContactProvider final : public ForceProvider,
     });
   }
 
-  /// Adds each mesh's load (MeshLoadSums) at the last evaluation to out[m].
-  void add_mesh_loads(const ParticleStore& s, std::span<MeshLoadSums> out) const {
-    for (std::size_t i = 0; i < s.size(); ++i) {
-      if (!s.owns(i)) continue;
-      const Block& b = blocks_[i / kBlock];
-      const std::size_t k = i % kBlock;
-      for (std::uint32_t c = b.offset[k]; c < b.offset[k + 1]; ++c) {
-        const Entry& e = b.entries[c];
-        const std::size_t m = e.key >> 32;
-        const Vec3 arm = s.position[i] - poses_[m].centre;
-        const Vec3 moment = arm.cross(e.force) + e.moment;
-        for (int a = 0; a < 3; ++a) {
-          out[m][a].add(-e.force[a]);
-          out[m][3 + a].add(-moment[a]);
-        }
-      }
+  // MovingBoundary (core/force_provider.hpp): one boundary per mesh, its
+  // moments about its rotation centre c(t).
+  std::size_t boundary_count() const override { return meshes_.size(); }
+  void boundary_loads(const ParticleStore& s, std::vector<BoundaryLoad>& out) const override {
+    const std::vector<Sums> now = moves_ ? std::vector<Sums>() : sum_loads(s);
+    for (std::size_t m = 0; m < meshes_.size(); ++m) {
+      BoundaryLoad l;
+      l.name = meshes_[m].name;
+      if (!moves_) l.sums = now[m];
+      else if (m < loads_.size()) l.sums = loads_[m];
+      l.centre = poses_[m].centre;
+      l.velocity = meshes_[m].motion.velocity;
+      l.angular_velocity = meshes_[m].motion.angular_velocity;
+      l.displacement = meshes_[m].motion.velocity.norm() * time_;
+      out.push_back(std::move(l));
+    }
+  }
+  bool moves() const override { return moves_; }
+  /// The meshes' poses at t; their velocities are constant.
+  void advance(double t, double, std::span<BoundaryLoad> loads) override {
+    set_time(t);
+    for (std::size_t m = 0; m < meshes_.size() && m < loads.size(); ++m) {
+      loads[m].velocity = meshes_[m].motion.velocity;
+      loads[m].angular_velocity = meshes_[m].motion.angular_velocity;
     }
   }
 
@@ -273,7 +279,14 @@ class MeshContactProvider final : public ForceProvider,
     return out;
   }
 
+  /// Where meshes move, first their clock (a record of id kTimeRecord: the
+  /// same on every rank); then per particle this process owns: id, its
+  /// contacts and slots as save() writes them.
   void pack_history(const ParticleStore& s, ByteWriter& w) const override {
+    if (moves_) {
+      w.u32(kTimeRecord);
+      w.f64(time_);
+    }
     for (std::size_t i = 0; i < s.size(); ++i) {
       if (!s.owns(i)) continue;
       w.u32(s.id[i]);
@@ -291,8 +304,15 @@ class MeshContactProvider final : public ForceProvider,
     // Each particle's record, by its slot in the part.
     std::vector<std::vector<Entry>> entries(part.size());
     ByteReader r(map.history);
+    bool timed = false;
     while (r.remaining() > 0) {
       const std::uint32_t id = r.u32("mesh history particle id");
+      if (id == kTimeRecord) {  // every rank's copy of the same clock: take the first
+        const double t = r.f64("mesh time");
+        if (!timed) p->set_time(t);
+        timed = true;
+        continue;
+      }
       std::vector<Entry> mine;
       Vec3 f, nc, m;
       read_particle(r, mine, f, nc, m);
@@ -304,6 +324,7 @@ class MeshContactProvider final : public ForceProvider,
       p->moment_[it->second] = m;
     }
     p->fill_blocks(entries);
+    if (p->moves_) p->loads_ = p->sum_loads(part);
     p->skip_evaluate_ = true;
     return p;
   }
@@ -347,17 +368,42 @@ class MeshContactProvider final : public ForceProvider,
           throw StateError("inconsistent: a mesh contact names a feature the meshes do not have");
     }
     p->fill_blocks(entries);
+    if (p->moves_) p->loads_ = p->sum_loads(s);
     p->skip_evaluate_ = true;
     return p;
   }
 
  private:
+  /// The id of pack_history's clock record (never a particle's).
+  static constexpr std::uint32_t kTimeRecord = 0xffffffffu;
   struct Entry {
     std::uint64_t key = 0;
     State state{};
     Vec3 point = Vec3::Zero(), normal = Vec3::UnitZ();  ///< the local wall (world frame)
-    Vec3 force = Vec3::Zero(), moment = Vec3::Zero();   ///< on the particle
+    Vec3 force = Vec3::Zero(), nc = Vec3::Zero(), moment = Vec3::Zero();  ///< on the particle
   };
+  using Sums = std::array<ExactSum, BoundaryLoad::kSums>;
+
+  /// Per mesh, the loads on it of the particles this process owns
+  /// (BoundaryLoad::sums), moments about its centre c(t), at the present
+  /// positions.
+  std::vector<Sums> sum_loads(const ParticleStore& s) const {
+    std::vector<BoundaryLoad> acc(meshes_.size());
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      if (!s.owns(i)) continue;
+      const Block& b = blocks_[i / kBlock];
+      const std::size_t k = i % kBlock;
+      for (std::uint32_t c = b.offset[k]; c < b.offset[k + 1]; ++c) {
+        const Entry& e = b.entries[c];
+        const std::size_t m = e.key >> 32;
+        const Vec3 arm = s.position[i] - poses_[m].centre;
+        acc[m].add(-e.force, -(arm.cross(e.force) + e.moment), -e.nc, -(arm.cross(e.nc) + e.moment));
+      }
+    }
+    std::vector<Sums> out;
+    for (BoundaryLoad& l : acc) out.push_back(l.sums);
+    return out;
+  }
   struct Block {
     std::vector<std::uint32_t> offset;  ///< kBlock + 1: contacts of each slot in entries
     std::vector<Entry> entries, next;
@@ -367,6 +413,7 @@ class MeshContactProvider final : public ForceProvider,
     std::vector<std::uint32_t> cand_next_offset;
     MeshContactScratch scratch;
     std::vector<MeshContact> found;
+    std::vector<Vec3> contact;  ///< moving meshes: the contact points of the slot being evaluated (world)
     std::vector<std::uint8_t> taken;
   };
 
@@ -422,7 +469,7 @@ class MeshContactProvider final : public ForceProvider,
       const Entry& e = b.entries[c];
       w.u64(e.key);
       law_.save_state(w, e.state);
-      for (const Vec3* v : {&e.point, &e.normal, &e.force, &e.moment}) w.vec3(*v);
+      for (const Vec3* v : {&e.point, &e.normal, &e.force, &e.nc, &e.moment}) w.vec3(*v);
     }
     w.vec3(force_[i]);
     w.vec3(nc_force_[i]);
@@ -430,7 +477,7 @@ class MeshContactProvider final : public ForceProvider,
   }
 
   void read_particle(ByteReader& r, std::vector<Entry>& out, Vec3& f, Vec3& nc, Vec3& m) const {
-    const std::size_t count = r.count("mesh contacts", 8 + saved_state_bytes(law_) + 96);
+    const std::size_t count = r.count("mesh contacts", 8 + saved_state_bytes(law_) + 120);
     out.resize(count);
     for (Entry& e : out) {
       e.key = r.u64("mesh contact key");
@@ -438,6 +485,7 @@ class MeshContactProvider final : public ForceProvider,
       e.point = r.vec3("mesh contact point");
       e.normal = r.vec3("mesh contact normal");
       e.force = r.vec3("mesh contact force");
+      e.nc = r.vec3("mesh contact force");
       e.moment = r.vec3("mesh contact moment");
     }
     for (std::size_t k = 1; k < count; ++k)
@@ -514,6 +562,7 @@ class MeshContactProvider final : public ForceProvider,
   void evaluate_particle(const ParticleStore& s, Block& blk, std::size_t i) {
     const std::size_t k = i % kBlock;
     const std::size_t first_new = blk.next.size();
+    if (moves_) blk.contact.clear();
     const std::uint32_t c0 = blk.cand_offset[k], c1 = blk.cand_offset[k + 1];
     // The contacts, mesh by mesh (keys ascending).
     for (std::uint32_t c = c0; c < c1;) {
@@ -525,6 +574,7 @@ class MeshContactProvider final : public ForceProvider,
       blk.found.clear();
       mesh_contacts(*meshes_[m].mesh, pose.to_body(s.position[i]), s.radius[i], reach_, tri, blk.scratch, blk.found);
       for (const MeshContact& mc : blk.found) {
+        if (moves_) blk.contact.push_back(pose.to_world(mc.contact));
         Entry e;
         e.key = (m << 32) | mc.feature;
         e.point = pose.to_world(mc.point);
@@ -538,8 +588,11 @@ class MeshContactProvider final : public ForceProvider,
     for (std::size_t c = first_new; c < blk.next.size(); ++c) {
       Entry& e = blk.next[c];
       PairOutput out;
-      law_.evaluate_wall(s, static_cast<std::uint32_t>(i), local_wall(e), e.state, out);
+      Wall w = local_wall(e);
+      if (moves_) w.velocity = poses_[e.key >> 32].velocity_at(blk.contact[c - first_new]);
+      law_.evaluate_wall(s, static_cast<std::uint32_t>(i), w, e.state, out);
       e.force = out.force;
+      e.nc = out.nc_force;
       e.moment = out.moment_i;
       f += out.force;
       nc += out.nc_force;
@@ -602,6 +655,8 @@ class MeshContactProvider final : public ForceProvider,
   std::vector<Vec3> built_at_;                   ///< [slot * meshes + mesh]: body position when the candidates were found
   std::vector<double> allowance_;                ///< [slot * meshes + mesh]: < 0: find them again
   bool skip_evaluate_ = false;                   ///< restored slots stand for the next evaluate()
+  bool moves_ = false;                           ///< some mesh has a motion
+  std::vector<Sums> loads_;                      ///< moving meshes: the loads of the last evaluate()
 };
 
 /// The providers the registry's laws make for a scene's meshes.

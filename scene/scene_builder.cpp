@@ -1194,14 +1194,6 @@ MeshWall place_mesh(const MeshSpec& spec, std::size_t m, const PreparedContactLa
   } catch (const std::invalid_argument& e) {
     throw SceneError(where + ": " + spec.file_text + ": " + e.what());
   }
-  // The pose of a moving mesh follows the stepper's clock, which reaches
-  // providers through the boundary interface of issue 26 (moving walls):
-  // until that is in this build, a moving mesh is refused, not ignored.
-  if (!spec.velocity.isZero(0.0) || !spec.angular_velocity.isZero(0.0))
-    throw SceneError(spec.place.text() + ": [[mesh]] \"" + spec.name + "\" " +
-                     (!spec.velocity.isZero(0.0) ? "velocity" : "angular_velocity") +
-                     ": moving meshes are not supported by this build yet (the stepper does not pass its clock to "
-                     "wall providers); give a static mesh and move the particles");
   wall.motion.centre = spec.rotation_centre ? *spec.rotation_centre : wall.mesh->centroid();
   wall.motion.velocity = spec.velocity;
   wall.motion.angular_velocity = spec.angular_velocity;

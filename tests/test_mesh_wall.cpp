@@ -455,15 +455,22 @@ TEST(MeshScenes, RestartsContinueBitForBitWithMeshContacts) {
 
 // ------------------------------------------------------------ a rotating drum
 
-/// 48 frictional spheres thrown outwards in a closed drum (24 segments about the z axis)
-/// turning at 20 rad/s. The test drives the drum's pose itself (set_time
-/// before each step: the pose at the step's evaluation), as the stepper's
-/// boundary hook will. The spheres' angular momentum about the axis
-/// changes by the drum's reported moment: dL_z = -(h/2)(M_k + M_k+1) per
-/// step (gravity along the axis has no moment about it; the spheres pass
-/// through one another), to round-off.
-TEST(MeshScenes, ADrumsMomentIsTheSpheresChangeOfAngularMomentum) {
-  const double r = 0.004, h = 2e-5;
+/// What a run of the drum gives: the change of the spheres' L_z, what the
+/// drum's reported moments give for it, the scale of those sums, and the
+/// largest |E_balance - E_0| with E_0.
+struct DrumRun {
+  double dl = 0.0, expected = 0.0, scale = 0.0, drift = 0.0, e0 = 0.0, w_boundary = 0.0;
+};
+
+/// 48 frictional spheres thrown outwards in a closed drum (24 segments about
+/// the z axis) turning at 20 rad/s, for `time` at step h; the stepper moves
+/// the drum (MovingBoundary). No pair contacts: Hertz-Mindlin's pair moments
+/// balance angular momentum only up to delta n x F_t (section 11.2's
+/// moments act at r_i, r_j from centres r_i + r_j - delta apart), while the
+/// drum's balance is exact: dL_z = -(h/2)(M_k + M_k+1) per step (gravity
+/// along the axis has no moment about it).
+DrumRun run_drum(double h, double time) {
+  const double r = 0.004;
   ParticleStore s;
   for (int k = 0; k < 48; ++k) {
     const double a = 0.7 * k, rad = 0.012 + 0.0006 * k;
@@ -474,38 +481,52 @@ TEST(MeshScenes, ADrumsMomentIsTheSpheresChangeOfAngularMomentum) {
   for (std::size_t i = 0; i < s.size(); ++i) s.material[i] = 0;
   const HertzMindlinLaw law({ContactMaterial{1e7, 0.3, 0.5, 0.5, 0.0}}, h);
   MeshWall drum_wall = wall_of(drum(0.05, 0.0, 0.04, 24));
+  drum_wall.name = "drum";
   drum_wall.motion.centre = Vec3::Zero();
   drum_wall.motion.angular_velocity = Vec3(0, 0, 20.0);
-  auto mesh = std::make_unique<MeshContactProvider<HertzMindlinLaw>>(std::vector<MeshWall>{drum_wall}, law, s.size(),
-                                                                       0.4 * r, 0.0, "mmeshes");
-  MeshContactProvider<HertzMindlinLaw>* drum = mesh.get();
-  // No pair contacts: Hertz-Mindlin's pair moments balance angular momentum
-  // only up to delta n x F_t (section 11.2's moments act at r_i, r_j from the
-  // centres, which are r_i + r_j - delta apart); the drum's balance is exact.
   ForceField f;
-  f.add(std::move(mesh));
+  f.add(std::make_unique<MeshContactProvider<HertzMindlinLaw>>(std::vector<MeshWall>{drum_wall}, law, s.size(),
+                                                                 0.4 * r, 0.0, "mmeshes"));
   f.add(std::make_unique<GravityProvider>(Vec3(0, 0, -9.81)));
   Simulation sim(std::move(s), std::move(f), IntegratorMap::rrp25, h);
   const auto moment_z = [&] {
-    std::vector<MeshLoadSums> loads(1);
-    drum->add_mesh_loads(sim.particles(), loads);
-    return loads[0][5].value();
+    const std::vector<BoundaryLoad> loads = sim.boundary_loads();
+    EXPECT_EQ(loads.size(), 1u);
+    EXPECT_EQ(loads[0].name, "drum");
+    return loads[0].moment().z();
   };
-  double m_last = moment_z(), expected = 0.0, scale = 0.0;
-  const double l0 = sim.energy_report().angular_momentum.z();
-  for (int k = 0; k < 3000; ++k) {
-    drum->set_time(h * (k + 1));
+  DrumRun out;
+  double m_last = moment_z();
+  const EnergyReport first = sim.energy_report();
+  out.e0 = first.balance();
+  const double l0 = first.angular_momentum.z();
+  const int steps = static_cast<int>(std::lround(time / h));
+  for (int k = 0; k < steps; ++k) {
     sim.step();
     const double m = moment_z();
-    expected += -0.5 * h * (m_last + m);
-    scale += 0.5 * h * (std::abs(m_last) + std::abs(m));
+    out.expected += -0.5 * h * (m_last + m);
+    out.scale += 0.5 * h * (std::abs(m_last) + std::abs(m));
     m_last = m;
+    if (k % 10 == 9) out.drift = std::max(out.drift, std::abs(sim.energy_report().balance() - out.e0));
   }
-  const double dl = sim.energy_report().angular_momentum.z() - l0;
-  std::printf("drum: L_z changed by %.12g, the drum's moments give %.12g (difference %.3g; sum of |h M| %.3g)\n", dl,
-              expected, dl - expected, scale);
-  EXPECT_GT(std::abs(dl), 1e3 * std::abs(dl - expected)) << "the drum turns the spheres";
-  EXPECT_NEAR(dl, expected, 1e-10 * scale);
+  const EnergyReport last = sim.energy_report();
+  out.dl = last.angular_momentum.z() - l0;
+  out.w_boundary = last.boundary_work;
+  return out;
+}
+
+TEST(MeshScenes, ADrumsMomentIsTheSpheresChangeOfAngularMomentumAndItsWorkIsBooked) {
+  const DrumRun a = run_drum(2e-5, 0.06), b = run_drum(1e-5, 0.06);
+  std::printf("drum: L_z changed by %.12g, the drum's moments give %.12g (difference %.3g; sum of |h M| %.3g)\n", a.dl,
+              a.expected, a.dl - a.expected, a.scale);
+  std::printf("drum: W_boundary %.6g J of E_0 %.6g J; largest |E_balance - E_0| %.3g at h, %.3g at h/2 (ratio %.2f)\n",
+              a.w_boundary, a.e0, a.drift, b.drift, a.drift / b.drift);
+  EXPECT_GT(a.dl, 1e3 * std::abs(a.dl - a.expected)) << "the turning drum drags the spheres round (+z)";
+  EXPECT_NEAR(a.dl, a.expected, 1e-10 * a.scale);
+  EXPECT_NEAR(b.dl, b.expected, 1e-10 * b.scale);
+  EXPECT_LT(a.w_boundary, 0.0) << "the drum does work on the spheres";
+  EXPECT_LT(a.drift, 1e-3 * a.e0);
+  EXPECT_GT(a.drift / b.drift, 2.5) << "E_balance closes to O(h^2) with the drum's work booked";
 }
 
 // ------------------------------------------------------------ bad input
