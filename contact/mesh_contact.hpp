@@ -12,14 +12,18 @@
 /// projects onto the patch there). Each feature gives at most one contact:
 /// a patch, the plane contact with its plane (normal towards the centre);
 /// an edge or a vertex, the contact with its closest point p (normal
-/// (x - p)/|x - p|: a rounded edge or corner). An edge contact is dropped
-/// when a patch of its faces is in contact, a vertex contact when a patch
-/// of its faces or one of its edges is.
+/// (x - p)/|x - p|: a rounded edge or corner). An edge contact stands only
+/// where the centre is in the edge's Voronoi region (both its faces' closest
+/// points are on it), or at a concave edge beside the one face that claims
+/// the centre; a vertex contact only where every face around the vertex has
+/// its closest point there. So a convex surface gives one contact, with its
+/// closest feature.
 
 #include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "contact/contact_potential.hpp"
@@ -85,6 +89,7 @@ struct MeshContactScratch {
   };
   std::vector<Candidate> candidates;
   std::vector<std::uint32_t> patches, edges;  ///< in contact, ascending
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> reports;  ///< (triangle, feature named or kNone), by triangle
   std::vector<std::uint32_t> triangles;       ///< broad-phase output
 };
 
