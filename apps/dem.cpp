@@ -120,6 +120,14 @@ void print_summary(const BuiltScene& b, const SceneSpec& spec, std::ostream& out
         << (w.material == Wall::kParticleMaterial ? "stiffness " + format_g(w.stiffness)
                                                   : "material \"" + s.materials.at(w.material).name + "\"");
   }
+  out << "\n  meshes: " << s.meshes.size();
+  for (const MeshWall& m : s.meshes) {
+    std::size_t active = 0;
+    for (const auto& e : m.mesh->edges()) active += e.active ? 1 : 0;
+    out << "; \"" << m.name << "\" (" << m.mesh->face_count() << " triangles, " << m.mesh->patch_count()
+        << " planar patches, " << active << " active edges" << (m.motion.moves() ? ", moving" : "") << ")";
+  }
+  for (const std::string& w : b.warnings) out << "\n  warning: " << w;
   out << "\n  gravity: (" << format_g(s.gravity.x()) << ", " << format_g(s.gravity.y()) << ", " << format_g(s.gravity.z()) << ")\n"
       << "  integrator: "
       << (b.map == IntegratorMap::implicit

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "contact/contact_laws.hpp"
+#include "contact/mesh_contact_provider.hpp"
 #include "contact/hertz_mindlin.hpp"  // rayleigh_time_step
 #include "core/format.hpp"
 
@@ -334,6 +335,17 @@ class PreparedAdhesive final : public PreparedContactLaw {
       p.walls = std::make_unique<AdhesiveWallProvider>(std::move(walls), law, s.size(), jkr ? "jkrwalls" : "dmtwalls");
     return p;
   }
+  /// A wall contact lasts to the pull-off distance at R* = r_i (the
+  /// largest radius here), so that is the meshes' reach.
+  std::unique_ptr<ForceProvider> make_meshes(const ParticleStore& s, std::vector<MeshWall> meshes, double skin,
+                                             double h) override {
+    const AdhesiveContactLaw law(model_, gamma_, x_t_, materials_, h, table_);
+    double r_max = 0.0;
+    for (const double r : s.radius) r_max = std::max(r_max, r);
+    const double reach = 1.01 * law.reach_beyond_touch(r_max);
+    return std::make_unique<MeshContactProvider<AdhesiveContactLaw>>(std::move(meshes), law, s.size(), skin, reach,
+                                                                     model_ == Adhesion::jkr ? "jkrmesh" : "dmtmesh");
+  }
 
  private:
   Adhesion model_;
@@ -378,11 +390,15 @@ ContactLawEntry adhesive_entry(Adhesion model) {
     return std::make_unique<PreparedAdhesive>(model, in);
   };
   const std::string pairs = jkr ? "jkr" : "dmt", walls = jkr ? "jkrwalls" : "dmtwalls";
+  const std::string meshes = jkr ? "jkrmesh" : "dmtmesh";
   e.sections = {{pairs, [pairs](ByteReader& r, const ParticleStore& s) -> std::unique_ptr<ForceProvider> {
                    return AdhesiveContactProvider::load(r, s, pairs);
                  }},
                 {walls, [walls](ByteReader& r, const ParticleStore& s) -> std::unique_ptr<ForceProvider> {
                    return AdhesiveWallProvider::load(r, s, walls);
+                 }},
+                {meshes, [meshes](ByteReader& r, const ParticleStore& s) -> std::unique_ptr<ForceProvider> {
+                   return MeshContactProvider<AdhesiveContactLaw>::load(r, s, meshes);
                  }}};
   return e;
 }

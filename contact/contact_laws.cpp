@@ -3,6 +3,7 @@
 #include "contact/plane_wall_law.hpp"
 
 #include <sstream>
+#include <stdexcept>
 
 namespace dem {
 
@@ -13,6 +14,11 @@ ContactLawEntry hertz_mindlin_contact_law();  // contact/hertz_mindlin.cpp
 ContactLawEntry linear_contact_law();         // contact/linear_spring_dashpot.cpp
 ContactLawEntry jkr_contact_law();            // contact/adhesive_contact.cpp
 ContactLawEntry dmt_contact_law();            // contact/adhesive_contact.cpp
+
+std::unique_ptr<ForceProvider> PreparedContactLaw::make_meshes(const ParticleStore&, std::vector<MeshWall>, double,
+                                                               double) {
+  throw std::invalid_argument("this contact law has no triangle-mesh walls");
+}
 
 const std::vector<ContactLawEntry>& contact_laws() {
   static const std::vector<ContactLawEntry> laws = {

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "contact/contact_potential.hpp"
+#include "contact/mesh_contact.hpp"
 #include "contact/pair_table.hpp"
 #include "core/byte_stream.hpp"
 #include "core/force_provider.hpp"
@@ -55,6 +56,7 @@ struct ContactLawInput {
   PairTable pairs;
   LawValues values;                          ///< the [contact] keys
   std::vector<LawValues> wall_values;        ///< per [[wall]], its keys
+  std::vector<LawValues> mesh_values;        ///< per [[mesh]], its keys (the [[wall]] keys)
   bool contact_given = false;                ///< the scene has a [contact] table
   double r_min = 0.0, r_max = 0.0;           ///< smallest and largest radius (length)
   double e_max = 0.0;                        ///< largest E of the [[material]] tables (Pa)
@@ -63,6 +65,8 @@ struct ContactLawInput {
   /// key when that table cannot give them.
   std::function<double()> material_pair_stiffness;
   std::function<double(std::size_t)> material_wall_stiffness;
+  /// K^pw of mesh m "auto", as material_wall_stiffness.
+  std::function<double(std::size_t)> material_mesh_stiffness;
 };
 
 /// The providers a law makes, in gather order; `walls` may be null.
@@ -93,6 +97,16 @@ class PreparedContactLaw {
   /// run's time step h. Called once.
   virtual ContactLawProviders make(const ParticleStore& particles, std::vector<Wall> walls, double skin,
                                    double h) = 0;
+  /// Mesh m's stiffness (K^pw, k_c of its [[mesh]] keys, as wall_stiffness),
+  /// or 0 where the law takes none.
+  virtual double mesh_stiffness(std::size_t /*m*/) const { return 0.0; }
+  /// The provider of the triangle-mesh walls (contact/mesh_contact_provider.hpp:
+  /// each mesh with its material or, for the stiffness laws, its
+  /// stiffness), with the Verlet skin (> 0) and the run's time step h.
+  /// Throws std::invalid_argument where the law has no mesh walls (the
+  /// default).
+  virtual std::unique_ptr<ForceProvider> make_meshes(const ParticleStore& particles, std::vector<MeshWall> meshes,
+                                                     double skin, double h);
 };
 
 /// One contact law (see the file comment).

@@ -7,6 +7,7 @@
 
 #include "contact/contact_laws.hpp"
 #include "contact/contact_provider.hpp"
+#include "contact/mesh_contact_provider.hpp"
 #include "contact/plane_wall_law.hpp"
 #include "contact/wall_provider.hpp"
 
@@ -36,6 +37,16 @@ class PreparedHertz final : public PreparedContactLaw {
       const std::optional<double> kw = in.wall_values[w].number("stiffness");
       walls_.push_back(kw ? *kw : in.material_wall_stiffness(w));
     }
+    for (std::size_t m = 0; m < in.mesh_values.size(); ++m) {
+      const std::optional<double> km = in.mesh_values[m].number("stiffness");
+      meshes_.push_back(km ? *km : in.material_mesh_stiffness(m));
+    }
+  }
+  double mesh_stiffness(std::size_t m) const override { return meshes_.at(m); }
+  std::unique_ptr<ForceProvider> make_meshes(const ParticleStore& s, std::vector<MeshWall> meshes, double skin,
+                                             double) override {
+    return std::make_unique<PlaneMeshProvider>(std::move(meshes), PlaneMeshLaw{&hertz_plane_wall()}, s.size(), skin,
+                                               0.0, "pmeshes");
   }
   double pair_stiffness() const override { return pair_; }
   double wall_stiffness(std::size_t w) const override { return walls_.at(w); }
@@ -48,7 +59,7 @@ class PreparedHertz final : public PreparedContactLaw {
 
  private:
   double pair_ = 0.0;
-  std::vector<double> walls_;
+  std::vector<double> walls_, meshes_;
 };
 
 }  // namespace
@@ -87,6 +98,9 @@ ContactLawEntry hertz_contact_law() {
                  }},
                 {"walls", [](ByteReader& r, const ParticleStore&) -> std::unique_ptr<ForceProvider> {
                    return WallProvider::load(r);
+                 }},
+                {"pmeshes", [](ByteReader& r, const ParticleStore& s) -> std::unique_ptr<ForceProvider> {
+                   return PlaneMeshProvider::load(r, s, "pmeshes");
                  }}};
   e.plane_walls = &hertz_plane_wall();
   return e;

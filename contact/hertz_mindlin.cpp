@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "contact/contact_laws.hpp"
+#include "contact/mesh_contact_provider.hpp"
 #include "contact/friction_wall_provider.hpp"
 #include "contact/hertz_mindlin_kernel.hpp"
 #include "core/parallel.hpp"
@@ -590,6 +591,11 @@ class PreparedHertzMindlin final : public PreparedContactLaw {
     if (!walls.empty()) p.walls = std::make_unique<FrictionWallProvider>(std::move(walls), law, s.size(), "mwalls");
     return p;
   }
+  std::unique_ptr<ForceProvider> make_meshes(const ParticleStore& s, std::vector<MeshWall> meshes, double skin,
+                                             double h) override {
+    const HertzMindlinLaw law(materials_, h, models_, table_);
+    return std::make_unique<MeshContactProvider<HertzMindlinLaw>>(std::move(meshes), law, s.size(), skin, 0.0, "mmeshes");
+  }
 
  private:
   /// Whether 2.25 E r_max mu_r^2 r_max^2 (k_r at R* = r_max) overflows.
@@ -682,6 +688,9 @@ ContactLawEntry hertz_mindlin_contact_law() {
                  }},
                 {"mwalls", [](ByteReader& r, const ParticleStore& s) -> std::unique_ptr<ForceProvider> {
                    return FrictionWallProvider::load(r, s, "mwalls");
+                 }},
+                {"mmeshes", [](ByteReader& r, const ParticleStore& s) -> std::unique_ptr<ForceProvider> {
+                   return MeshContactProvider<HertzMindlinLaw>::load(r, s, "mmeshes");
                  }}};
   return e;
 }

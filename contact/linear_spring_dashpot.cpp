@@ -8,6 +8,7 @@
 #include <string>
 
 #include "contact/contact_laws.hpp"
+#include "contact/mesh_contact_provider.hpp"
 #include "core/format.hpp"
 
 namespace dem {
@@ -202,6 +203,12 @@ class PreparedLinear final : public PreparedContactLaw {
     p.pairs = std::make_unique<LinearContactProvider>(law, skin, "linear");
     if (!walls.empty()) p.walls = std::make_unique<LinearWallProvider>(std::move(walls), law, s.size(), "lwalls");
     return p;
+  }
+  std::unique_ptr<ForceProvider> make_meshes(const ParticleStore& s, std::vector<MeshWall> meshes, double skin,
+                                             double h) override {
+    const LinearSpringDashpotLaw law(k_n_, k_t_, d_t_, materials_, h, table_);
+    return std::make_unique<MeshContactProvider<LinearSpringDashpotLaw>>(std::move(meshes), law, s.size(), skin, 0.0,
+                                                                         "lmeshes");
   }
 
  private:

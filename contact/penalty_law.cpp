@@ -9,6 +9,7 @@
 
 #include "contact/contact_laws.hpp"
 #include "contact/contact_provider.hpp"
+#include "contact/mesh_contact_provider.hpp"
 #include "contact/plane_wall_law.hpp"
 #include "contact/wall_provider.hpp"
 #include "core/format.hpp"
@@ -43,7 +44,11 @@ class PreparedPenalty final : public PreparedContactLaw {
       const std::optional<double> own = v.number("stiffness");
       walls_.push_back(own ? *own : wall_default_);
     }
-    walls_given_ = !in.wall_values.empty();
+    for (const LawValues& v : in.mesh_values) {
+      const std::optional<double> own = v.number("stiffness");
+      meshes_.push_back(own ? *own : wall_default_);
+    }
+    walls_given_ = !in.wall_values.empty() || !in.mesh_values.empty();
     if (filter_)
       for (const LawMaterial& m : in.materials) {
         sliding_.push_back(m.sliding_friction);
@@ -52,6 +57,14 @@ class PreparedPenalty final : public PreparedContactLaw {
   }
   double pair_stiffness() const override { return pair_; }
   double wall_stiffness(std::size_t w) const override { return walls_.at(w); }
+  double mesh_stiffness(std::size_t m) const override { return meshes_.at(m); }
+  /// The penalty walls' law on each mesh contact (the friction filter does
+  /// not act at meshes).
+  std::unique_ptr<ForceProvider> make_meshes(const ParticleStore& s, std::vector<MeshWall> meshes, double skin,
+                                             double) override {
+    return std::make_unique<PlaneMeshProvider>(std::move(meshes), PlaneMeshLaw{&penalty_plane_wall()}, s.size(), skin,
+                                               0.0, "pmeshes");
+  }
   /// sqrt(m_min/k) for k_ec and (with walls) the default k_c (docs/model.md §9.6).
   std::optional<StepLimit> time_step_limit(const ParticleStore& s) const override {
     if (s.size() == 0) return std::nullopt;
@@ -85,7 +98,7 @@ class PreparedPenalty final : public PreparedContactLaw {
  private:
   bool filter_ = false, walls_given_ = false;
   double pair_ = 0.0, wall_default_ = 0.0;
-  std::vector<double> walls_, sliding_, rolling_;
+  std::vector<double> walls_, meshes_, sliding_, rolling_;
 };
 
 }  // namespace
@@ -141,6 +154,9 @@ ContactLawEntry penalty_contact_law() {
                  }},
                 {"walls", [](ByteReader& r, const ParticleStore&) -> std::unique_ptr<ForceProvider> {
                    return WallProvider::load(r);
+                 }},
+                {"pmeshes", [](ByteReader& r, const ParticleStore& s) -> std::unique_ptr<ForceProvider> {
+                   return PlaneMeshProvider::load(r, s, "pmeshes");
                  }}};
   e.plane_walls = &penalty_plane_wall();
   return e;

@@ -46,6 +46,9 @@ class PlaneWallLaw {
   virtual double energy(const ParticleStore& s, std::size_t i, std::span<const Wall> walls) const = 0;
   /// The normal force magnitude at overlap r - g > 0, for the filter.
   virtual double normal_force(double overlap, double r, const Wall& w) const = 0;
+  /// F_i and U of one sphere (centre x, radius r) against one wall (the
+  /// local walls of a mesh's contacts, contact/mesh_contact_provider.hpp).
+  virtual ContactTerms terms(const Vec3& x, double r, const Wall& w) const = 0;
 };
 
 /// The batch loops of PlaneWallLaw over a law's inline static functions.
@@ -81,6 +84,7 @@ class PlaneWallLawOf final : public PlaneWallLaw {
   double normal_force(double overlap, double r, const Wall& w) const override {
     return Law::normal_force(overlap, r, w);
   }
+  ContactTerms terms(const Vec3& x, double r, const Wall& w) const override { return Law::terms(x, r, w); }
 
  private:
   std::uint8_t code_;

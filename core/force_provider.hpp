@@ -324,8 +324,24 @@ class Decomposable {
   virtual void release_work() {}
 };
 
+/// A triangle surface at its current place (world frame), for output.
+struct SurfaceFrame {
+  std::string name;
+  std::vector<Vec3> points;                             ///< length
+  std::vector<std::array<std::uint32_t, 3>> triangles;  ///< indices of points
+};
+
+/// Triangle surfaces a provider holds (mesh walls, docs/model.md §11.9),
+/// for the VTK output (meshes.pvd).
+class SurfaceSource {
+ public:
+  virtual ~SurfaceSource() = default;
+  /// Appends each surface at its place at the last evaluation's time.
+  virtual void surfaces(std::vector<SurfaceFrame>& out) const = 0;
+};
+
 /// What one boundary (a plane wall, a triangle mesh) receives from the
-/// particles at the last evaluate() (docs/model.md §11.8): walls.csv's row
+/// particles at the last evaluate() (docs/model.md §11.8, §11.9): walls.csv's row
 /// entries, the servo's input and the stepper's W_boundary.
 struct BoundaryLoad {
   /// Indices into `sums`.
@@ -376,7 +392,7 @@ struct BoundaryLoad {
 };
 
 /// Boundaries that report their loads and may move (plane walls with a
-/// prescribed velocity or a servo, rigid meshes; docs/model.md §11.8). The
+/// prescribed velocity or a servo, rigid meshes; docs/model.md §11.8, §11.9). The
 /// explicit stepper (engine/simulation.hpp), per step n -> n+1:
 ///   1. after the particles' drift to t_{n+1}: advance(t_{n+1}, h, L_n),
 ///      with L_n the reduced loads of the evaluation at t_n; then books
@@ -433,6 +449,7 @@ struct ProviderCapabilities {
   const BondGraph* bond_graph = nullptr;
   NeighbourListOwner* neighbour_list = nullptr;
   MovingBoundary* boundary = nullptr;
+  const SurfaceSource* surfaces = nullptr;
 };
 
 /// The core interface every provider implements: name, records and their

@@ -43,6 +43,9 @@ struct Scene {
   /// Per wall of `walls`, its name and motion (contact/wall_motion.hpp);
   /// empty: every wall at rest, named "wall<k>".
   std::vector<WallMotion> wall_motions;
+  /// Triangle-mesh walls (contact/mesh_contact.hpp), after the plane walls
+  /// in gather order; their stiffness or material as the contact law takes it.
+  std::vector<MeshWall> meshes;
   /// Uniform gravitational acceleration g (length/time^2): force m_i g on
   /// every particle, potential U_gravity = -sum m_i g.x_i.
   Vec3 gravity = Vec3::Zero();

@@ -204,16 +204,28 @@ void FrameWriter::make_folder(RunContext& ctx) {
   // With MPI ranks every rank writes its piece of each VTK frame.
   const VtkPieces pieces = ctx.domain != nullptr ? VtkPieces{ctx.domain->rank(), ctx.domain->ranks()} : VtkPieces{};
   vtk_.emplace(ctx.out, VtkSeriesWriter::kDefaultCompressionLevel, pieces);
+  // The mesh walls (replicated on every rank): written by the rank that writes files.
+  if (ctx.writes && !simulation_surfaces(ctx.sim).empty()) meshes_.emplace(ctx.out);
+}
+
+std::vector<SurfaceFrame> simulation_surfaces(const Simulation& sim) {
+  std::vector<SurfaceFrame> out;
+  const ForceField& f = sim.forces();
+  for (std::size_t k = 0; k < f.providers().size(); ++k)
+    if (const SurfaceSource* s = f.capabilities(k).surfaces) s->surfaces(out);
+  return out;
 }
 
 void FrameWriter::open(RunContext& ctx) {
   make_folder(ctx);
   if (vtk_ && ctx.plan.resume && !resumed_) vtk_->resume(ctx.plan.frame_times);
+  if (meshes_ && ctx.plan.resume && !resumed_) meshes_->resume(ctx.plan.frame_times);
   resumed_ = true;
 }
 
 void FrameWriter::after_step(RunContext& ctx) {
   output([&] { write_simulation_frame(*vtk_, ctx.sim, can_break_, ctx.domain); });
+  if (meshes_) output([&] { meshes_->write_frame(ctx.sim.time(), simulation_surfaces(ctx.sim)); });
   if (on_schedule(ctx, trigger())) ctx.frame_times.push_back(ctx.sim.time());
 }
 

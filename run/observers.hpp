@@ -30,6 +30,7 @@
 
 #include "io/energy_table.hpp"
 #include "io/event_tables.hpp"
+#include "io/mesh_series.hpp"
 #include "io/vtk_writer.hpp"
 #include "run/energy_check.hpp"
 #include "run/observer.hpp"
@@ -107,6 +108,10 @@ class EnergyCheckWatch : public RunObserver {
   std::uint64_t checked_step_ = UINT64_MAX;  ///< the step an energy row last judged
 };
 
+/// The triangle surfaces of the simulation's providers (mesh walls) at
+/// their current place, in provider order (SurfaceSource).
+std::vector<SurfaceFrame> simulation_surfaces(const Simulation& sim);
+
 /// Writes the frame of `sim` now into `vtk` as the run's frames show it:
 /// particles and bonds, with the fracture data (failed bonds left out,
 /// n_broken, fragment labels) where bonds can fail (`can_break`); with MPI
@@ -145,6 +150,7 @@ class FrameWriter : public RunObserver {
   bool can_break_;
   bool resumed_ = false;
   std::optional<VtkSeriesWriter> vtk_;
+  std::optional<MeshSeriesWriter> meshes_;  ///< meshes.pvd, where the scene has mesh walls
 };
 
 /// checkpoint.bin (io/checkpoint.hpp), made from the whole system (gathered

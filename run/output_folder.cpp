@@ -28,7 +28,7 @@ std::optional<std::size_t> frame_index(const std::string& name) {
   const auto is_number = [](const std::string& d) {
     return !d.empty() && d.size() <= 18 && std::all_of(d.begin(), d.end(), [](char c) { return c >= '0' && c <= '9'; });
   };
-  for (const std::string stem : {"particles_", "bonds_"}) {
+  for (const std::string stem : {"particles_", "bonds_", "meshes_"}) {
     if (name.compare(0, stem.size(), stem) != 0) continue;
     std::string rest = name.substr(stem.size());
     if (rest.size() > 5 && rest.compare(rest.size() - 5, 5, ".pvtp") == 0) {
@@ -53,7 +53,7 @@ bool is_final_name(const std::string& name) {
   return name == "energy.csv" || name == kBondFailuresFile || name == kGroupsFile || name == kSolverFile ||
          name == kStressFile || name == kWallsFile ||
          name == "particles.pvd" ||
-         name == "bonds.pvd" || name == kCheckpointFile ||
+         name == "bonds.pvd" || name == "meshes.pvd" || name == kCheckpointFile ||
          name == kRunIdFile || frame_index(name).has_value();
 }
 
@@ -281,6 +281,12 @@ void OutputFolder::continue_series(const fs::path& from, const CheckpointState& 
         throw std::runtime_error("cannot continue the series in '" + out.string() + "': " + e.what());
       }
     }
+  // The mesh walls' frames (io/mesh_series.hpp), where the run has them.
+  for (std::size_t k = 0; k < c.frame_times.size(); ++k) {
+    char name[64];
+    std::snprintf(name, sizeof name, "meshes_%06zu.vtp", k);
+    if (fs::exists(from / name, ec)) frame_files.push_back(name);
+  }
   copy_energy_rows(from / "energy.csv", out / "energy.csv", c.energy_rows);
   for (const char* table : {kBondFailuresFile, kSolverFile})
     copy_rows_up_to_step(from / table, out / table, c.step_count);

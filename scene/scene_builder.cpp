@@ -21,6 +21,7 @@
 #include "fields/gravity_provider.hpp"
 #include "fields/load_provider.hpp"
 #include "scene/csv_table.hpp"
+#include "scene/mesh_file.hpp"
 
 namespace dem {
 
@@ -774,6 +775,7 @@ std::shared_ptr<PreparedContactLaw> prepare_contact_law(const ContactLawEntry& l
   for (const InteractionSpec& x : spec.interactions) in.pairs.push_back(x.pair);
   in.values = spec.contact.values;
   for (const WallSpec& w : spec.walls) in.wall_values.push_back(w.values);
+  for (const MeshSpec& m : spec.meshes) in.mesh_values.push_back(m.values);
   in.contact_given = spec.contact.given;
   in.r_min = r_min;
   in.r_max = r_max;
@@ -782,6 +784,9 @@ std::shared_ptr<PreparedContactLaw> prepare_contact_law(const ContactLawEntry& l
   };
   in.material_wall_stiffness = [&spec, r_min](std::size_t w) {
     return hertz_constants(spec.material, r_min, spec.walls.at(w).place, "wall stiffness \"auto\"").k_wall;
+  };
+  in.material_mesh_stiffness = [&spec, r_min](std::size_t m) {
+    return hertz_constants(spec.material, r_min, spec.meshes.at(m).place, "mesh stiffness \"auto\"").k_wall;
   };
   try {
     return law.prepare(in);
@@ -1172,6 +1177,53 @@ void add_walls_and_gravity(SceneBuild& b) {
   scene.gravity = spec.gravity;
 }
 
+/// Mesh m of the scene placed as its [[mesh]] keys say: scale, rotation, translation.
+MeshWall place_mesh(const MeshSpec& spec, std::size_t m, const PreparedContactLaw& law,
+                    std::vector<std::string>& warnings) {
+  const std::string where = spec.place.text() + ": [[mesh]] \"" + spec.name + "\" file";
+  MeshFileData data;
+  try {
+    data = read_mesh_file(spec.file);
+  } catch (const SceneError& e) {
+    throw SceneError(where + ": " + e.what());
+  }
+  const Mat3 rotation =
+      Eigen::AngleAxisd(spec.rotation_angle_deg * std::numbers::pi / 180.0, spec.rotation_axis.normalized())
+          .toRotationMatrix();
+  for (Vec3& v : data.vertices) {
+    v = rotation * (spec.scale * v) + spec.translate;
+    if (!(v.allFinite() && v.cwiseAbs().maxCoeff() <= kMaxLength))
+      throw SceneError(where + ": " + spec.file_text + ": a vertex placed by scale, rotation and translate has a "
+                       "coordinate over 1e100 (or not finite)");
+  }
+  MeshWall wall;
+  wall.name = spec.name;
+  try {
+    auto mesh = std::make_shared<TriangleMesh>(std::move(data.vertices), std::move(data.triangles));
+    for (const DroppedTriangle& d : mesh->dropped())
+      warnings.push_back(where + " " + spec.file_text + ": triangle " + std::to_string(d.index) + " (" +
+                         point_text(d.corners[0]) + ", " + point_text(d.corners[1]) + ", " + point_text(d.corners[2]) +
+                         ") dropped: " + d.reason);
+    wall.mesh = std::move(mesh);
+  } catch (const std::invalid_argument& e) {
+    throw SceneError(where + ": " + spec.file_text + ": " + e.what());
+  }
+  wall.motion.centre = spec.rotation_centre ? *spec.rotation_centre : wall.mesh->centroid();
+  wall.motion.velocity = spec.velocity;
+  wall.motion.angular_velocity = spec.angular_velocity;
+  wall.material = spec.material;
+  wall.stiffness = law.mesh_stiffness(m);
+  if (!std::isfinite(wall.stiffness))
+    throw SceneError(spec.place.text() + ": [[mesh]] stiffness: " + format_g(wall.stiffness) + " is not finite");
+  return wall;
+}
+
+/// The [[mesh]]es.
+void add_meshes(SceneBuild& b) {
+  for (std::size_t m = 0; m < b.spec.meshes.size(); ++m)
+    b.out.scene.meshes.push_back(place_mesh(b.spec.meshes[m], m, *b.out.scene.contact_setup, b.out.warnings));
+}
+
 /// The [[group]]s, by id (= slot until the re-ordering), each particle held by at most one kinematic group and loaded by one.
 void add_groups(SceneBuild& b) {
   const SceneSpec& spec = b.spec;
@@ -1264,7 +1316,10 @@ void estimate_critical_step(SceneBuild& b) {
   out.implicit = spec.run.implicit;
   out.output = spec.output;
   check_overflowing_values(spec, scene, particles);
-  out.critical = critical_time_step_of(particles, scene.bonds, scene.contact, scene.walls);
+  // A mesh's stiffness (K^pw) limits the step as a wall's.
+  std::vector<Wall> stiff_walls = scene.walls;
+  for (const MeshWall& m : scene.meshes) stiff_walls.emplace_back().stiffness = m.stiffness;
+  out.critical = critical_time_step_of(particles, scene.bonds, scene.contact, stiff_walls);
   out.critical_time_step = out.critical.h;
   b.fraction = spec.run.time_step_fraction;
   const BondLawEntry& bond_law = *find_bond_law(scene.bond_law);
@@ -1365,6 +1420,7 @@ BuiltScene build_scene(const SceneSpec& spec, const BuildOptions& options) {
   count_pairs(b);
   add_listed_bonds(b);
   add_walls_and_gravity(b);
+  add_meshes(b);
   add_groups(b);
   order_for_locality(b);
   estimate_critical_step(b);
@@ -1410,6 +1466,17 @@ ForceField scene_forces(Scene& s, double time_step) {
     movable->set_motions(std::move(s.wall_motions));
   }
   if (contact.walls) f.add(std::move(contact.walls));
+  if (!s.meshes.empty()) {
+    // The meshes' candidate lists are found again after a move of the
+    // Verlet skin (or a tenth of the smallest radius where the skin is 0).
+    double skin = s.contact.skin;
+    if (!(skin > 0.0)) {
+      skin = std::numeric_limits<double>::infinity();
+      for (const double r : s.particles.radius) skin = std::min(skin, 0.1 * r);
+      if (!(skin > 0.0 && std::isfinite(skin))) skin = 1.0;
+    }
+    f.add(s.contact_setup->make_meshes(s.particles, std::move(s.meshes), skin, time_step));
+  }
   if (!s.gravity.allFinite()) throw std::invalid_argument("gravity is not finite");
   f.add(std::make_unique<GravityProvider>(s.gravity));
   std::vector<std::uint32_t> load_ids;

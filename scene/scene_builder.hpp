@@ -62,6 +62,9 @@ struct BuiltScene {
   SceneSizes sizes;    ///< counted: particles, bonds, contact pairs
   MemoryEstimate memory;  ///< estimated peak memory of dem run
   MemoryLimit memory_limit;  ///< the limit it was held to
+  /// What was set right without refusing the scene (a mesh's degenerate
+  /// triangles dropped), one line each, for dem check and dem run to print.
+  std::vector<std::string> warnings;
 };
 
 /// How build_scene sizes and limits a scene.

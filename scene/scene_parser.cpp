@@ -663,6 +663,37 @@ void read_wall(TableReader& t, WallSpec& w, const ContactLawEntry& law,
   t.finish();
 }
 
+/// One [[mesh]] table (the file is read by the builder).
+void read_mesh(TableReader& t, MeshSpec& m, std::size_t index, const ContactLawEntry& law,
+               const std::vector<NamedMaterialSpec>& materials, const std::filesystem::path& base) {
+  m.place = t.place();
+  m.name = "mesh" + std::to_string(index);
+  if (const auto name = t.string("name")) {
+    if (name->empty() || name->find_first_of(",\"\n\r") != std::string::npos)
+      t.fail(t.find("name"), "name", "must be non-empty, without commas, quotes or line breaks (a column of walls.csv)");
+    m.name = *name;
+  }
+  const auto file = t.string("file");
+  if (!file || file->empty())
+    t.fail(t.find("file"), "file", "is required: the mesh's STL or OBJ file, relative to the scene file's folder");
+  m.file_text = *file;
+  m.file = std::filesystem::path(*file).is_absolute() ? std::filesystem::path(*file) : base / *file;
+  set_if(t.number("scale", "positive"), m.scale);
+  set_if(t.vector("translate"), m.translate);
+  set_if(t.vector("rotation_axis"), m.rotation_axis);
+  if (!(m.rotation_axis.cwiseAbs().maxCoeff() > 0.0))
+    t.fail(t.find("rotation_axis"), "rotation_axis", "must not be the zero vector");
+  set_if(t.number("rotation_angle"), m.rotation_angle_deg);
+  set_if(t.vector("velocity"), m.velocity);
+  set_if(t.vector("angular_velocity"), m.angular_velocity);
+  m.rotation_centre = t.vector("rotation_centre");
+  WallSpec as_wall;
+  read_wall_material(t, as_wall, law, materials);
+  m.material = as_wall.material;
+  read_law_keys(t, law, LawTable::wall, m.values);
+  t.finish();
+}
+
 /// [[interaction]] materials = ["a", "b"]: the indices of the two.
 std::pair<std::uint32_t, std::uint32_t> read_interaction_materials(TableReader& t,
                                                                    const std::vector<NamedMaterialSpec>& materials) {
@@ -921,8 +952,8 @@ void read_sources(RootTables& root, SceneSpec& s, const std::filesystem::path& b
   }
 }
 
-/// The [[wall]], [[group]] and [[clump]] tables, and [gravity].
-void read_boundaries(RootTables& root, SceneSpec& s) {
+/// The [[wall]], [[mesh]], [[group]] and [[clump]] tables, and [gravity].
+void read_boundaries(RootTables& root, SceneSpec& s, const std::filesystem::path& base_folder) {
   const std::string& file = root.file;
   const auto walls = root.tables("wall");
   if (walls.size() > 1024) throw SceneError(file + ": more than 1024 [[wall]] tables");
@@ -937,6 +968,17 @@ void read_boundaries(RootTables& root, SceneSpec& s) {
                          "\" is already the name of the [[wall]] at " + s.walls[k].place.text());
   }
   check_walls_enclose_something(s.walls);
+  const auto meshes = root.tables("mesh");
+  if (meshes.size() > 1024) throw SceneError(file + ": more than 1024 [[mesh]] tables");
+  for (const toml::table* t : meshes) {
+    TableReader r(*t, "[mesh]", file);
+    s.meshes.emplace_back();
+    read_mesh(r, s.meshes.back(), s.meshes.size() - 1, *find_contact_law(s.contact.law), s.materials, base_folder);
+    for (std::size_t k = 0; k + 1 < s.meshes.size(); ++k)
+      if (s.meshes[k].name == s.meshes.back().name)
+        throw SceneError(s.meshes.back().place.text() + ": [[mesh]] name: \"" + s.meshes.back().name +
+                         "\" is already the name of the [[mesh]] at " + s.meshes[k].place.text());
+  }
   const auto groups = root.tables("group");
   if (groups.size() > 1024) throw SceneError(file + ": more than 1024 [[group]] tables");
   for (const toml::table* t : groups) {
@@ -1014,6 +1056,14 @@ void check_laws_against_scene(const SceneSpec& s) {
                          [&](const LawKey& y) { return y.table == LawTable::wall && y.name == k.name; }))
           throw SceneError(w.place.text() + ": [[wall]] " + k.name + " does not apply with [contact] law = \"" +
                            law.keyword + "\"");
+  for (const MeshSpec& m : s.meshes)
+    for (const ContactLawEntry& e : contact_laws())
+      for (const LawKey& k : e.keys)
+        if (k.table == LawTable::wall && m.values.given(k.name) &&
+            std::none_of(law.keys.begin(), law.keys.end(),
+                         [&](const LawKey& y) { return y.table == LawTable::wall && y.name == k.name; }))
+          throw SceneError(m.place.text() + ": [[mesh]] " + k.name + " does not apply with [contact] law = \"" +
+                           law.keyword + "\"");
 }
 
 SceneSpec parse_scene_root(const toml::table& table, const std::string& file, const std::filesystem::path& base_folder) {
@@ -1045,7 +1095,7 @@ SceneSpec parse_scene_root(const toml::table& table, const std::string& file, co
     TableReader r(*t, "contact", file);
     read_contact(r, s.contact);
   }
-  read_boundaries(root, s);
+  read_boundaries(root, s, base_folder);
   read_interactions(root, s);
   root.top.finish();
   check_laws_against_scene(s);

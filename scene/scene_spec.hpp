@@ -129,6 +129,26 @@ struct WallSpec {
   SourcePlace place;
 };
 
+/// One [[mesh]] table: a triangle mesh from an STL or OBJ file as a wall
+/// (docs/model.md §11.9), placed by x = R (scale p) + translate (R: the
+/// rotation by rotation_angle about rotation_axis), optionally moving at a
+/// prescribed velocity and angular velocity about rotation_centre.
+struct MeshSpec {
+  std::string name;                 ///< walls.csv and messages; default "mesh<k>"
+  std::filesystem::path file;       ///< resolved against the scene file's folder
+  std::string file_text;            ///< the path as the scene gives it
+  double scale = 1.0;               ///< > 0, applied first
+  Vec3 rotation_axis = Vec3::UnitZ();
+  double rotation_angle_deg = 0.0;
+  Vec3 translate = Vec3::Zero();    ///< length
+  Vec3 velocity = Vec3::Zero();     ///< length/time
+  Vec3 angular_velocity = Vec3::Zero();  ///< rad/time
+  std::optional<Vec3> rotation_centre;   ///< length; default: the placed mesh's centroid
+  LawValues values;                 ///< the contact law's [[wall]] keys (stiffness)
+  std::uint32_t material = Wall::kParticleMaterial;  ///< as WallSpec::material
+  SourcePlace place;
+};
+
 /// One [[interaction]] table: e, mu_s, mu_r of one unordered pair of
 /// [[material]]s in place of the mixing rule (contact/pair_table.hpp),
 /// with the materials' indices resolved by the parser.
@@ -189,6 +209,7 @@ struct SceneSpec {
   BondSpec bonds;
   ContactSpec contact;
   std::vector<WallSpec> walls;
+  std::vector<MeshSpec> meshes;              ///< [[mesh]] tables
   std::vector<ClumpSpec> clumps;
   Vec3 gravity = Vec3::Zero();
   std::vector<NamedMaterialSpec> materials;  ///< [[material]] tables (Part II)

@@ -77,6 +77,7 @@ class Frame:
         self.time = time            # simulated time, or None when unknown
         self.particles = particles  # path of the particle .vtp
         self.bonds = bonds          # path of the bond .vtp, or None
+        self.meshes = None          # path of the mesh walls' .vtp (meshes.pvd), or None
 
 
 def read_pvd(path):
@@ -138,6 +139,9 @@ def find_frames(run_dir):
                 bond_files[frame_number(f, 0)] = os.path.join(run_dir, f)
     for fr in frames:
         fr.bonds = bond_files.get(fr.number)
+        # The mesh walls of the frame ([[mesh]] tables: meshes_NNNNNN.vtp).
+        mesh = os.path.join(run_dir, "meshes_%06d.vtp" % fr.number)
+        fr.meshes = mesh if os.path.exists(mesh) else None
     return frames
 
 
@@ -481,6 +485,17 @@ def render(frames, args, out_dir):
         renderer.AddActor(bactor)
         renderer.AddActor2D(scalar_bar(blut, "axial strain r/r0 - 1", True, args.size[1]))
 
+    # The mesh walls, as a light grey surface.
+    mmapper = vtkPolyDataMapper()
+    mmapper.ScalarVisibilityOff()
+    mactor = vtkActor()
+    mactor.SetMapper(mmapper)
+    mactor.GetProperty().SetColor(0.75, 0.75, 0.78)
+    mactor.GetProperty().SetSpecular(0.5)
+    mactor.GetProperty().SetSpecularPower(30)
+    mactor.VisibilityOff()
+    renderer.AddActor(mactor)
+
     label = vtkTextActor()
     font = max(10, round(24 * args.size[1] / 720))
     label.GetTextProperty().SetFontSize(font)
@@ -505,6 +520,11 @@ def render(frames, args, out_dir):
                 bactor.VisibilityOn()
             else:
                 bactor.VisibilityOff()
+        if f.meshes:
+            mmapper.SetInputData(read_polydata(f.meshes))
+            mactor.VisibilityOn()
+        else:
+            mactor.VisibilityOff()
         text = format_time(f.time)
         if args.label:
             text = args.label + "    " + text

@@ -36,8 +36,9 @@ for scene in "$@"; do
   d="$tmp/$name"
   mkdir -p "$d"
   cp "$scene" "$d/scene.toml"
-  # CSV files and the like beside the scene.
+  # CSV files and the like beside the scene, and the mesh files of [[mesh]] tables.
   for f in "$(dirname "$scene")"/*.csv; do [ -e "$f" ] && cp "$f" "$d/"; done
+  [ -d "$(dirname "$scene")/meshes" ] && cp -r "$(dirname "$scene")/meshes" "$d/"
   set_key "$d/scene.toml" energy_every 3
   set_key "$d/scene.toml" vtk_every 8
   set_key "$d/scene.toml" checkpoint_every 0

@@ -1,0 +1,113 @@
+#include "io/mesh_series.hpp"
+
+#include <vtkCallbackCommand.h>
+#include <vtkCellArray.h>
+#include <vtkCellData.h>
+#include <vtkCommand.h>
+#include <vtkDoubleArray.h>
+#include <vtkIntArray.h>
+#include <vtkNew.h>
+#include <vtkPoints.h>
+#include <vtkPolyData.h>
+#include <vtkXMLPolyDataWriter.h>
+
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+#include <system_error>
+
+#include "core/text_file.hpp"
+
+namespace dem {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string frame_name(std::size_t frame) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "meshes_%06zu.vtp", frame);
+  return buffer;
+}
+
+void keep_message(vtkObject*, unsigned long, void* client, void* call) {
+  if (client != nullptr && call != nullptr) *static_cast<std::string*>(client) = static_cast<const char*>(call);
+}
+
+/// Renames tmp to path; throws naming both.
+void commit(const fs::path& tmp, const fs::path& path) {
+  std::error_code ec;
+  fs::rename(tmp, path, ec);
+  if (ec) {
+    fs::remove(tmp, ec);
+    throw std::runtime_error("VTK output: cannot rename '" + tmp.string() + "' to '" + path.string() + "'");
+  }
+}
+
+void write_collection(const fs::path& folder, const std::vector<double>& times) {
+  std::string text = "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"0.1\">\n  <Collection>\n";
+  for (std::size_t k = 0; k < times.size(); ++k) {
+    char time[32];
+    std::snprintf(time, sizeof time, "%.16e", times[k]);
+    text += std::string("    <DataSet timestep=\"") + time + "\" part=\"0\" file=\"" + frame_name(k) + "\"/>\n";
+  }
+  text += "  </Collection>\n</VTKFile>\n";
+  try {
+    write_text_file(folder / "meshes.pvd", text);
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error(std::string("VTK output: ") + e.what());
+  }
+}
+
+}  // namespace
+
+void MeshSeriesWriter::write_frame(double t, const std::vector<SurfaceFrame>& surfaces) {
+  vtkNew<vtkPoints> points;
+  points->SetDataTypeToDouble();
+  vtkNew<vtkCellArray> cells;
+  vtkNew<vtkIntArray> index;
+  index->SetName("mesh");
+  for (std::size_t m = 0; m < surfaces.size(); ++m) {
+    const vtkIdType base = points->GetNumberOfPoints();
+    for (const Vec3& p : surfaces[m].points) points->InsertNextPoint(p.x(), p.y(), p.z());
+    for (const auto& tri : surfaces[m].triangles) {
+      const vtkIdType ids[3] = {base + tri[0], base + tri[1], base + tri[2]};
+      cells->InsertNextCell(3, ids);
+      index->InsertNextValue(static_cast<int>(m));
+    }
+  }
+  vtkNew<vtkPolyData> data;
+  data->SetPoints(points);
+  data->SetPolys(cells);
+  data->GetCellData()->AddArray(index);
+  const fs::path path = folder_ / frame_name(times_.size());
+  fs::path tmp = path;
+  tmp += ".tmp";
+  std::string message;
+  vtkNew<vtkCallbackCommand> on_error;
+  on_error->SetCallback(keep_message);
+  on_error->SetClientData(&message);
+  vtkNew<vtkXMLPolyDataWriter> writer;
+  writer->AddObserver(vtkCommand::ErrorEvent, on_error);
+  writer->SetFileName(tmp.c_str());
+  writer->SetInputData(data);
+  writer->SetDataModeToAppended();
+  writer->EncodeAppendedDataOff();
+  writer->SetCompressorTypeToZLib();
+  writer->SetHeaderTypeToUInt64();
+  if (writer->Write() != 1 || writer->GetErrorCode() != 0) {
+    std::error_code ec;
+    fs::remove(tmp, ec);
+    throw std::runtime_error("VTK output: cannot write '" + tmp.string() + "'" + (message.empty() ? "" : ": " + message));
+  }
+  commit(tmp, path);
+  times_.push_back(t);
+  write_collection(folder_, times_);
+}
+
+void MeshSeriesWriter::resume(std::vector<double> times) {
+  times_ = std::move(times);
+  write_collection(folder_, times_);
+}
+
+}  // namespace dem
