@@ -216,10 +216,12 @@ void BdemBondProvider::prepare_attitudes(const ParticleStore& s) const {
 
 void BdemBondProvider::evaluate(const ParticleStore& s) {
   prepare_attitudes(s);
+  bond_image_offsets(bonds_, s, cell_, offset_);
   BdemKernelArgs a;
   a.first = bonds_.first.data();
   a.second = bonds_.second.data();
   a.position = s.position.data();
+  a.offset = offset_.empty() ? nullptr : offset_.data();
   a.attitude = identity_reference_ ? s.attitude.data() : relative_.data();
   a.rest_direction = bonds_.rest_direction.data();
   a.rest_length = bonds_.rest_length.data();
@@ -247,6 +249,7 @@ PairResults BdemBondProvider::pair_results() const {
   // no position of the first end).
   PairResults r = bond_pair_results(bonds_, bond_force_, bond_moment_);
   r.moment_second = bond_moment_second_;
+  r.offset = offset_;
   return r;
 }
 
@@ -280,7 +283,7 @@ void BdemBondProvider::element_hessians(const ParticleStore& s, std::span<Mat12>
         continue;
       }
       const std::uint32_t i = bonds_.first[b], j = bonds_.second[b];
-      out[b] = bdem_bond_hessian(s.position[i], s.position[j], relative(s, i), relative(s, j),
+      out[b] = bdem_bond_hessian(s.position[i], second_end(s, b), relative(s, i), relative(s, j),
                                  bonds_.rest_direction[b], bonds_.rest_length[b], types_[bonds_.type[b]].stiffness);
       if (project) project_bond_hessian(out[b]);
     }
@@ -318,7 +321,7 @@ std::size_t BdemBondProvider::fracture(const ParticleStore& s, FractureBatch& ba
     f.shear_force = r.shear_force;
     f.bending_moment = r.bending_moment;
     f.twist_moment = r.twist_moment;
-    f.midpoint = 0.5 * (s.position[i] + s.position[j]);
+    f.midpoint = 0.5 * (s.position[i] + second_end(s, b));
     pending_.push_back(f);
     pending_books_.push_back(s.books(i, j) ? 1 : 0);
     pending_energy_.push_back(r.stretch_energy + r.shear_energy + r.bend_twist_energy);

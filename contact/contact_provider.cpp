@@ -33,6 +33,42 @@ PenaltyContactLaw PenaltyContactLaw::load(ByteReader& r) {
   return law;
 }
 
+void ContactProviderBase::update_images(bool relist) {
+  const NeighbourList& l = search_.list();
+  if (!relist && offset_.size() == l.pair_count() && !offset_.empty()) {
+    // The same pairs in a changed cell (a deforming one, every step).
+    for (const std::uint32_t k : cross_) {
+      const std::array<int, 3> n = image_shift(l.image[k]);
+      offset_[k] = cell_.offset(n);
+      velocity_offset_[k] = cell_.velocity_offset(n);
+    }
+    return;
+  }
+  cross_.clear();
+  if (l.image.empty() || !cell_.any()) {
+    offset_.clear();
+    velocity_offset_.clear();
+    return;
+  }
+  offset_.assign(l.pair_count(), Vec3::Zero());
+  velocity_offset_.assign(l.pair_count(), Vec3::Zero());
+  for (std::size_t k = 0; k < l.pair_count(); ++k) {
+    if (l.image[k] == kNoImage) continue;
+    const std::array<int, 3> n = image_shift(l.image[k]);
+    offset_[k] = cell_.offset(n);
+    velocity_offset_[k] = cell_.velocity_offset(n);
+    cross_.push_back(static_cast<std::uint32_t>(k));
+  }
+}
+
+const std::uint8_t* ContactProviderBase::block_skip() {
+  if (cross_.empty()) return excluded_.empty() ? nullptr : excluded_.data();
+  if (excluded_.empty()) skip_.assign(search_.list().pair_count(), 0);
+  else skip_.assign(excluded_.begin(), excluded_.end());
+  for (const std::uint32_t k : cross_) skip_[k] = 1;
+  return skip_.data();
+}
+
 void ContactProviderBase::mark_excluded() {
   apply_released();
   if (excluded_keys_.empty()) {
@@ -111,6 +147,7 @@ void ContactProviderBase::restore(const ParticleStore& s, std::span<const Vec3> 
   search_.restore(build_positions, s.radius, rebuild_count);
   stale_ = false;
   pending_ = false;
+  update_images();
   after_rebuild(s);
 }
 

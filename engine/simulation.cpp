@@ -12,6 +12,7 @@
 
 #include "core/format.hpp"
 #include "core/parallel.hpp"
+#include "engine/cell_work.hpp"
 #include "engine/reorder.hpp"
 
 namespace dem {
@@ -48,6 +49,18 @@ void Simulation::set_time_origin(double time_origin, std::size_t step_origin) {
 
 void Simulation::start() {
   if (map_ == IntegratorMap::implicit) require_implicit_support(forces_, !clumps_.empty());
+  if (forces_.cell() != nullptr) {
+    // What periodic cells do not support yet (docs/model.md §20.5).
+    if (map_ == IntegratorMap::implicit)
+      throw std::invalid_argument("a periodic cell ([domain] periodic) needs an explicit integrator: the implicit "
+                                  "integrator does not support it yet");
+    if (!clumps_.empty())
+      throw std::invalid_argument("a periodic cell ([domain] periodic) does not support [[clump]]s yet");
+    if (forces_.applies_filter())
+      throw std::invalid_argument("a periodic cell ([domain] periodic) does not support the friction filter yet");
+    forces_.set_cell_time(time_);
+    deforming_ = !forces_.cell()->edge_rate.isZero(0.0);
+  }
   for (const Clump& c : clumps_) validate_inertia(c.body.inertia);
   half_.resize(clumps_.size());
   index_clumps();
@@ -285,12 +298,57 @@ void Simulation::rebuild_phase() {
     if (any && !due) forces_.mark_due();
     if (!any) return;
   }
+  wrap_into_cell();
   if (forces_.reorder_on_rebuild()) {
     StageClock clock(stage_times_, "re-ordering (Morton sort, permutation)");
     reorder();
   }
   StageClock clock(stage_times_, "neighbour-list and record rebuild");
   forces_.rebuild(particles_);
+}
+
+void Simulation::wrap_into_cell() {
+  const PeriodicCell* cell = forces_.cell();
+  if (cell == nullptr) return;
+  // A particle m cells beyond a periodic face moves by -H m, and its
+  // velocity by -Hdot m (Lees-Edwards): the particle it was seen as across
+  // that face (docs/model.md §20.1).
+  // The kinetic energy that gains is work of the cell (W_boundary).
+  const ExactSum gained = exact_sum(particles_.size(), [&](std::size_t i) {
+    const std::array<int, 3> m = cell->cells_out(particles_.position[i]);
+    if (m[0] == 0 && m[1] == 0 && m[2] == 0) return 0.0;
+    particles_.position[i] -= cell->offset(m);
+    if (!deforming_) return 0.0;
+    const Vec3 v = particles_.velocity[i];
+    particles_.velocity[i] -= cell->velocity_offset(m);
+    return particles_.owns(i) ? 0.5 * particles_.mass[i] * (particles_.velocity[i].squaredNorm() - v.squaredNorm())
+                              : 0.0;
+  });
+  if (deforming_) ledger_.boundary -= global_value(gained);
+}
+
+void Simulation::advance_cell() {
+  // The cell at the end of this step, for the rebuild phase and the forces.
+  if (deforming_) forces_.set_cell_time(time_origin_ + static_cast<double>(steps_ + 1 - step_origin_) * h_);
+}
+
+void Simulation::book_cell_work() {
+  // h/2 of the cell's power at each evaluation (the trapezoid rule of the
+  // kicks): W_boundary the work it does, W_contact the dissipation against
+  // the images' velocities (engine/cell_work.hpp).
+  if (!deforming_) return;
+  const PeriodicCell& c = *forces_.cell();
+  const Mat3 g = c.edge_rate * c.edges.inverse();
+  std::array<ExactSum, 2> p = cross_face_power(forces_, particles_, g);
+  collective_->reduce(p);
+  ledger_.boundary -= 0.5 * h_ * p[0].value();
+  ledger_.contact += 0.5 * h_ * p[1].value();
+}
+
+StressMeasure Simulation::cell_stress() const {
+  const PeriodicCell* cell = forces_.cell();
+  if (cell == nullptr) throw std::logic_error("cell_stress: the scene has no periodic cell");
+  return stress(StressBox::cell(cell->volume()));
 }
 
 void Simulation::reduce_forces() {
@@ -350,11 +408,14 @@ void Simulation::step() {
     return;
   }
   const KickPlan plan = kick_plan();
+  book_cell_work();
   hold_groups_before_kick(plan);
   drift(plan);
   place_clump_members();
+  advance_cell();
   rebuild_phase();
   force(plan);
+  book_cell_work();
   kick(plan);
   hold_groups_after_kick(plan);
   advance_clumps();

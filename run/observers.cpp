@@ -53,14 +53,15 @@ EventTableWriter::EventTableWriter(const RunContext& ctx)
       can_break_(!ctx.whole.forces().bond_live().empty()),
       implicit_(ctx.sim.map() == IntegratorMap::implicit),
       has_groups_(!ctx.whole.groups().empty()),
-      stress_box_(ctx.plan.output.stress_box) {}
+      stress_box_(ctx.plan.output.stress_box),
+      cell_stress_(!stress_box_ && ctx.whole.cell() != nullptr) {}
 
 void EventTableWriter::open(RunContext& ctx) {
   if (!ctx.writes || failures_ || groups_ || solver_ || stress_) return;
   if (can_break_) failures_.emplace(ctx.out / kBondFailuresFile, bond_failures_header());
   if (has_groups_) groups_.emplace(ctx.out / kGroupsFile, groups_header());
   if (implicit_) solver_.emplace(ctx.out / kSolverFile, solver_header());
-  if (stress_box_) stress_.emplace(ctx.out / kStressFile, stress_header());
+  if (stress_box_ || cell_stress_) stress_.emplace(ctx.out / kStressFile, stress_header());
   if (ctx.plan.resume) {
     if (failures_) failures_->resume(ctx.first_step);
     if (groups_) groups_->resume(last_scheduled_row(ctx.first_step, ctx.plan.output.energy_every));
@@ -92,8 +93,9 @@ void EventTableWriter::after_step(RunContext& ctx) {
       for (const GroupReport& g : reports) groups_->add(group_row(ctx.sim.time(), ctx.sim.step_count(), g));
   }
   // (A collective too.)
-  if (stress_box_) {
-    const StressMeasure m = ctx.sim.stress(*stress_box_);
+  if (stress_box_ || cell_stress_) {
+    // The [stress] box, else the whole periodic cell at its current volume.
+    const StressMeasure m = stress_box_ ? ctx.sim.stress(*stress_box_) : ctx.sim.cell_stress();
     if (stress_) stress_->add(stress_row(ctx.sim.time(), ctx.sim.step_count(), m));
   }
   write();

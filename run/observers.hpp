@@ -78,6 +78,7 @@ class EventTableWriter : public RunObserver {
  private:
   bool can_break_, implicit_, has_groups_;
   std::optional<StressBox> stress_box_;
+  bool cell_stress_ = false;  ///< no [stress] box in a periodic cell: stress.csv of the whole cell
   std::optional<RowFile> failures_, groups_, solver_, stress_;
   std::vector<BondFailure> last_failures_;
   std::size_t newton_ = 0, cg_ = 0, halvings_ = 0;
