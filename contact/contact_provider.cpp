@@ -144,7 +144,17 @@ void ContactProviderBase::restore(const ParticleStore& s, std::span<const Vec3> 
   if (build_positions.size() != s.size())
     throw std::invalid_argument("restore_neighbour_list: " + std::to_string(build_positions.size()) +
                                 " build positions for " + std::to_string(s.size()) + " particles");
-  search_.restore(build_positions, s.radius, rebuild_count);
+  if (pending_build_edges_) {
+    // The list as it was built: the images where they were then.
+    PeriodicCell then = cell_;
+    then.edges = *pending_build_edges_;
+    search_.set_cell(then);
+    search_.restore(build_positions, s.radius, rebuild_count);
+    search_.set_cell(cell_);
+    pending_build_edges_.reset();
+  } else {
+    search_.restore(build_positions, s.radius, rebuild_count);
+  }
   stale_ = false;
   pending_ = false;
   update_images();
@@ -175,6 +185,18 @@ void ContactProviderBase::save_list(ByteWriter& w) const {
   w.f64(search_.skin());
   w.array(pending_ ? pending_positions_ : search_.build_positions(), [](ByteWriter& ww, const Vec3& x) { ww.vec3(x); });
   w.u64(pending_ ? pending_rebuilds_ : search_.rebuild_count());
+}
+
+void ContactProviderBase::save_build_cell(ByteWriter& w) const {
+  if (!cell_.any()) return;
+  w.mat3(pending_ && pending_build_edges_ ? *pending_build_edges_ : search_.build_edges());
+}
+
+void ContactProviderBase::load_build_cell(ByteReader& r) {
+  if (r.remaining() == 0) return;
+  const Mat3 edges = r.mat3("contact list build cell");
+  if (!edges.allFinite()) throw StateError("inconsistent: the contact list's build cell is not finite");
+  pending_build_edges_ = edges;
 }
 
 }  // namespace dem

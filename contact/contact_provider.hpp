@@ -351,6 +351,12 @@ class ContactProviderBase : public ForceProvider,
   /// kNoPair), found by a merge in key order.
   std::vector<std::uint32_t> match_pairs(const ParticleStore& s);
   void save_list(ByteWriter& w) const;
+  /// In a periodic cell, the cell's edges at the list's last build, at the
+  /// end of the section (nothing without a periodic axis, so other scenes'
+  /// sections are unchanged); load_build_cell() reads them if present, and
+  /// restore() searches the images where they were at that build.
+  void save_build_cell(ByteWriter& w) const;
+  void load_build_cell(ByteReader& r);
   /// Whether pair keys are needed (stateful law or excluded pairs).
   bool keyed(bool stateful) const { return stateful || !excluded_keys_.empty(); }
   /// Marks the pairs whose key is in excluded_keys_ (a merge in key order)
@@ -407,6 +413,7 @@ class ContactProviderBase : public ForceProvider,
   bool part_history_ = false;
   std::vector<Vec3> pending_positions_;
   std::uint64_t pending_rebuilds_ = 0;
+  std::optional<Mat3> pending_build_edges_;  ///< read by load_build_cell(), until restore()
 };
 
 /// What a velocity-dependent (kinetic) law gives for one pair.
@@ -695,6 +702,7 @@ class ContactProvider final : public ContactProviderBase,
           }
       }
     }
+    save_build_cell(w);
   }
 
   /// The provider saved by save(); its list is rebuilt from the stored build
@@ -736,6 +744,7 @@ class ContactProvider final : public ContactProviderBase,
         for (std::size_t k = 0; k < 4 * n; ++k) p->pending_slots_.push_back(r.vec3("contact pair results"));
       }
     }
+    p->load_build_cell(r);
     return p;
   }
 

@@ -152,6 +152,9 @@ class NeighbourSearch {
   /// takes the skin less the sum of |H - H_build| over the periodic edges.
   void set_cell(const PeriodicCell& cell) { cell_ = cell; }
   const PeriodicCell& cell() const { return cell_; }
+  /// The cell's edges at the last build (a checkpoint keeps them for a
+  /// deforming cell: restore() must search the images where they were).
+  const Mat3& build_edges() const { return build_edges_; }
 
   const NeighbourList& list() const { return list_; }
   /// Positions at the last build (empty before the first).

@@ -1152,7 +1152,9 @@ void add_listed_bonds(SceneBuild& b) {
                               std::to_string(d) + ")" + (a == c ? "" : ", reversed") + ": list each bonded pair once");
       }
     }
-    if (!direct && !from_material)
+    // Laws without a stiffness per bond (BDEM) take theirs from [[material]].
+    const bool per_bond = find_bond_law(bonds.law)->stiffness_per_bond;
+    if (per_bond && !direct && !from_material)
       fail(bonds.place,
            "bonds need stiffnesses: give bending, axial and shear in [bonds], or "
            "binder_modulus and bond_radius_ratio in [material]");
@@ -1163,7 +1165,9 @@ void add_listed_bonds(SceneBuild& b) {
           scene.cell.any() ? scene.cell.offset(scene.cell.nearest_shift(particles.position[i] - particles.position[j]))
                            : Vec3(Vec3::Zero());
       BondStiffness k;
-      if (direct) {
+      if (!per_bond) {
+        // (BondStiffness{}: the law's provider sets each bond's constants.)
+      } else if (direct) {
         k = *direct;
       } else {
         const double r0 = (particles.position[i] - (particles.position[j] + image)).norm();

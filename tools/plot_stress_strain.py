@@ -16,7 +16,8 @@ Uses matplotlib's Agg backend; the PNG is written to a temporary name and
 renamed into place.
 
 Example:
-    python3 tools/plot_stress_strain.py shear_output             # -> docs/images/periodic_shear.png
+    python3 tools/plot_stress_strain.py shear_output --modulus 6.4e8   # -> shear_output/stress_strain.png
+    python3 tools/plot_stress_strain.py shear_output --modulus 6.4e8 -o docs/images/periodic_shear.png
     python3 tools/plot_stress_strain.py out --component s_xx --rate 0.5 -o curve.png
 """
 
@@ -58,11 +59,9 @@ def read_table(path, required):
 
 
 def main(argv):
-    here = os.path.dirname(os.path.abspath(__file__))
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("folder", help="the run's output folder (stress.csv, energy.csv)")
-    p.add_argument("-o", "--output", default=os.path.join(here, "..", "docs", "images", "periodic_shear.png"),
-                   help="the PNG to write (default docs/images/periodic_shear.png)")
+    p.add_argument("-o", "--output", default=None, help="the PNG to write (default FOLDER/stress_strain.png)")
     p.add_argument("--component", default="s_xy", choices=COMPONENTS, help="stress component (default s_xy)")
     p.add_argument("--rate", type=float, default=20.0,
                    help="the strain rate: the velocity gradient's entry of that component (1/s, default 20)")
@@ -96,7 +95,7 @@ def main(argv):
     right.grid(True, alpha=0.3)
     fig.suptitle(a.title)
     fig.tight_layout()
-    out = os.path.abspath(a.output)
+    out = os.path.abspath(a.output or os.path.join(a.folder, "stress_strain.png"))
     fd, tmp = tempfile.mkstemp(suffix=".png", dir=os.path.dirname(out))
     os.close(fd)
     try:
