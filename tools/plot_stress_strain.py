@@ -4,7 +4,7 @@
 Reads the run folder's stress.csv (docs/model.md §19, §20.3: the whole
 cell's Love-Weber stress, Pa, tension positive) and energy.csv (n_broken).
 The strain is the rate times the time: give the velocity gradient's entry
-of the component with --rate (1/s; default 20, the L_xy of
+of the component with --rate (1/s; default 50, the L_xy of
 scenes/periodic_shear.toml).
 
   * left: the stress component against the strain rate x time (engineering
@@ -16,8 +16,8 @@ Uses matplotlib's Agg backend; the PNG is written to a temporary name and
 renamed into place.
 
 Example:
-    python3 tools/plot_stress_strain.py shear_output --modulus 6.4e8   # -> shear_output/stress_strain.png
-    python3 tools/plot_stress_strain.py shear_output --modulus 6.4e8 -o docs/images/periodic_shear.png
+    python3 tools/plot_stress_strain.py shear_output --rate 50 --modulus 7.69e8   # -> shear_output/stress_strain.png
+    python3 tools/plot_stress_strain.py shear_output --rate 50 --modulus 7.69e8 -o docs/images/periodic_shear.png
     python3 tools/plot_stress_strain.py out --component s_xx --rate 0.5 -o curve.png
 """
 
@@ -63,10 +63,10 @@ def main(argv):
     p.add_argument("folder", help="the run's output folder (stress.csv, energy.csv)")
     p.add_argument("-o", "--output", default=None, help="the PNG to write (default FOLDER/stress_strain.png)")
     p.add_argument("--component", default="s_xy", choices=COMPONENTS, help="stress component (default s_xy)")
-    p.add_argument("--rate", type=float, default=20.0,
-                   help="the strain rate: the velocity gradient's entry of that component (1/s, default 20)")
+    p.add_argument("--rate", type=float, default=50.0,
+                   help="the strain rate: the velocity gradient's entry of that component (1/s, default 50)")
     p.add_argument("--modulus", type=float, default=None,
-                   help="the initial slope to draw (Pa; default: none; C44 = 6.4e8 for scenes/periodic_shear.toml)")
+                   help="the initial slope to draw (Pa; default: none; C44 = 7.69e8 for scenes/periodic_shear.toml)")
     p.add_argument("--title", default="Periodic simple shear of a bonded FCC cell (scenes/periodic_shear.toml)")
     a = p.parse_args(argv)
     try:
@@ -79,8 +79,9 @@ def main(argv):
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4.2), dpi=100)
     left.plot([100 * g for g in strain], sigma, "-", color="tab:blue", label=a.component + " (whole cell)")
     if a.modulus is not None:
-        top = max(sigma) if max(sigma) > 0 else 1.0
-        g_end = min(max(strain), 1.2 * top * 1e6 / a.modulus)
+        # The slope up to a little past the first peak (where the stress first drops).
+        first_drop = next((k for k in range(1, len(sigma)) if abs(sigma[k]) < abs(sigma[k - 1])), len(sigma) - 1)
+        g_end = min(max(strain), 1.2 * strain[first_drop])
         left.plot([0, 100 * g_end], [0, a.modulus * g_end / 1e6], "--", color="gray",
                   label=f"slope {a.modulus:.3g} Pa")
     shear = a.component in ("s_yz", "s_xz", "s_xy")
