@@ -193,7 +193,9 @@ void ContactProviderBase::save_build_cell(ByteWriter& w) const {
 }
 
 void ContactProviderBase::load_build_cell(ByteReader& r) {
-  if (r.remaining() == 0) return;
+  // Exactly one 3x3 matrix left, or nothing read (other trailing bytes are
+  // refused by the section's end check).
+  if (r.remaining() != 72) return;
   const Mat3 edges = r.mat3("contact list build cell");
   if (!edges.allFinite()) throw StateError("inconsistent: the contact list's build cell is not finite");
   pending_build_edges_ = edges;

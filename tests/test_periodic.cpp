@@ -18,6 +18,7 @@
 
 #include "contact/neighbour_search.hpp"
 #include "engine/collective.hpp"
+#include "engine/partition.hpp"
 #include "engine/stress.hpp"
 #include "io/checkpoint.hpp"
 #include "scene/scene_builder.hpp"
@@ -433,6 +434,85 @@ TEST(PeriodicDeformation, UniaxialStrainRateGivesC11AndC12AndTheLedgerCloses) {
   EXPECT_NEAR(e1.balance(), e0.balance(), 1e-3 * stored);
 }
 
+/// A frictional granular gas (Hertz-Mindlin with damping, sliding friction
+/// and rolling resistance) in a fully periodic cell sheared at 2 1/s to a
+/// strain of 0.4, Lees-Edwards across the y faces.
+std::string sheared_gas(double h, std::uint64_t steps) {
+  char text[2048];
+  std::snprintf(text, sizeof text, R"(
+[run]
+integrator = "rrp25"
+time_step = %.17g
+steps = %llu
+
+[[material]]
+name = "grain"
+density = 1000.0
+E = 1e6
+nu = 0.3
+e = 0.7
+mu_s = 0.5
+mu_r = 0.05
+
+[[particles]]
+source = "box_lattice"
+material = "grain"
+per_side = 6
+diameter = 0.1
+spacing_ratio = 1.6
+temperature = 1.0
+origin = [0.05, 0.05, 0.05]
+
+[contact]
+law = "hertz-mindlin"
+rolling = "epsd"
+skin = 0.02
+
+[domain]
+lower = [0.0, 0.0, 0.0]
+upper = [0.96, 0.96, 0.96]
+periodic = [true, true, true]
+velocity_gradient = [[0.0, 2.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]
+affine_velocity = true
+)",
+                h, static_cast<unsigned long long>(steps));
+  return text;
+}
+
+struct ShearRun {
+  double worst = 0.0;     ///< max |E_balance(t) - E_balance(0)|
+  double boundary = 0.0;  ///< W_boundary at the end
+  double contact = 0.0;   ///< W_contact at the end
+};
+
+ShearRun run_sheared_gas(double h, std::uint64_t steps) {
+  Simulation sim = make_simulation(build_scene(parse_scene_text(sheared_gas(h, steps), "shear.toml", ".")));
+  const double e0 = sim.energy_report().balance();
+  ShearRun r;
+  for (std::uint64_t k = 0; k < steps; ++k) {
+    sim.step();
+    r.worst = std::max(r.worst, std::abs(sim.energy_report().balance() - e0));
+  }
+  r.boundary = sim.ledger().boundary;
+  r.contact = sim.ledger().contact;
+  return r;
+}
+
+TEST(PeriodicDeformation, ShearedFrictionalGasClosesTheLedgerToSecondOrder) {
+  // The cell's work (its conservative and dissipative parts across the
+  // faces, and the kinetic energy of particles put back through a face
+  // with their image's velocity) books what E_total and W_contact miss.
+  const double h = 1e-4;
+  const ShearRun coarse = run_sheared_gas(h, 2000), fine = run_sheared_gas(h / 2, 4000);
+  std::printf("W_boundary %.6e, W_contact %.6e; |E_balance - E_0| %.3e (h), %.3e (h/2), ratio %.3f\n",
+              coarse.boundary, coarse.contact, coarse.worst, fine.worst, coarse.worst / fine.worst);
+  EXPECT_GT(coarse.contact, 0.0);
+  EXPECT_GT(std::abs(coarse.boundary), 1e3 * coarse.worst);
+  const double ratio = coarse.worst / fine.worst;
+  EXPECT_GT(ratio, 3.0);
+  EXPECT_LT(ratio, 5.0);
+}
+
 // --- bad input ----------------------------------------------------------------------------
 
 TEST(PeriodicInput, RefusedNamingTheKey) {
@@ -473,6 +553,19 @@ TEST(PeriodicInput, RefusedNamingTheKey) {
   EXPECT_NE(falling.find("gravity has a component along the periodic axis z"), std::string::npos) << falling;
   // an unknown key
   EXPECT_NE(simulation_error(ok + "shape = \"box\"\n").find("[domain] shape: unknown key"), std::string::npos);
+}
+
+TEST(PeriodicInput, MpiRanksRefuseAPeriodicCellNamingIt) {
+  // The parts of a decomposed run are made by make_part: the cell refuses
+  // (docs/model.md §20.5), and so does a run over MPI ranks, before it starts.
+  try {
+    PartFactory factory(make_simulation(build_scene(parse_scene_text(kPeriodicLattice, "lattice.toml", "."))));
+    ADD_FAILURE() << "a periodic cell was split over ranks";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("a periodic cell ([domain] periodic) cannot be split over MPI ranks yet"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace
