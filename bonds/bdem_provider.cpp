@@ -191,6 +191,7 @@ std::unique_ptr<ForceProvider> BdemBondProvider::make_part(const ParticleStore& 
 }
 
 void BdemBondProvider::renumber(std::span<const std::uint32_t> new_slot) {
+  images_.stale = true;
   const std::vector<std::uint32_t> order = renumber_and_sort_bonds(bonds_, new_slot);
   const auto apply = [&](auto& v) {
     auto old = v;
@@ -216,12 +217,12 @@ void BdemBondProvider::prepare_attitudes(const ParticleStore& s) const {
 
 void BdemBondProvider::evaluate(const ParticleStore& s) {
   prepare_attitudes(s);
-  bond_image_offsets(bonds_, s, cell_, offset_);
+  images_.update(bonds_, s, cell_);
   BdemKernelArgs a;
   a.first = bonds_.first.data();
   a.second = bonds_.second.data();
   a.position = s.position.data();
-  a.offset = offset_.empty() ? nullptr : offset_.data();
+  a.offset = images_.offset.empty() ? nullptr : images_.offset.data();
   a.attitude = identity_reference_ ? s.attitude.data() : relative_.data();
   a.rest_direction = bonds_.rest_direction.data();
   a.rest_length = bonds_.rest_length.data();
@@ -249,7 +250,7 @@ PairResults BdemBondProvider::pair_results() const {
   // no position of the first end).
   PairResults r = bond_pair_results(bonds_, bond_force_, bond_moment_);
   r.moment_second = bond_moment_second_;
-  r.offset = offset_;
+  r.offset = images_.offset;
   return r;
 }
 

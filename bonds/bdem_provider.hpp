@@ -108,7 +108,13 @@ class BdemBondProvider final : public ForceProvider,
   void evaluate(const ParticleStore& particles) override;
   /// In a periodic cell each bond reads its second end at its minimum
   /// image (bonds/bond_images.hpp), found again at every evaluation.
-  void set_cell(const PeriodicCell& cell) override { cell_ = cell; }
+  void set_cell(const PeriodicCell& cell) override {
+    cell_ = cell;
+    images_.cell_changed = true;
+  }
+  /// The stepper puts particles back through periodic faces before a
+  /// rebuild of the records: the bonds' image shifts are found again.
+  void rebuild(const ParticleStore&) override { images_.stale = true; }
   PairResults pair_results() const override;
   Incidence incidence() const override;
   /// U_axial = sum V_stretch, U_shear = sum V_shear, U_bend = sum V_bt over
@@ -168,7 +174,7 @@ class BdemBondProvider final : public ForceProvider,
   /// periodic face.
   Vec3 second_end(const ParticleStore& s, std::size_t b) const {
     const Vec3& xj = s.position[bonds_.second[b]];
-    return offset_.empty() ? xj : Vec3(xj + offset_[b]);
+    return images_.offset.empty() ? xj : Vec3(xj + images_.offset[b]);
   }
   [[gnu::always_inline]] BdemBondResult evaluate_bond(const ParticleStore& s, std::size_t b) const {
     const std::uint32_t i = bonds_.first[b], j = bonds_.second[b];
@@ -189,7 +195,7 @@ class BdemBondProvider final : public ForceProvider,
   BondIncidence incidence_;  ///< bonds of each particle, ascending
   std::vector<Vec3> bond_force_, bond_moment_, bond_moment_second_;
   PeriodicCell cell_;         ///< no periodic axis unless set_cell()
-  std::vector<Vec3> offset_;  ///< per bond: its image offset at the last evaluation (empty: no periodic axis)
+  BondImages images_;         ///< per bond: its image shift and offset (empty: no periodic axis)
   /// Q_i = R_i R_i0^T per slot (non-identity references only): a scratch
   /// array filled at each evaluation and energy report.
   mutable std::vector<Quat> relative_;

@@ -49,7 +49,13 @@ class BondProvider final : public ForceProvider, public HessianSource, public De
   void evaluate(const ParticleStore& particles) override;
   /// In a periodic cell each bond reads its second end at its minimum
   /// image (bonds/bond_images.hpp), found again at every evaluation.
-  void set_cell(const PeriodicCell& cell) override { cell_ = cell; }
+  void set_cell(const PeriodicCell& cell) override {
+    cell_ = cell;
+    images_.cell_changed = true;
+  }
+  /// The stepper puts particles back through periodic faces before a
+  /// rebuild of the records: the bonds' image shifts are found again.
+  void rebuild(const ParticleStore&) override { images_.stale = true; }
   PairResults pair_results() const override;
   Incidence incidence() const override;
   /// U_bend, U_axial, U_shear.
@@ -79,7 +85,7 @@ class BondProvider final : public ForceProvider, public HessianSource, public De
   std::vector<Vec3> bond_force_;   ///< per bond: force on the first end
   std::vector<Vec3> bond_moment_;  ///< per bond: moment on the first end
   PeriodicCell cell_;              ///< no periodic axis unless set_cell()
-  std::vector<Vec3> offset_;       ///< per bond: its image offset at the last evaluation (empty: no periodic axis)
+  BondImages images_;              ///< per bond: its image shift and offset (empty: no periodic axis)
   bool identity_reference_ = false;  ///< every reference attitude is the identity
   bool has_bonds_ = false;           ///< the whole system has bonds (a part keeps it)
 };

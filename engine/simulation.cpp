@@ -314,17 +314,20 @@ void Simulation::wrap_into_cell() {
   // velocity by -Hdot m (Lees-Edwards): the particle it was seen as across
   // that face (docs/model.md §20.1).
   // The kinetic energy that gains is work of the cell (W_boundary).
-  const ExactSum gained = exact_sum(particles_.size(), [&](std::size_t i) {
+  const std::array<ExactSum, 2> moved = exact_sums<2>(particles_.size(), [&](std::size_t i, std::array<ExactSum, 2>& t) {
     const std::array<int, 3> m = cell->cells_out(particles_.position[i]);
-    if (m[0] == 0 && m[1] == 0 && m[2] == 0) return 0.0;
+    if (m[0] == 0 && m[1] == 0 && m[2] == 0) return;
+    t[0].add(1.0);
     particles_.position[i] -= cell->offset(m);
-    if (!deforming_) return 0.0;
+    if (!deforming_) return;
     const Vec3 v = particles_.velocity[i];
     particles_.velocity[i] -= cell->velocity_offset(m);
-    return particles_.owns(i) ? 0.5 * particles_.mass[i] * (particles_.velocity[i].squaredNorm() - v.squaredNorm())
-                              : 0.0;
+    if (particles_.owns(i))
+      t[1].add(0.5 * particles_.mass[i] * (particles_.velocity[i].squaredNorm() - v.squaredNorm()));
   });
-  if (deforming_) ledger_.boundary -= global_value(gained);
+  if (deforming_) ledger_.boundary -= global_value(moved[1]);
+  // Every provider's records are rebuilt (the bonds find their images again).
+  if (moved[0].value() > 0.0) forces_.mark_due();
 }
 
 void Simulation::advance_cell() {
