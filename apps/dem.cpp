@@ -128,8 +128,24 @@ void print_summary(const BuiltScene& b, const SceneSpec& spec, std::ostream& out
         << " planar patches, " << active << " active edges" << (m.motion.moves() ? ", moving" : "") << ")";
   }
   for (const std::string& w : b.warnings) out << "\n  warning: " << w;
-  out << "\n  gravity: (" << format_g(s.gravity.x()) << ", " << format_g(s.gravity.y()) << ", " << format_g(s.gravity.z()) << ")\n"
-      << "  integrator: "
+  out << "\n  gravity: (" << format_g(s.gravity.x()) << ", " << format_g(s.gravity.y()) << ", " << format_g(s.gravity.z()) << ")\n";
+  if (s.cell.any()) {
+    // [domain] (docs/model.md §20).
+    const Vec3 lo = s.cell.origin, hi = s.cell.origin + s.cell.edges.diagonal();
+    out << "  periodic cell: [" << format_g(lo.x()) << ", " << format_g(hi.x()) << ") x [" << format_g(lo.y()) << ", "
+        << format_g(hi.y()) << ") x [" << format_g(lo.z()) << ", " << format_g(hi.z()) << "), periodic along";
+    for (int a = 0; a < 3; ++a)
+      if (s.cell.periodic[a]) out << " " << "xyz"[a];
+    if (!s.velocity_gradient.isZero(0.0)) {
+      out << ", velocity gradient (1/s)";
+      for (int r = 0; r < 3; ++r)
+        out << (r ? ", " : " [") << "[" << format_g(s.velocity_gradient(r, 0)) << ", "
+            << format_g(s.velocity_gradient(r, 1)) << ", " << format_g(s.velocity_gradient(r, 2)) << "]";
+      out << "]";
+    }
+    out << "\n";
+  }
+  out << "  integrator: "
       << (b.map == IntegratorMap::implicit
               ? "implicit (docs/model.md §12: Newton tolerance " + format_g(b.implicit.newton_tolerance) +
                     ", CG tolerance at most " + format_g(b.implicit.cg_tolerance_max) + ", at most " +

@@ -17,7 +17,7 @@ namespace dem::bdem_kernel_detail {
 inline lanes::BdemLaneInput<double> bond_input(const BdemKernelArgs& a, std::size_t b) {
   const std::uint32_t i = a.first[b], j = a.second[b];
   const Vec3& xi = a.position[i];
-  const Vec3& xj = a.position[j];
+  const Vec3 xj = a.offset == nullptr ? a.position[j] : Vec3(a.position[j] + a.offset[b]);
   const Quat& qi = a.attitude[i];
   const Quat& qj = a.attitude[j];
   const Vec3& d0 = a.rest_direction[b];
@@ -110,7 +110,7 @@ std::size_t BdemBondForcesRange(const BdemKernelArgs& a, std::size_t begin, std:
   for (; b + n <= end; b += n) {
     // The two ends by index gathers; stiffnesses lane by lane.
     BdemLaneInput<V> in;
-    gather_bond_ends(d, a.first, a.second, a.position, a.attitude, a.rest_direction, b, end, in);
+    gather_bond_ends(d, a.first, a.second, a.position, a.offset, a.attitude, a.rest_direction, b, end, in);
     in.l0 = hn::LoadU(d, a.rest_length + b);
     for (std::size_t l = 0; l < n; ++l) {
       const BdemStiffness& k = a.types[a.type[b + l]].stiffness;

@@ -28,6 +28,9 @@ struct BdemKernelArgs {
   const std::uint32_t* first = nullptr;
   const std::uint32_t* second = nullptr;
   const Vec3* position = nullptr;        ///< x (length)
+  /// Per bond: the second end is read at x_j + offset[b] (its image across
+  /// a periodic face, core/periodic_cell.hpp); nullptr: at x_j.
+  const Vec3* offset = nullptr;
   const Quat* attitude = nullptr;        ///< relative attitudes Q = R R0^T
   const Vec3* rest_direction = nullptr;  ///< d0
   const double* rest_length = nullptr;   ///< l0 (length)

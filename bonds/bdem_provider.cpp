@@ -191,6 +191,7 @@ std::unique_ptr<ForceProvider> BdemBondProvider::make_part(const ParticleStore& 
 }
 
 void BdemBondProvider::renumber(std::span<const std::uint32_t> new_slot) {
+  images_.stale = true;
   const std::vector<std::uint32_t> order = renumber_and_sort_bonds(bonds_, new_slot);
   const auto apply = [&](auto& v) {
     auto old = v;
@@ -216,10 +217,12 @@ void BdemBondProvider::prepare_attitudes(const ParticleStore& s) const {
 
 void BdemBondProvider::evaluate(const ParticleStore& s) {
   prepare_attitudes(s);
+  images_.update(bonds_, s, cell_);
   BdemKernelArgs a;
   a.first = bonds_.first.data();
   a.second = bonds_.second.data();
   a.position = s.position.data();
+  a.offset = images_.offset.empty() ? nullptr : images_.offset.data();
   a.attitude = identity_reference_ ? s.attitude.data() : relative_.data();
   a.rest_direction = bonds_.rest_direction.data();
   a.rest_length = bonds_.rest_length.data();
@@ -247,6 +250,7 @@ PairResults BdemBondProvider::pair_results() const {
   // no position of the first end).
   PairResults r = bond_pair_results(bonds_, bond_force_, bond_moment_);
   r.moment_second = bond_moment_second_;
+  r.offset = images_.offset;
   return r;
 }
 
@@ -280,7 +284,7 @@ void BdemBondProvider::element_hessians(const ParticleStore& s, std::span<Mat12>
         continue;
       }
       const std::uint32_t i = bonds_.first[b], j = bonds_.second[b];
-      out[b] = bdem_bond_hessian(s.position[i], s.position[j], relative(s, i), relative(s, j),
+      out[b] = bdem_bond_hessian(s.position[i], second_end(s, b), relative(s, i), relative(s, j),
                                  bonds_.rest_direction[b], bonds_.rest_length[b], types_[bonds_.type[b]].stiffness);
       if (project) project_bond_hessian(out[b]);
     }
@@ -318,7 +322,7 @@ std::size_t BdemBondProvider::fracture(const ParticleStore& s, FractureBatch& ba
     f.shear_force = r.shear_force;
     f.bending_moment = r.bending_moment;
     f.twist_moment = r.twist_moment;
-    f.midpoint = 0.5 * (s.position[i] + s.position[j]);
+    f.midpoint = 0.5 * (s.position[i] + second_end(s, b));
     pending_.push_back(f);
     pending_books_.push_back(s.books(i, j) ? 1 : 0);
     pending_energy_.push_back(r.stretch_energy + r.shear_energy + r.bend_twist_energy);

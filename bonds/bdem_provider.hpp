@@ -34,6 +34,7 @@
 
 #include "bonds/bdem_bond.hpp"
 #include "bonds/bond_graph.hpp"
+#include "bonds/bond_images.hpp"
 #include "bonds/bond_incidence.hpp"
 #include "bonds/bond_list.hpp"
 #include "core/force_provider.hpp"
@@ -105,6 +106,15 @@ class BdemBondProvider final : public ForceProvider,
   std::unique_ptr<ForceProvider> make_part(const ParticleStore& part, const PartMap& map) const override;
   void renumber(std::span<const std::uint32_t> new_slot) override;
   void evaluate(const ParticleStore& particles) override;
+  /// In a periodic cell each bond reads its second end at its minimum
+  /// image (bonds/bond_images.hpp), found again at every evaluation.
+  void set_cell(const PeriodicCell& cell) override {
+    cell_ = cell;
+    images_.cell_changed = true;
+  }
+  /// The stepper puts particles back through periodic faces before a
+  /// rebuild of the records: the bonds' image shifts are found again.
+  void rebuild(const ParticleStore&) override { images_.stale = true; }
   PairResults pair_results() const override;
   Incidence incidence() const override;
   /// U_axial = sum V_stretch, U_shear = sum V_shear, U_bend = sum V_bt over
@@ -160,9 +170,15 @@ class BdemBondProvider final : public ForceProvider,
   const Quat& relative(const ParticleStore& s, std::uint32_t i) const {
     return identity_reference_ ? s.attitude[i] : relative_[i];
   }
+  /// Where bond b reads its second end: x_j, or its image across a
+  /// periodic face.
+  Vec3 second_end(const ParticleStore& s, std::size_t b) const {
+    const Vec3& xj = s.position[bonds_.second[b]];
+    return images_.offset.empty() ? xj : Vec3(xj + images_.offset[b]);
+  }
   [[gnu::always_inline]] BdemBondResult evaluate_bond(const ParticleStore& s, std::size_t b) const {
     const std::uint32_t i = bonds_.first[b], j = bonds_.second[b];
-    return bdem_bond(s.position[i], s.position[j], relative(s, i), relative(s, j), bonds_.rest_direction[b],
+    return bdem_bond(s.position[i], second_end(s, b), relative(s, i), relative(s, j), bonds_.rest_direction[b],
                      bonds_.rest_length[b], types_[bonds_.type[b]].stiffness);
   }
 
@@ -178,6 +194,8 @@ class BdemBondProvider final : public ForceProvider,
   mutable std::vector<std::uint64_t> gone_keys_;
   BondIncidence incidence_;  ///< bonds of each particle, ascending
   std::vector<Vec3> bond_force_, bond_moment_, bond_moment_second_;
+  PeriodicCell cell_;         ///< no periodic axis unless set_cell()
+  BondImages images_;         ///< per bond: its image shift and offset (empty: no periodic axis)
   /// Q_i = R_i R_i0^T per slot (non-identity references only): a scratch
   /// array filled at each evaluation and energy report.
   mutable std::vector<Quat> relative_;

@@ -24,7 +24,7 @@ inline lanes::BondLaneInput<double> bond_input(const BondKernelArgs& a, std::siz
     qj = qj * a.reference_attitude[j].conjugate();
   }
   const Vec3& xi = a.position[i];
-  const Vec3& xj = a.position[j];
+  const Vec3 xj = a.offset == nullptr ? a.position[j] : Vec3(a.position[j] + a.offset[b]);
   const Vec3& d0 = a.rest_direction[b];
   const BondStiffness& k = a.stiffness_types[a.type[b]];
   return {{xi[0], xi[1], xi[2]},
@@ -97,7 +97,7 @@ void BondForcesRange(const BondKernelArgs& a, std::size_t begin, std::size_t end
   for (; b + n <= end; b += n) {
     BondLaneInput<V> in;
     if (direct) {
-      gather_bond_ends(d, a.first, a.second, a.position, a.attitude, a.rest_direction, b, end, in);
+      gather_bond_ends(d, a.first, a.second, a.position, a.offset, a.attitude, a.rest_direction, b, end, in);
       const auto t = hn::PromoteTo(di, hn::LoadU(d32, reinterpret_cast<const std::int32_t*>(a.type + b)));
       const auto t3 = hn::Add(hn::ShiftLeft<1>(t), t);
       in.inv_r0 = hn::Set(d, 1.0) / hn::LoadU(d, a.rest_length + b);

@@ -24,6 +24,9 @@ struct BondKernelArgs {
   const std::uint32_t* first = nullptr;
   const std::uint32_t* second = nullptr;
   const Vec3* position = nullptr;             ///< x (length)
+  /// Per bond: the second end is read at x_j + offset[b] (its image across
+  /// a periodic face, core/periodic_cell.hpp); nullptr: at x_j.
+  const Vec3* offset = nullptr;
   const Quat* attitude = nullptr;             ///< R as unit quaternions
   const Quat* reference_attitude = nullptr;   ///< R0; nullptr when every R0 is the identity
   const double* rest_length = nullptr;        ///< r0 (length); the kernel takes 1.0 / r0 as bond_all does

@@ -13,7 +13,7 @@ std::string bond_name(std::size_t b, std::uint32_t i, std::uint32_t j) {
 }  // namespace
 
 std::size_t BondList::add(const ParticleStore& particles, std::uint32_t i, std::uint32_t j,
-                          const BondStiffness& stiffness) {
+                          const BondStiffness& stiffness, const Vec3& image) {
   if (i == j)
     throw std::invalid_argument(bond_name(size(), i, j) +
                                 ": a particle cannot be bonded to itself");
@@ -26,7 +26,8 @@ std::size_t BondList::add(const ParticleStore& particles, std::uint32_t i, std::
     if (!(std::isfinite(k) && k >= 0.0))
       throw std::invalid_argument(bond_name(size(), i, j) + ": " + what +
                                   " must be finite and >= 0, got " + std::to_string(k));
-  const Vec3 delta = particles.reference_position[i] - particles.reference_position[j];
+  const Vec3& xj = particles.reference_position[j];
+  const Vec3 delta = particles.reference_position[i] - ((image.array() == 0.0).all() ? xj : Vec3(xj + image));
   const double r0 = delta.norm();
   if (!(r0 > 0.0))
     throw std::invalid_argument(bond_name(size(), i, j) +

@@ -29,9 +29,11 @@ class BondList {
   /// Bonds particles i and j (slots of `particles`) in their reference
   /// configuration: r0 = |x_i0 - x_j0|, d0 = (x_i0 - x_j0)/r0. Throws
   /// std::invalid_argument if i == j, an index is out of range, r0 is zero or
-  /// a stiffness is negative or not finite.
+  /// a stiffness is negative or not finite. In a periodic cell, `image`
+  /// is where j's image lies from j (H n, core/periodic_cell.hpp): the bond
+  /// joins x_i0 to x_j0 + image (zero: to j itself).
   std::size_t add(const ParticleStore& particles, std::uint32_t i, std::uint32_t j,
-                  const BondStiffness& stiffness);
+                  const BondStiffness& stiffness, const Vec3& image = Vec3::Zero());
 
   std::size_t size() const { return first.size(); }
   bool empty() const { return first.empty(); }

@@ -80,15 +80,18 @@ BondList part_bonds(const BondList& bonds, std::span<const std::uint32_t> part_s
 }
 
 void BondProvider::renumber(std::span<const std::uint32_t> new_slot) {
+  images_.stale = true;
   renumber_and_sort_bonds(bonds_, new_slot);
   incidence_.index(bonds_, new_slot.size());
 }
 
 void BondProvider::evaluate(const ParticleStore& s) {
+  images_.update(bonds_, s, cell_);
   BondKernelArgs a;
   a.first = bonds_.first.data();
   a.second = bonds_.second.data();
   a.position = s.position.data();
+  a.offset = images_.offset.empty() ? nullptr : images_.offset.data();
   a.attitude = s.attitude.data();
   a.reference_attitude = identity_reference_ ? nullptr : s.reference_attitude.data();
   a.rest_length = bonds_.rest_length.data();
@@ -119,7 +122,11 @@ void BondProvider::element_hessians(const ParticleStore& s, std::span<Mat12> out
   });
 }
 
-PairResults BondProvider::pair_results() const { return bond_pair_results(bonds_, bond_force_, bond_moment_); }
+PairResults BondProvider::pair_results() const {
+  PairResults r = bond_pair_results(bonds_, bond_force_, bond_moment_);
+  r.offset = images_.offset;
+  return r;
+}
 
 Incidence BondProvider::incidence() const { return incidence_.incidence(bonds_); }
 
@@ -130,9 +137,9 @@ void BondProvider::add_potential_energies(const ParticleStore& s, EnergyReport& 
     const Quat qi = relative_attitude(s, i, identity_reference_),
                qj = relative_attitude(s, j, identity_reference_);
     t[0].add(bond_bending(qi, qj, bonds_.stiffness(b).bending).energy);
-    t[1].add(bond_axial(s.position[i], s.position[j], bonds_.rest_length[b], bonds_.stiffness(b).axial).energy);
-    t[2].add(bond_shear(s.position[i], s.position[j], qi, qj, bonds_.rest_direction[b], bonds_.stiffness(b).shear)
-                 .energy);
+    const Vec3 xj = images_.offset.empty() ? s.position[j] : Vec3(s.position[j] + images_.offset[b]);
+    t[1].add(bond_axial(s.position[i], xj, bonds_.rest_length[b], bonds_.stiffness(b).axial).energy);
+    t[2].add(bond_shear(s.position[i], xj, qi, qj, bonds_.rest_direction[b], bonds_.stiffness(b).shear).energy);
   });
   r.add("U_bend", be[0]);
   r.add("U_axial", be[1]);

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "bonds/bond_graph.hpp"
+#include "bonds/bond_images.hpp"
 #include "bonds/bond_incidence.hpp"
 #include "bonds/bond_list.hpp"
 #include "core/force_provider.hpp"
@@ -46,6 +47,15 @@ class BondProvider final : public ForceProvider, public HessianSource, public De
   std::unique_ptr<ForceProvider> make_part(const ParticleStore& part, const PartMap& map) const override;
   void renumber(std::span<const std::uint32_t> new_slot) override;
   void evaluate(const ParticleStore& particles) override;
+  /// In a periodic cell each bond reads its second end at its minimum
+  /// image (bonds/bond_images.hpp), found again at every evaluation.
+  void set_cell(const PeriodicCell& cell) override {
+    cell_ = cell;
+    images_.cell_changed = true;
+  }
+  /// The stepper puts particles back through periodic faces before a
+  /// rebuild of the records: the bonds' image shifts are found again.
+  void rebuild(const ParticleStore&) override { images_.stale = true; }
   PairResults pair_results() const override;
   Incidence incidence() const override;
   /// U_bend, U_axial, U_shear.
@@ -74,6 +84,8 @@ class BondProvider final : public ForceProvider, public HessianSource, public De
   BondIncidence incidence_;  ///< bonds of each particle, ascending
   std::vector<Vec3> bond_force_;   ///< per bond: force on the first end
   std::vector<Vec3> bond_moment_;  ///< per bond: moment on the first end
+  PeriodicCell cell_;              ///< no periodic axis unless set_cell()
+  BondImages images_;              ///< per bond: its image shift and offset (empty: no periodic axis)
   bool identity_reference_ = false;  ///< every reference attitude is the identity
   bool has_bonds_ = false;           ///< the whole system has bonds (a part keeps it)
 };

@@ -193,8 +193,17 @@ void AdhesiveContactLaw::contact(const PairConstants& p, const Vec3& n, double d
 }
 
 void AdhesiveContactLaw::evaluate(const ParticleStore& s, std::uint32_t i, std::uint32_t j, State& st,
-                                  PairOutput& out) const {
-  const Vec3 rv = s.position[i] - s.position[j];
+                       PairOutput& out) const {
+  evaluate_branch(s, i, j, s.position[i] - s.position[j], s.velocity[j], st, out);
+}
+
+void AdhesiveContactLaw::evaluate(const ParticleStore& s, std::uint32_t i, std::uint32_t j, const PairImage& image,
+                       State& st, PairOutput& out) const {
+  evaluate_branch(s, i, j, s.position[i] - image.position_of(s.position[j]), image.velocity_of(s.velocity[j]), st, out);
+}
+
+void AdhesiveContactLaw::evaluate_branch(const ParticleStore& s, std::uint32_t i, std::uint32_t j, const Vec3& rv,
+                       const Vec3& v_j, State& st, PairOutput& out) const {
   const double ri = s.radius[i], rj = s.radius[j], reach = ri + rj, dist2 = rv.squaredNorm();
   const double r_star = ri * rj / reach;
   const PairConstants& p = pair(s.material[i], s.material[j]);
@@ -210,7 +219,7 @@ void AdhesiveContactLaw::evaluate(const ParticleStore& s, std::uint32_t i, std::
   }
   const double dist = std::sqrt(dist2);
   const Vec3 n = rv / dist;
-  const Vec3 v_rel = s.velocity[i] - s.velocity[j] - (ri * s.angular_velocity[i] + rj * s.angular_velocity[j]).cross(n);
+  const Vec3 v_rel = s.velocity[i] - v_j - (ri * s.angular_velocity[i] + rj * s.angular_velocity[j]).cross(n);
   contact(p, n, reach - dist, r_star, effective_mass(s, i, j), v_rel, ri, rj, st, out);
 }
 
@@ -218,6 +227,14 @@ double AdhesiveContactLaw::energy(const ParticleStore& s, std::uint32_t i, std::
   if (!st.touching) return 0.0;
   const double ri = s.radius[i], rj = s.radius[j], reach = ri + rj;
   return touching_energy(pair(s.material[i], s.material[j]), reach - (s.position[i] - s.position[j]).norm(),
+                         ri * rj / reach);
+}
+
+double AdhesiveContactLaw::energy(const ParticleStore& s, std::uint32_t i, std::uint32_t j, const PairImage& image,
+                     const State& st) const {
+  if (!st.touching) return 0.0;
+  const double ri = s.radius[i], rj = s.radius[j], reach = ri + rj;
+  return touching_energy(pair(s.material[i], s.material[j]), reach - (s.position[i] - image.position_of(s.position[j])).norm(),
                          ri * rj / reach);
 }
 

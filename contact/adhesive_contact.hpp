@@ -118,8 +118,14 @@ class AdhesiveContactLaw {
   AdhesiveContactLaw() = default;
 
   void evaluate(const ParticleStore& s, std::uint32_t i, std::uint32_t j, State& st, PairOutput& out) const;
+  /// The same with j read at its image across a periodic face
+  /// (ContactProvider, core/periodic_cell.hpp).
+  void evaluate(const ParticleStore& s, std::uint32_t i, std::uint32_t j, const PairImage& image, State& st,
+                PairOutput& out) const;
   /// U(delta) of a touching pair, 0 otherwise.
   double energy(const ParticleStore& s, std::uint32_t i, std::uint32_t j, const State& st) const;
+  double energy(const ParticleStore& s, std::uint32_t i, std::uint32_t j, const PairImage& image,
+                const State& st) const;
   /// Particle i against the plane (point, unit normal towards the
   /// particles, material: Wall::material_for).
   void evaluate_wall(const ParticleStore& s, std::uint32_t i, const Wall& wall, State& st, PairOutput& out) const;
@@ -158,6 +164,9 @@ class AdhesiveContactLaw {
   double reach_beyond_touch(double r_star_max) const;
 
  private:
+  /// evaluate() of the branch rv = x_i - x_j and the partner's velocity v_j.
+  void evaluate_branch(const ParticleStore& s, std::uint32_t i, std::uint32_t j, const Vec3& rv, const Vec3& v_j,
+                       State& st, PairOutput& out) const;
   struct PairConstants {
     double e_star = 0.0, g_star = 0.0;
     double damping = 0.0;  ///< sqrt(5) zeta

@@ -33,6 +33,42 @@ PenaltyContactLaw PenaltyContactLaw::load(ByteReader& r) {
   return law;
 }
 
+void ContactProviderBase::update_images(bool relist) {
+  const NeighbourList& l = search_.list();
+  if (!relist && offset_.size() == l.pair_count() && !offset_.empty()) {
+    // The same pairs in a changed cell (a deforming one, every step).
+    for (const std::uint32_t k : cross_) {
+      const std::array<int, 3> n = image_shift(l.image[k]);
+      offset_[k] = cell_.offset(n);
+      velocity_offset_[k] = cell_.velocity_offset(n);
+    }
+    return;
+  }
+  cross_.clear();
+  if (l.image.empty() || !cell_.any()) {
+    offset_.clear();
+    velocity_offset_.clear();
+    return;
+  }
+  offset_.assign(l.pair_count(), Vec3::Zero());
+  velocity_offset_.assign(l.pair_count(), Vec3::Zero());
+  for (std::size_t k = 0; k < l.pair_count(); ++k) {
+    if (l.image[k] == kNoImage) continue;
+    const std::array<int, 3> n = image_shift(l.image[k]);
+    offset_[k] = cell_.offset(n);
+    velocity_offset_[k] = cell_.velocity_offset(n);
+    cross_.push_back(static_cast<std::uint32_t>(k));
+  }
+}
+
+const std::uint8_t* ContactProviderBase::block_skip() {
+  if (cross_.empty()) return excluded_.empty() ? nullptr : excluded_.data();
+  if (excluded_.empty()) skip_.assign(search_.list().pair_count(), 0);
+  else skip_.assign(excluded_.begin(), excluded_.end());
+  for (const std::uint32_t k : cross_) skip_[k] = 1;
+  return skip_.data();
+}
+
 void ContactProviderBase::mark_excluded() {
   apply_released();
   if (excluded_keys_.empty()) {
@@ -108,9 +144,20 @@ void ContactProviderBase::restore(const ParticleStore& s, std::span<const Vec3> 
   if (build_positions.size() != s.size())
     throw std::invalid_argument("restore_neighbour_list: " + std::to_string(build_positions.size()) +
                                 " build positions for " + std::to_string(s.size()) + " particles");
-  search_.restore(build_positions, s.radius, rebuild_count);
+  if (pending_build_edges_) {
+    // The list as it was built: the images where they were then.
+    PeriodicCell then = cell_;
+    then.edges = *pending_build_edges_;
+    search_.set_cell(then);
+    search_.restore(build_positions, s.radius, rebuild_count);
+    search_.set_cell(cell_);
+    pending_build_edges_.reset();
+  } else {
+    search_.restore(build_positions, s.radius, rebuild_count);
+  }
   stale_ = false;
   pending_ = false;
+  update_images();
   after_rebuild(s);
 }
 
@@ -138,6 +185,20 @@ void ContactProviderBase::save_list(ByteWriter& w) const {
   w.f64(search_.skin());
   w.array(pending_ ? pending_positions_ : search_.build_positions(), [](ByteWriter& ww, const Vec3& x) { ww.vec3(x); });
   w.u64(pending_ ? pending_rebuilds_ : search_.rebuild_count());
+}
+
+void ContactProviderBase::save_build_cell(ByteWriter& w) const {
+  if (!cell_.any()) return;
+  w.mat3(pending_ && pending_build_edges_ ? *pending_build_edges_ : search_.build_edges());
+}
+
+void ContactProviderBase::load_build_cell(ByteReader& r) {
+  // Exactly one 3x3 matrix left, or nothing read (other trailing bytes are
+  // refused by the section's end check).
+  if (r.remaining() != 72) return;
+  const Mat3 edges = r.mat3("contact list build cell");
+  if (!edges.allFinite()) throw StateError("inconsistent: the contact list's build cell is not finite");
+  pending_build_edges_ = edges;
 }
 
 }  // namespace dem

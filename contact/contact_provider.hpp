@@ -183,6 +183,19 @@ inline std::uint64_t pair_key(std::uint32_t id_a, std::uint32_t id_b) {
   return (static_cast<std::uint64_t>(lo) << 32) | hi;
 }
 
+/// Where a record reads its second end in a periodic cell
+/// (core/periodic_cell.hpp): at x_j + offset, moving at v_j + velocity
+/// (H n and Hdot n of the record's image; zero for the particle itself).
+struct PairImage {
+  Vec3 offset = Vec3::Zero();    ///< length
+  Vec3 velocity = Vec3::Zero();  ///< length/time
+  /// Where the image of a particle at x lies.
+  Vec3 position_of(const Vec3& x) const { return x + offset; }
+  /// How fast the image of a particle moving at v moves: v itself in a
+  /// cell that does not deform (not v + 0, which would turn a -0 into +0).
+  Vec3 velocity_of(const Vec3& v) const { return (velocity.array() == 0.0).all() ? v : Vec3(v + velocity); }
+};
+
 /// The owner of a contact neighbour list (contact/neighbour_search.hpp): a
 /// capability of a force provider (core/force_provider.hpp,
 /// ProviderCapabilities::neighbour_list). The engine reads the list's
@@ -223,7 +236,17 @@ class ContactProviderBase : public ForceProvider,
   void rebuild(const ParticleStore& s) override {
     search_.rebuild(s.position, s.radius);
     stale_ = false;
+    update_images();
     after_rebuild(s);
+  }
+  /// A periodic cell: the list searches its images from the next build
+  /// on (a change of periodic axes rebuilds it), and each pair whose
+  /// partner is an image reads it at x_j + H n, v_j + Hdot n.
+  void set_cell(const PeriodicCell& cell) override {
+    if (cell.periodic != cell_.periodic) stale_ = true;
+    cell_ = cell;
+    search_.set_cell(cell);
+    update_images(false);
   }
   /// The list is rebuilt before the next evaluation (the stepper re-orders
   /// only at rebuilds, so nothing is lost).
@@ -232,6 +255,7 @@ class ContactProviderBase : public ForceProvider,
     PairResults r;
     r.first = search_.list().owner;
     r.force = pair_force_;
+    r.offset = offset_;
     return r;
   }
   Incidence incidence() const override {
@@ -327,6 +351,12 @@ class ContactProviderBase : public ForceProvider,
   /// kNoPair), found by a merge in key order.
   std::vector<std::uint32_t> match_pairs(const ParticleStore& s);
   void save_list(ByteWriter& w) const;
+  /// In a periodic cell, the cell's edges at the list's last build, at the
+  /// end of the section (nothing without a periodic axis, so other scenes'
+  /// sections are unchanged); load_build_cell() reads them if present, and
+  /// restore() searches the images where they were at that build.
+  void save_build_cell(ByteWriter& w) const;
+  void load_build_cell(ByteReader& r);
   /// Whether pair keys are needed (stateful law or excluded pairs).
   bool keyed(bool stateful) const { return stateful || !excluded_keys_.empty(); }
   /// Marks the pairs whose key is in excluded_keys_ (a merge in key order)
@@ -343,6 +373,24 @@ class ContactProviderBase : public ForceProvider,
   void forget_excluded(std::span<const std::uint64_t> released);
   /// Applies the pending forget_excluded() calls.
   void apply_released();
+  /// The image offsets of the list's pairs at the current cell (empty
+  /// without a periodic axis); `relist`: after a build, also which pairs'
+  /// partners are images (else only their offsets are computed again).
+  void update_images(bool relist = true);
+  /// What a vectorised loop over the list leaves out: the excluded pairs,
+  /// and in a periodic cell also the pairs whose partner is an image
+  /// (evaluated pair by pair after it); nullptr: none.
+  const std::uint8_t* block_skip();
+  /// Where pair k reads its partner: the partner itself, or its image.
+  PairImage image_of(std::size_t k) const {
+    if (offset_.empty()) return PairImage{};
+    return PairImage{offset_[k], velocity_offset_[k]};
+  }
+  /// True if pair k's partner is an image.
+  bool crosses(std::size_t k) const {
+    const std::vector<std::uint8_t>& image = search_.list().image;
+    return !image.empty() && image[k] != kNoImage;
+  }
 
   static constexpr std::uint32_t kNoPair = 0xffffffffu;
   NeighbourSearch search_;
@@ -353,6 +401,11 @@ class ContactProviderBase : public ForceProvider,
   std::vector<std::uint64_t> released_;       ///< keys released since, not yet dropped from excluded_keys_
   std::vector<std::uint8_t> excluded_;        ///< per pair (empty: none excluded)
   std::vector<std::uint32_t> entry_offsets_, entries_;  ///< incidence of the pairs not excluded
+  PeriodicCell cell_;                       ///< no periodic axis unless set_cell()
+  std::vector<Vec3> offset_;                ///< per pair: H n of its image (empty: no periodic axis)
+  std::vector<Vec3> velocity_offset_;       ///< per pair: Hdot n (empty: no periodic axis)
+  std::vector<std::uint32_t> cross_;        ///< the pairs whose partner is an image, ascending
+  std::vector<std::uint8_t> skip_;          ///< block_skip()'s flags
   bool stale_ = false;
   /// A restore read from a checkpoint, not yet built (finish_restore()).
   bool pending_ = false;
@@ -360,6 +413,7 @@ class ContactProviderBase : public ForceProvider,
   bool part_history_ = false;
   std::vector<Vec3> pending_positions_;
   std::uint64_t pending_rebuilds_ = 0;
+  std::optional<Mat3> pending_build_edges_;  ///< read by load_build_cell(), until restore()
 };
 
 /// What a velocity-dependent (kinetic) law gives for one pair.
@@ -447,6 +501,9 @@ class ContactProvider final : public ContactProviderBase,
   /// Laws with velocities, moments and non-conservative parts (Hertz-Mindlin):
   ///   void evaluate(const ParticleStore&, uint32 i, uint32 j, State&, PairOutput&) const;
   ///   double energy(const ParticleStore&, uint32 i, uint32 j, const State&) const;
+  /// and the same with a `const PairImage&` after j for a pair across a
+  /// periodic face (the partner read at its image; the same arithmetic
+  /// on x_j + offset and v_j + velocity).
   static constexpr bool kKinetic = KineticLaw<Law>;
   static constexpr bool kReleasing = ReleasingLaw<Law>;
 
@@ -548,13 +605,19 @@ class ContactProvider final : public ContactProviderBase,
     }
     const NeighbourList& list = search_.list();
     const std::uint8_t* excluded = excluded_.empty() ? nullptr : excluded_.data();
+    // The vectorised loops leave out the pairs across a periodic face,
+    // evaluated pair by pair after them.
     if constexpr (BlockKernelLaw<Law>) {
-      law_.block_forces(list, s, excluded, pair_force_);
+      law_.block_forces(list, s, block_skip(), pair_force_);
+      evaluate_crossing(s);
       return;
     }
     if constexpr (BlockKineticLaw<Law>) {
       const KineticSlots slots{pair_force_.data(), nc_force_.data(), moment_i_.data(), moment_j_.data()};
-      if (law_.block_evaluate(list, s, excluded, state_.data(), slots)) return;
+      if (law_.block_evaluate(list, s, block_skip(), state_.data(), slots)) {
+        evaluate_crossing(s);
+        return;
+      }
     }
     parallel_for_ranges(list.pair_count(), [&](std::size_t begin, std::size_t end) {
       typename Law::State none{};
@@ -606,8 +669,8 @@ class ContactProvider final : public ContactProviderBase,
       if (!excluded_.empty() && excluded_[k]) return 0.0;
       const std::uint32_t i = list.owner[k], j = list.partner[k];
       if (!s.books(i, j)) return 0.0;
-      if constexpr (kStateful) return energy_of(s, i, j, state_[k]);
-      else return energy_of(s, i, j, typename Law::State{});
+      if constexpr (kStateful) return energy_of(s, k, i, j, state_[k]);
+      else return energy_of(s, k, i, j, typename Law::State{});
     });
     r.add(Law::energy_column, u);
   }
@@ -639,6 +702,7 @@ class ContactProvider final : public ContactProviderBase,
           }
       }
     }
+    save_build_cell(w);
   }
 
   /// The provider saved by save(); its list is rebuilt from the stored build
@@ -680,6 +744,7 @@ class ContactProvider final : public ContactProviderBase,
         for (std::size_t k = 0; k < 4 * n; ++k) p->pending_slots_.push_back(r.vec3("contact pair results"));
       }
     }
+    p->load_build_cell(r);
     return p;
   }
 
@@ -700,11 +765,11 @@ class ContactProvider final : public ContactProviderBase,
       if constexpr (kStateful) {
         state_[k] = fresh;
         evaluate_pair(s, k, i, j, state_[k]);
-        batch.contact_energy[n] += energy_of(s, i, j, state_[k]);
+        batch.contact_energy[n] += energy_of(s, k, i, j, state_[k]);
       } else {
         if (active()) evaluate_pair(s, k, i, j, fresh);
         else pair_force_[k] = Vec3::Zero();
-        batch.contact_energy[n] += energy_of(s, i, j, fresh);
+        batch.contact_energy[n] += energy_of(s, k, i, j, fresh);
       }
     }
     if (released) index_included();
@@ -789,23 +854,49 @@ class ContactProvider final : public ContactProviderBase,
   const std::vector<typename Law::State>& state() const { return state_; }
 
  private:
+  /// The pairs across a periodic face that the vectorised loops left out.
+  void evaluate_crossing(const ParticleStore& s) {
+    if (cross_.empty()) return;
+    const NeighbourList& list = search_.list();
+    parallel_for_ranges(cross_.size(), [&](std::size_t begin, std::size_t end) {
+      typename Law::State none{};
+      for (std::size_t c = begin; c < end; ++c) {
+        const std::uint32_t k = cross_[c];
+        if (!excluded_.empty() && excluded_[k]) continue;
+        typename Law::State& st = [&]() -> typename Law::State& {
+          if constexpr (kStateful) return state_[k];
+          else return none;
+        }();
+        evaluate_pair(s, k, list.owner[k], list.partner[k], st);
+      }
+    });
+  }
   void evaluate_pair(const ParticleStore& s, std::size_t k, std::uint32_t i, std::uint32_t j,
                      typename Law::State& st) {
     if constexpr (kKinetic) {
       PairOutput out;
-      law_.evaluate(s, i, j, st, out);
+      if (crosses(k)) law_.evaluate(s, i, j, image_of(k), st, out);
+      else law_.evaluate(s, i, j, st, out);
       pair_force_[k] = out.force;
       nc_force_[k] = out.nc_force;
       moment_i_[k] = out.moment_i;
       moment_j_[k] = out.moment_j;
       if constexpr (kReleasing) released_[k] = out.released;
+    } else if (crosses(k)) {
+      pair_force_[k] = law_.force(s.position[i], Vec3(s.position[j] + offset_[k]), s.radius[i], s.radius[j], st);
     } else {
       pair_force_[k] = law_.force(s.position[i], s.position[j], s.radius[i], s.radius[j], st);
     }
   }
-  double energy_of(const ParticleStore& s, std::uint32_t i, std::uint32_t j, const typename Law::State& st) const {
-    if constexpr (kKinetic) return law_.energy(s, i, j, st);
-    else return law_.energy(s.position[i], s.position[j], s.radius[i], s.radius[j], st);
+  double energy_of(const ParticleStore& s, std::size_t k, std::uint32_t i, std::uint32_t j,
+                   const typename Law::State& st) const {
+    if constexpr (kKinetic) {
+      if (crosses(k)) return law_.energy(s, i, j, image_of(k), st);
+      return law_.energy(s, i, j, st);
+    } else {
+      if (crosses(k)) return law_.energy(s.position[i], Vec3(s.position[j] + offset_[k]), s.radius[i], s.radius[j], st);
+      return law_.energy(s.position[i], s.position[j], s.radius[i], s.radius[j], st);
+    }
   }
 
   void after_rebuild(const ParticleStore& s) override {

@@ -253,8 +253,17 @@ void hertz_mindlin_core(const ContactPair& p, const ContactPoint& c, double h, c
 }  // namespace
 
 void HertzMindlinLaw::evaluate(const ParticleStore& s, std::uint32_t i, std::uint32_t j, State& st,
-                               PairOutput& out) const {
-  const Vec3 rv = s.position[i] - s.position[j];
+                       PairOutput& out) const {
+  evaluate_branch(s, i, j, s.position[i] - s.position[j], s.velocity[j], st, out);
+}
+
+void HertzMindlinLaw::evaluate(const ParticleStore& s, std::uint32_t i, std::uint32_t j, const PairImage& image,
+                       State& st, PairOutput& out) const {
+  evaluate_branch(s, i, j, s.position[i] - image.position_of(s.position[j]), image.velocity_of(s.velocity[j]), st, out);
+}
+
+void HertzMindlinLaw::evaluate_branch(const ParticleStore& s, std::uint32_t i, std::uint32_t j, const Vec3& rv,
+                       const Vec3& v_j, State& st, PairOutput& out) const {
   const double ri = s.radius[i], rj = s.radius[j];
   const double dist2 = rv.squaredNorm(), reach = ri + rj;
   out = PairOutput{};
@@ -264,7 +273,7 @@ void HertzMindlinLaw::evaluate(const ParticleStore& s, std::uint32_t i, std::uin
   }
   const double dist = std::sqrt(dist2);
   const Vec3 n = rv / dist;
-  const Vec3 v_rel = s.velocity[i] - s.velocity[j] - (ri * s.angular_velocity[i] + rj * s.angular_velocity[j]).cross(n);
+  const Vec3 v_rel = s.velocity[i] - v_j - (ri * s.angular_velocity[i] + rj * s.angular_velocity[j]).cross(n);
   // EPSD's rolling inertia 1.4 (I_i I_j)/(I_i + I_j) with I = m r² (LIGGGHTS
   // rolling_model_epsd.h), only where its dashpot needs it; against a
   // kinematic particle (infinite inertia) 1.4 I of the free one, as at a wall.
@@ -345,6 +354,16 @@ double HertzMindlinLaw::wall_energy(const ParticleStore& s, std::uint32_t i, con
 double HertzMindlinLaw::energy(const ParticleStore& s, std::uint32_t i, std::uint32_t j, const State&) const {
   const double reach = s.radius[i] + s.radius[j];
   const double delta = reach - (s.position[i] - s.position[j]).norm();
+  if (!(delta > 0.0)) return 0.0;
+  const ContactPair& p = pair(s.material[i], s.material[j]);
+  const double r_star = s.radius[i] * s.radius[j] / reach;
+  return (8.0 / 15.0) * p.e_star * std::sqrt(r_star) * delta * delta * std::sqrt(delta);
+}
+
+double HertzMindlinLaw::energy(const ParticleStore& s, std::uint32_t i, std::uint32_t j, const PairImage& image,
+                     const State&) const {
+  const double reach = s.radius[i] + s.radius[j];
+  const double delta = reach - (s.position[i] - image.position_of(s.position[j])).norm();
   if (!(delta > 0.0)) return 0.0;
   const ContactPair& p = pair(s.material[i], s.material[j]);
   const double r_star = s.radius[i] * s.radius[j] / reach;

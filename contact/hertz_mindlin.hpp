@@ -123,6 +123,10 @@ struct HertzMindlinLaw {
   HertzMindlinLaw() = default;
 
   void evaluate(const ParticleStore& s, std::uint32_t i, std::uint32_t j, State& st, PairOutput& out) const;
+  /// The same with j read at its image across a periodic face
+  /// (ContactProvider, core/periodic_cell.hpp).
+  void evaluate(const ParticleStore& s, std::uint32_t i, std::uint32_t j, const PairImage& image, State& st,
+                PairOutput& out) const;
   /// Every pair of the list at once (ContactProvider's BlockKineticLaw):
   /// the vectorised kernel of contact/hertz_mindlin_kernel.hpp over whole
   /// lane blocks, evaluate() for the rest, so the same bits as evaluate()
@@ -133,6 +137,8 @@ struct HertzMindlinLaw {
                       State* state, KineticSlots slots) const;
   /// The Hertz energy (8/15) E* sqrt(R*) delta^(5/2) (0 when apart).
   double energy(const ParticleStore& s, std::uint32_t i, std::uint32_t j, const State& st) const;
+  double energy(const ParticleStore& s, std::uint32_t i, std::uint32_t j, const PairImage& image,
+                const State& st) const;
   /// Particle i against a plane wall (point x_w, unit normal n towards the
   /// particles), a particle of infinite radius and mass at rest, of the
   /// wall's material or else the particle's own (Wall::material_for,
@@ -176,6 +182,9 @@ struct HertzMindlinLaw {
   const HertzMindlinModels& models() const { return models_; }
 
  private:
+  /// evaluate() of the branch rv = x_i - x_j and the partner's velocity v_j.
+  void evaluate_branch(const ParticleStore& s, std::uint32_t i, std::uint32_t j, const Vec3& rv, const Vec3& v_j,
+                       State& st, PairOutput& out) const;
   std::vector<ContactMaterial> materials_;
   std::vector<ContactPair> pairs_;  ///< count_ x count_
   PairTable table_;

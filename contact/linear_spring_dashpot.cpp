@@ -92,8 +92,17 @@ void LinearSpringDashpotLaw::contact(const PairConstants& p, const Vec3& n, doub
 }
 
 void LinearSpringDashpotLaw::evaluate(const ParticleStore& s, std::uint32_t i, std::uint32_t j, State& st,
-                                      PairOutput& out) const {
-  const Vec3 rv = s.position[i] - s.position[j];
+                       PairOutput& out) const {
+  evaluate_branch(s, i, j, s.position[i] - s.position[j], s.velocity[j], st, out);
+}
+
+void LinearSpringDashpotLaw::evaluate(const ParticleStore& s, std::uint32_t i, std::uint32_t j, const PairImage& image,
+                       State& st, PairOutput& out) const {
+  evaluate_branch(s, i, j, s.position[i] - image.position_of(s.position[j]), image.velocity_of(s.velocity[j]), st, out);
+}
+
+void LinearSpringDashpotLaw::evaluate_branch(const ParticleStore& s, std::uint32_t i, std::uint32_t j, const Vec3& rv,
+                       const Vec3& v_j, State& st, PairOutput& out) const {
   const double ri = s.radius[i], rj = s.radius[j], reach = ri + rj, dist2 = rv.squaredNorm();
   out = PairOutput{};
   if (!(dist2 < reach * reach)) {
@@ -102,12 +111,18 @@ void LinearSpringDashpotLaw::evaluate(const ParticleStore& s, std::uint32_t i, s
   }
   const double dist = std::sqrt(dist2);
   const Vec3 n = rv / dist;
-  const Vec3 v_rel = s.velocity[i] - s.velocity[j] - (ri * s.angular_velocity[i] + rj * s.angular_velocity[j]).cross(n);
+  const Vec3 v_rel = s.velocity[i] - v_j - (ri * s.angular_velocity[i] + rj * s.angular_velocity[j]).cross(n);
   contact(pair(s.material[i], s.material[j]), n, reach - dist, effective_mass(s, i, j), v_rel, ri, rj, st, out);
 }
 
 double LinearSpringDashpotLaw::energy(const ParticleStore& s, std::uint32_t i, std::uint32_t j, const State&) const {
   const double delta = s.radius[i] + s.radius[j] - (s.position[i] - s.position[j]).norm();
+  return delta > 0.0 ? 0.5 * k_n_ * delta * delta : 0.0;
+}
+
+double LinearSpringDashpotLaw::energy(const ParticleStore& s, std::uint32_t i, std::uint32_t j, const PairImage& image,
+                     const State&) const {
+  const double delta = s.radius[i] + s.radius[j] - (s.position[i] - image.position_of(s.position[j])).norm();
   return delta > 0.0 ? 0.5 * k_n_ * delta * delta : 0.0;
 }
 

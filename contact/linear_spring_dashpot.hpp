@@ -74,8 +74,14 @@ class LinearSpringDashpotLaw {
   LinearSpringDashpotLaw() = default;
 
   void evaluate(const ParticleStore& s, std::uint32_t i, std::uint32_t j, State& st, PairOutput& out) const;
+  /// The same with j read at its image across a periodic face
+  /// (ContactProvider, core/periodic_cell.hpp).
+  void evaluate(const ParticleStore& s, std::uint32_t i, std::uint32_t j, const PairImage& image, State& st,
+                PairOutput& out) const;
   /// ½ k_n delta² (0 when apart).
   double energy(const ParticleStore& s, std::uint32_t i, std::uint32_t j, const State& st) const;
+  double energy(const ParticleStore& s, std::uint32_t i, std::uint32_t j, const PairImage& image,
+                const State& st) const;
   /// Particle i against the plane (point, unit normal towards the
   /// particles, material: Wall::material_for).
   void evaluate_wall(const ParticleStore& s, std::uint32_t i, const Wall& wall, State& st, PairOutput& out) const;
@@ -101,6 +107,9 @@ class LinearSpringDashpotLaw {
   static double damping_ratio(double restitution);
 
  private:
+  /// evaluate() of the branch rv = x_i - x_j and the partner's velocity v_j.
+  void evaluate_branch(const ParticleStore& s, std::uint32_t i, std::uint32_t j, const Vec3& rv, const Vec3& v_j,
+                       State& st, PairOutput& out) const;
   struct PairConstants {
     double zeta = 0.0, mu = 0.0;
   };

@@ -30,6 +30,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -106,6 +107,55 @@ class PartnerCollector {
   std::span<const double> r_;
   double skin_;
   std::vector<std::uint32_t>& out_;
+  std::vector<std::uint32_t>& lower_;
+};
+
+/// nanoflann result set for one query particle i in a periodic cell, over
+/// the particles followed by their image points: each point p is particle
+/// owner[p] seen through image code[p]. Appends (j << 8 | code) of every
+/// partner j > i that passes the candidate test to `out`, and every j < i
+/// to `lower`. The test is made as the lower end's query makes it, x_lo -
+/// (x_hi + H n) with n the higher end's image, so that both ends decide
+/// every pair alike.
+class PeriodicCollector {
+ public:
+  PeriodicCollector(std::uint32_t i, double query_radius, std::span<const Vec3> x, std::span<const double> r,
+                    double skin, const PeriodicCell& cell, std::span<const std::uint32_t> owner,
+                    std::span<const std::uint8_t> code, std::vector<std::uint64_t>& out,
+                    std::vector<std::uint32_t>& lower)
+      : i_(i), radius2_(query_radius * query_radius), x_(x), r_(r), skin_(skin), cell_(cell), owner_(owner),
+        code_(code), out_(out), lower_(lower) {}
+
+  bool full() const { return true; }
+  double worstDist() const { return radius2_; }
+  bool addPoint(double /*tree_d2*/, std::uint32_t p) {
+    const std::uint32_t j = owner_[p];
+    if (j == i_) return true;
+    const std::uint8_t c = code_[p];
+    if (j > i_) {
+      const Vec3 image = c == kNoImage ? x_[j] : Vec3(x_[j] + cell_.offset(image_shift(c)));
+      if (is_candidate(squared_distance(x_[i_], image), r_[i_], r_[j], skin_))
+        out_.push_back(static_cast<std::uint64_t>(j) << 8 | c);
+    } else {
+      // The pair (j, i): i seen from j through the opposite image.
+      const std::array<int, 3> n = image_shift(c);
+      const std::uint8_t back = image_code({-n[0], -n[1], -n[2]});
+      const Vec3 image = back == kNoImage ? x_[i_] : Vec3(x_[i_] + cell_.offset(image_shift(back)));
+      if (is_candidate(squared_distance(x_[j], image), r_[j], r_[i_], skin_)) lower_.push_back(j);
+    }
+    return true;  // keep searching
+  }
+
+ private:
+  std::uint32_t i_;
+  double radius2_;
+  std::span<const Vec3> x_;
+  std::span<const double> r_;
+  double skin_;
+  const PeriodicCell& cell_;
+  std::span<const std::uint32_t> owner_;
+  std::span<const std::uint8_t> code_;
+  std::vector<std::uint64_t>& out_;
   std::vector<std::uint32_t>& lower_;
 };
 
@@ -239,6 +289,13 @@ struct NeighbourSearch::Scratch {
   std::vector<std::uint32_t> cell_start;       ///< cell grid: first entry of each cell in cell_particles, size cells+1
   std::vector<std::uint32_t> cell_particles;   ///< cell grid: the particles cell by cell, ascending slot in each
   std::vector<std::uint32_t> cell_of;          ///< cell grid: cell of each particle
+  /// Periodic cell: the image codes of each query block's rows (beside
+  /// block_partners), and the particles followed by their image points
+  /// with each point's particle and image code.
+  std::vector<std::vector<std::uint8_t>> block_images;
+  std::vector<Vec3> points;
+  std::vector<std::uint32_t> point_owner;
+  std::vector<std::uint8_t> point_code;
 };
 
 NeighbourSearch::NeighbourSearch(double skin)
@@ -268,8 +325,13 @@ bool NeighbourSearch::rebuild_due(std::span<const Vec3> positions, std::span<con
   check_sizes(positions, radii);
   const bool stale = rebuilds_ == 0 || positions.size() != build_positions_.size();
   const double drift2 = scan_positions(positions, !stale);
-  const double half_skin = 0.5 * skin_;
-  return stale || drift2 > half_skin * half_skin;
+  // A deforming cell moved every image by (H - H_build) n, |n_a| <= 1:
+  // that much less skin is left for the particles' own displacements.
+  double moved = 0.0;
+  for (int a = 0; a < 3; ++a)
+    if (cell_.periodic[a]) moved += (cell_.edges.col(a) - build_edges_.col(a)).norm();
+  const double half_skin = 0.5 * (skin_ - moved);
+  return stale || half_skin < 0.0 || drift2 > half_skin * half_skin;
 }
 
 bool NeighbourSearch::update(std::span<const Vec3> positions, std::span<const double> radii) {
@@ -431,14 +493,16 @@ void NeighbourSearch::build(std::span<const Vec3> positions, std::span<const dou
   Scratch& s = *scratch_;
   const std::size_t n = positions.size();
   build_positions_.assign(positions.begin(), positions.end());
+  build_edges_ = cell_.edges;
   const std::span<const Vec3> x(build_positions_);
   const double r_max = n == 0 ? 0.0 : *std::max_element(radii.begin(), radii.end());
   const double r_min = n == 0 ? 0.0 : *std::min_element(radii.begin(), radii.end());
-  const CellGrid grid = plan_cell_grid(x, r_min, r_max, skin_);
+  const bool periodic = cell_.any();
+  const CellGrid grid = periodic ? CellGrid{} : plan_cell_grid(x, r_min, r_max, skin_);
   used_grid_ = grid.cells > 0;
   if (used_grid_) {
     fill_cell_grid(grid, x, s.cell_start, s.cell_particles, s.cell_of);
-  } else {
+  } else if (!periodic) {
     s.cloud.centres = x;
     s.tree.buildIndex();
   }
@@ -451,7 +515,8 @@ void NeighbourSearch::build(std::span<const Vec3> positions, std::span<const dou
   if (s.block_lower.size() < blocks) s.block_lower.resize(blocks);
   s.lower_count.resize(n);
   const nanoflann::SearchParams params(32, 0.0f, false);
-  parallel_for_ranges(
+  if (periodic) find_periodic_rows(x, radii, r_max);
+  else parallel_for_ranges(
       blocks,
       [&](std::size_t b0, std::size_t b1) {
         for (std::size_t b = b0; b < b1; ++b) {
@@ -518,6 +583,8 @@ void NeighbourSearch::build(std::span<const Vec3> positions, std::span<const dou
   // Stage 3: copy the blocks in place.
   l.partner.resize(total);
   l.owner.resize(total);
+  if (periodic) l.image.resize(total);
+  else l.image.clear();
   parallel_for_ranges(
       blocks,
       [&](std::size_t b0, std::size_t b1) {
@@ -525,6 +592,8 @@ void NeighbourSearch::build(std::span<const Vec3> positions, std::span<const dou
           const std::vector<std::uint32_t>& in = s.block_partners[b];
           const std::size_t first = b * kQueryBlock;
           std::copy(in.begin(), in.end(), l.partner.begin() + l.offsets[first]);
+          if (periodic)
+            std::copy(s.block_images[b].begin(), s.block_images[b].end(), l.image.begin() + l.offsets[first]);
           const std::size_t end = std::min(n, first + kQueryBlock);
           for (std::size_t i = first; i < end; ++i)
             std::fill(l.owner.begin() + l.offsets[i], l.owner.begin() + l.offsets[i + 1],
@@ -562,6 +631,104 @@ void NeighbourSearch::build(std::span<const Vec3> positions, std::span<const dou
       1);
 
   ++rebuilds_;
+}
+
+void NeighbourSearch::find_periodic_rows(std::span<const Vec3> x, std::span<const double> radii, double r_max) {
+  Scratch& s = *scratch_;
+  const std::size_t n = x.size();
+  // The image points within one cutoff of the particles' fractional box
+  // (widened by cutoff / width on each periodic axis): every image within
+  // reach of a particle, in particle order and then code order.
+  const double cutoff = (2.0 * r_max + skin_) * (1.0 + kSearchMargin);
+  Vec3 low = Vec3::Constant(INFINITY), high = Vec3::Constant(-INFINITY), margin = Vec3::Zero();
+  std::vector<Vec3> f(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    f[i] = cell_.fractional(x[i]);
+    low = low.cwiseMin(f[i]);
+    high = high.cwiseMax(f[i]);
+  }
+  for (int a = 0; a < 3; ++a)
+    if (cell_.periodic[a]) margin[a] = cutoff / cell_.width(a);
+  std::vector<std::uint8_t> codes;
+  for (std::uint8_t c = 0; c < 27; ++c) {
+    const std::array<int, 3> m = image_shift(c);
+    bool allowed = c != kNoImage;
+    for (int a = 0; a < 3; ++a) allowed = allowed && (m[a] == 0 || cell_.periodic[a]);
+    if (allowed) codes.push_back(c);
+  }
+  s.points.assign(x.begin(), x.end());
+  s.point_owner.resize(n);
+  std::iota(s.point_owner.begin(), s.point_owner.end(), 0u);
+  s.point_code.assign(n, kNoImage);
+  for (std::size_t i = 0; i < n; ++i)
+    for (const std::uint8_t c : codes) {
+      const std::array<int, 3> m = image_shift(c);
+      bool near = true;
+      for (int a = 0; a < 3 && near; ++a) {
+        const double g = f[i][a] + m[a];
+        near = g >= low[a] - margin[a] && g <= high[a] + margin[a];
+      }
+      if (!near) continue;
+      s.points.push_back(x[i] + cell_.offset(m));
+      s.point_owner.push_back(static_cast<std::uint32_t>(i));
+      s.point_code.push_back(c);
+    }
+  if (s.points.size() > std::numeric_limits<std::uint32_t>::max())
+    throw std::length_error("NeighbourSearch: more than 2^32 - 1 particles and images");
+  s.cloud.centres = s.points;
+  s.tree.buildIndex();
+  const std::size_t blocks = (n + kQueryBlock - 1) / kQueryBlock;
+  if (s.block_images.size() < blocks) s.block_images.resize(blocks);
+  const nanoflann::SearchParams params(32, 0.0f, false);
+  parallel_for_ranges(
+      blocks,
+      [&](std::size_t b0, std::size_t b1) {
+        std::vector<std::uint64_t> row;
+        for (std::size_t b = b0; b < b1; ++b) {
+          std::vector<std::uint32_t>& out = s.block_partners[b];
+          std::vector<std::uint8_t>& images = s.block_images[b];
+          std::vector<std::uint32_t>& lower = s.block_lower[b];
+          out.clear();
+          images.clear();
+          lower.clear();
+          const std::size_t end = std::min(n, (b + 1) * kQueryBlock);
+          for (std::size_t i = b * kQueryBlock; i < end; ++i) {
+            const std::size_t lower_start = lower.size();
+            row.clear();
+            PeriodicCollector collect(static_cast<std::uint32_t>(i), (radii[i] + r_max + skin_) * (1.0 + kSearchMargin),
+                                      x, radii, skin_, cell_, s.point_owner, s.point_code, row, lower);
+            s.tree.findNeighbors(collect, x[i].data(), params);
+            std::sort(row.begin(), row.end());
+            for (const std::uint64_t key : row) {
+              out.push_back(static_cast<std::uint32_t>(key >> 8));
+              images.push_back(static_cast<std::uint8_t>(key & 0xffu));
+            }
+            std::sort(lower.begin() + static_cast<std::ptrdiff_t>(lower_start), lower.end());
+            list_.offsets[i + 1] = static_cast<std::uint32_t>(row.size());
+            s.lower_count[i] = static_cast<std::uint32_t>(lower.size() - lower_start);
+          }
+        }
+      },
+      1);
+}
+
+std::vector<std::array<std::uint32_t, 3>> brute_force_periodic_pairs(std::span<const Vec3> positions,
+                                                                      std::span<const double> radii, double skin,
+                                                                      const PeriodicCell& cell) {
+  check_sizes(positions, radii);
+  std::vector<std::array<std::uint32_t, 3>> pairs;
+  const auto n = static_cast<std::uint32_t>(positions.size());
+  for (std::uint32_t i = 0; i < n; ++i)
+    for (std::uint32_t j = i + 1; j < n; ++j)
+      for (std::uint8_t c = 0; c < 27; ++c) {
+        const std::array<int, 3> m = image_shift(c);
+        bool allowed = true;
+        for (int a = 0; a < 3; ++a) allowed = allowed && (m[a] == 0 || cell.periodic[a]);
+        if (!allowed) continue;
+        const Vec3 image = c == kNoImage ? positions[j] : Vec3(positions[j] + cell.offset(m));
+        if (is_candidate(squared_distance(positions[i], image), radii[i], radii[j], skin)) pairs.push_back({i, j, c});
+      }
+  return pairs;
 }
 
 std::vector<std::pair<std::uint32_t, std::uint32_t>> brute_force_pairs(

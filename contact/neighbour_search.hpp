@@ -28,6 +28,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/periodic_cell.hpp"
 #include "core/types.hpp"
 
 namespace dem {
@@ -44,6 +45,10 @@ struct NeighbourList {
   /// pair index k. Size n+1 and number of pairs.
   std::vector<std::uint32_t> incoming_offsets;
   std::vector<std::uint32_t> incoming_pairs;
+  /// In a periodic cell (NeighbourSearch::set_cell): the image code of each
+  /// pair's partner (core/periodic_cell.hpp; kNoImage: the partner itself).
+  /// Empty without a periodic axis.
+  std::vector<std::uint8_t> image;
 
   std::size_t pair_count() const { return partner.size(); }
 };
@@ -137,6 +142,20 @@ class NeighbourSearch {
   DriftSink drift_sink(std::size_t count);
   void drift_sink_filled(const Vec3* positions);
 
+  /// A periodic cell (core/periodic_cell.hpp): from the next build on, a
+  /// pair (i, j) is a candidate when some image x_j + H n of j is within
+  /// r_i + r_j + skin of x_i, and the list keeps n as the pair's image
+  /// code. The cell must be at least two cutoffs 2 r_max + skin wide on
+  /// every periodic axis (one image at most per pair; the scene checks it).
+  /// Positions need not lie in the cell. A cell that deforms moves the
+  /// images by (H - H_build) n since the last build: the rebuild test then
+  /// takes the skin less the sum of |H - H_build| over the periodic edges.
+  void set_cell(const PeriodicCell& cell) { cell_ = cell; }
+  const PeriodicCell& cell() const { return cell_; }
+  /// The cell's edges at the last build (a checkpoint keeps them for a
+  /// deforming cell: restore() must search the images where they were).
+  const Mat3& build_edges() const { return build_edges_; }
+
   const NeighbourList& list() const { return list_; }
   /// Positions at the last build (empty before the first).
   const std::vector<Vec3>& build_positions() const { return build_positions_; }
@@ -158,6 +177,10 @@ class NeighbourSearch {
   double scan_positions(std::span<const Vec3> positions, bool drift);
   /// Builds the list from checked inputs.
   void build(std::span<const Vec3> positions, std::span<const double> radii);
+  /// Stage 1 of a build in a periodic cell: the image points within reach
+  /// of the cell's particles, the kd-tree over particles and images, and
+  /// each query block's rows with their image codes.
+  void find_periodic_rows(std::span<const Vec3> x, std::span<const double> radii, double r_max);
 
   double skin_;
   std::size_t rebuilds_ = 0;
@@ -165,6 +188,8 @@ class NeighbourSearch {
   const Vec3* prescanned_ = nullptr;     ///< positions a fused pass filled the drift blocks for
   std::size_t prescanned_build_ = 0;     ///< rebuilds_ when it did  ///< the last build searched a cell grid (else the kd-tree)
   NeighbourList list_;
+  PeriodicCell cell_;                  ///< no periodic axis unless set_cell()
+  Mat3 build_edges_ = Mat3::Zero();    ///< the cell's edges at the last build
   std::vector<Vec3> build_positions_;  ///< positions at the last build
   std::unique_ptr<Scratch> scratch_;
 };
@@ -173,5 +198,13 @@ class NeighbourSearch {
 /// sorted. For tests.
 std::vector<std::pair<std::uint32_t, std::uint32_t>> brute_force_pairs(
     std::span<const Vec3> positions, std::span<const double> radii, double skin);
+
+/// Reference O(27 n^2) search in a periodic cell: every pair i < j with
+/// some image shift n in {-1, 0, 1}^3 (zero on non-periodic axes) such that
+/// |x_i - (x_j + H n)| < r_i + r_j + skin, as (i, j, image code), sorted.
+/// For tests.
+std::vector<std::array<std::uint32_t, 3>> brute_force_periodic_pairs(std::span<const Vec3> positions,
+                                                                      std::span<const double> radii, double skin,
+                                                                      const PeriodicCell& cell);
 
 }  // namespace dem

@@ -51,6 +51,7 @@
 #include "core/byte_stream.hpp"
 #include "core/diagnostics.hpp"
 #include "core/particle_store.hpp"
+#include "core/periodic_cell.hpp"
 #include "core/types.hpp"
 
 namespace dem {
@@ -78,6 +79,11 @@ struct PairResults {
   /// (ForceField::nonconservative_power) instead of calling its
   /// DissipationLedger::nonconservative_power.
   std::span<const Vec3> nc_force;
+  /// Per record, where the second end is read from it in a periodic cell
+  /// (core/periodic_cell.hpp): the record joins x_first to x_second +
+  /// offset[k] (length; H n of the record's image, zero inside the cell).
+  /// Empty: every record joins the particles themselves.
+  std::span<const Vec3> offset;
 };
 
 /// The records each particle takes part in, as the gather visits them. For
@@ -430,6 +436,19 @@ class MovingBoundary {
   virtual void advance(double t, double h, std::span<BoundaryLoad> loads) = 0;
 };
 
+/// The periodic cell of a scene (core/periodic_cell.hpp, docs/model.md
+/// §20), held and saved by one provider (engine/cell_provider.hpp) so that
+/// checkpoints carry it; the force field hands it to every provider
+/// (ForceProvider::set_cell) and the stepper wraps the particles into it.
+class CellHolder {
+ public:
+  virtual ~CellHolder() = default;
+  virtual const PeriodicCell& cell() const = 0;
+  /// Sets the cell to its state at time t (a deforming cell's edges at t;
+  /// a fixed cell stays). Returns true if the cell changed.
+  virtual bool set_time(double t) = 0;
+};
+
 /// The bond graph for output and fragments: declared with the bond list
 /// (bonds/bond_graph.hpp); core names it only.
 class BondGraph;
@@ -450,6 +469,7 @@ struct ProviderCapabilities {
   NeighbourListOwner* neighbour_list = nullptr;
   MovingBoundary* boundary = nullptr;
   const SurfaceSource* surfaces = nullptr;
+  CellHolder* cell = nullptr;
 };
 
 /// The core interface every provider implements: name, records and their
@@ -487,6 +507,13 @@ class ForceProvider {
   /// that integrates a history with h (Hertz-Mindlin's tangential spring)
   /// takes it; others ignore it.
   virtual void set_time_step(double /*h*/) {}
+  /// The scene's periodic cell (core/periodic_cell.hpp), given when the
+  /// cell joins the force field, to every provider added after it, and
+  /// again whenever it changes (a deforming cell: every step). A provider
+  /// whose records join two particles reads the second end at its minimum
+  /// image from then on (PairResults::offset); others ignore it. Without
+  /// a call there is no periodic axis.
+  virtual void set_cell(const PeriodicCell& /*cell*/) {}
 
   // --- evaluation ----------------------------------------------------------
 

@@ -60,7 +60,9 @@ inline void gather_pairs(const PairView& v, const ParticleStore& s, std::size_t 
         sum.tau += r.moment_second[b];
         if constexpr (NonConservative) sum.tau_nc += r.moment_second[b];
       } else {
-        const Vec3 arm = s.position[r.first[b]] - x;  // x_i - x_j
+        // x_i - x_j, with x_j at its image across a periodic face.
+        const Vec3 arm = r.offset.empty() ? Vec3(s.position[r.first[b]] - x)
+                                          : Vec3(s.position[r.first[b]] - (x + r.offset[b]));
         sum.tau -= r.moment[b] + arm.cross(force[b]);
       }
     }
@@ -130,6 +132,20 @@ void ForceField::add(std::unique_ptr<ForceProvider> provider) {
   caps_.push_back(provider->capabilities());
   providers_.push_back(std::move(provider));
   due_.push_back(0);
+  // The periodic cell reaches every provider, before it and after it.
+  if (caps_.back().cell != nullptr) {
+    if (cell_ != nullptr) throw std::invalid_argument("ForceField::add: a second periodic cell");
+    cell_ = caps_.back().cell;
+    for (const auto& p : providers_) p->set_cell(cell_->cell());
+  } else if (cell_ != nullptr) {
+    providers_.back()->set_cell(cell_->cell());
+  }
+}
+
+bool ForceField::set_cell_time(double t) {
+  if (cell_ == nullptr || !cell_->set_time(t)) return false;
+  for (const auto& p : providers_) p->set_cell(cell_->cell());
+  return true;
 }
 
 const ForceProvider* ForceField::find(const std::string& name) const {
@@ -558,6 +574,9 @@ ForceField ForceField::make_part(const ParticleStore& part, const PartMap& map,
     PartMap own = map;
     if (k < histories.size()) own.history = histories[k];
     std::unique_ptr<ForceProvider> q = p->make_part(part, own);
+    if (!q && caps_[k].cell != nullptr)
+      throw std::invalid_argument("a periodic cell ([domain] periodic) cannot be split over MPI ranks yet; "
+                                  "run this scene on one rank");
     if (!q)
       throw std::invalid_argument("the force provider '" + p->name() +
                                   "' cannot be split over MPI ranks yet; run this scene on one rank");

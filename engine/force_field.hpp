@@ -122,6 +122,12 @@ class ForceField {
     for (const ProviderCapabilities& c : caps_)
       if (c.decomposable != nullptr) c.decomposable->release_work();
   }
+  /// The periodic cell (a provider with the CellHolder capability,
+  /// engine/cell_provider.hpp), or nullptr: no periodic axis.
+  const PeriodicCell* cell() const { return cell_ == nullptr ? nullptr : &cell_->cell(); }
+  /// Sets the cell to its state at time t and, if it changed (a deforming
+  /// cell), hands it to every provider again. Returns whether it changed.
+  bool set_cell_time(double t);
   /// Every provider's ForceProvider::set_time_step(h).
   void set_time_step(double h) {
     for (const auto& p : providers_) p->set_time_step(h);
@@ -282,6 +288,7 @@ class ForceField {
   FractureBatch batch_;
   bool renumbered_ = false;
   bool reorder_on_rebuild_ = true;
+  CellHolder* cell_ = nullptr;  ///< the periodic cell's holder (one of providers_), or nullptr
 };
 
 /// Kinetic energies and momenta of the particles (docs/model.md §5), in

@@ -5,6 +5,7 @@
 
 #include "bonds/bond_laws.hpp"
 #include "contact/contact_laws.hpp"
+#include "engine/cell_provider.hpp"
 #include "fields/gravity_provider.hpp"
 #include "fields/load_provider.hpp"
 
@@ -27,6 +28,9 @@ struct Registry {
     };
     loaders["gravity"] = [](ByteReader& r, const ParticleStore&) -> std::unique_ptr<ForceProvider> {
       return GravityProvider::load(r);
+    };
+    loaders["cell"] = [](ByteReader& r, const ParticleStore&) -> std::unique_ptr<ForceProvider> {
+      return CellProvider::load(r);
     };
   }
 };

@@ -15,6 +15,7 @@
 #include "contact/contact_provider.hpp"
 #include "contact/wall_motion.hpp"
 #include "core/particle_store.hpp"
+#include "core/periodic_cell.hpp"
 #include "core/types.hpp"
 #include "engine/groups.hpp"
 
@@ -62,6 +63,10 @@ struct Scene {
   std::shared_ptr<PreparedContactLaw> contact_setup;
   std::vector<SceneMaterial> materials;  ///< particles.material indexes this
   std::vector<ParticleGroup> groups;     ///< fixed, prescribed-velocity and loaded groups
+  /// A periodic cell ([domain] periodic, docs/model.md §20; no periodic
+  /// axis: none) and its velocity gradient L (1/time).
+  PeriodicCell cell;
+  Mat3 velocity_gradient = Mat3::Zero();
 };
 
 }  // namespace dem

@@ -12,6 +12,7 @@
 
 #include "core/format.hpp"
 #include "core/parallel.hpp"
+#include "engine/cell_work.hpp"
 #include "engine/reorder.hpp"
 
 namespace dem {
@@ -53,6 +54,18 @@ void Simulation::start() {
     throw std::invalid_argument(
         "moving walls (velocity, servo_stress) need an explicit integrator map (23, 25 or 27), not the implicit one");
   if (map_ == IntegratorMap::implicit) require_implicit_support(forces_, !clumps_.empty());
+  if (forces_.cell() != nullptr) {
+    // What periodic cells do not support yet (docs/model.md §20.5).
+    if (map_ == IntegratorMap::implicit)
+      throw std::invalid_argument("a periodic cell ([domain] periodic) needs an explicit integrator: the implicit "
+                                  "integrator does not support it yet");
+    if (!clumps_.empty())
+      throw std::invalid_argument("a periodic cell ([domain] periodic) does not support [[clump]]s yet");
+    if (forces_.applies_filter())
+      throw std::invalid_argument("a periodic cell ([domain] periodic) does not support the friction filter yet");
+    forces_.set_cell_time(time_);
+    deforming_ = !forces_.cell()->edge_rate.isZero(0.0);
+  }
   for (const Clump& c : clumps_) validate_inertia(c.body.inertia);
   half_.resize(clumps_.size());
   index_clumps();
@@ -290,12 +303,60 @@ void Simulation::rebuild_phase() {
     if (any && !due) forces_.mark_due();
     if (!any) return;
   }
+  wrap_into_cell();
   if (forces_.reorder_on_rebuild()) {
     StageClock clock(stage_times_, "re-ordering (Morton sort, permutation)");
     reorder();
   }
   StageClock clock(stage_times_, "neighbour-list and record rebuild");
   forces_.rebuild(particles_);
+}
+
+void Simulation::wrap_into_cell() {
+  const PeriodicCell* cell = forces_.cell();
+  if (cell == nullptr) return;
+  // A particle m cells beyond a periodic face moves by -H m, and its
+  // velocity by -Hdot m (Lees-Edwards): the particle it was seen as across
+  // that face (docs/model.md §20.1).
+  // The kinetic energy that gains is work of the cell (W_boundary).
+  const std::array<ExactSum, 2> moved = exact_sums<2>(particles_.size(), [&](std::size_t i, std::array<ExactSum, 2>& t) {
+    const std::array<int, 3> m = cell->cells_out(particles_.position[i]);
+    if (m[0] == 0 && m[1] == 0 && m[2] == 0) return;
+    t[0].add(1.0);
+    particles_.position[i] -= cell->offset(m);
+    if (!deforming_) return;
+    const Vec3 v = particles_.velocity[i];
+    particles_.velocity[i] -= cell->velocity_offset(m);
+    if (particles_.owns(i))
+      t[1].add(0.5 * particles_.mass[i] * (particles_.velocity[i].squaredNorm() - v.squaredNorm()));
+  });
+  if (deforming_) ledger_.boundary -= global_value(moved[1]);
+  // Every provider's records are rebuilt (the bonds find their images again).
+  if (moved[0].value() > 0.0) forces_.mark_due();
+}
+
+void Simulation::advance_cell() {
+  // The cell at the end of this step, for the rebuild phase and the forces.
+  if (deforming_) forces_.set_cell_time(time_origin_ + static_cast<double>(steps_ + 1 - step_origin_) * h_);
+}
+
+void Simulation::book_cell_work() {
+  // h/2 of the cell's power at each evaluation (the trapezoid rule of the
+  // kicks): W_boundary the work it does, W_contact the dissipation against
+  // the images' velocities (engine/cell_work.hpp).
+  if (!deforming_) return;
+  const PeriodicCell& c = *forces_.cell();
+  const Mat3 g = c.edge_rate * c.edges.inverse();
+  std::array<ExactSum, 2> p = cross_face_power(forces_, particles_, g);
+  collective_->reduce(p);
+  ledger_.boundary -= 0.5 * h_ * p[0].value();
+  ledger_.contact += 0.5 * h_ * p[1].value();
+}
+
+StressMeasure Simulation::cell_stress() const {
+  const PeriodicCell* cell = forces_.cell();
+  if (cell == nullptr) throw std::logic_error("cell_stress: the scene has no periodic cell");
+  return stress(StressBox::cell(cell->volume()));
 }
 
 void Simulation::reduce_forces() {
@@ -355,12 +416,15 @@ void Simulation::step() {
     return;
   }
   const KickPlan plan = kick_plan();
+  book_cell_work();
   hold_groups_before_kick(plan);
   drift(plan);
   place_clump_members();
   move_boundaries(plan);
+  advance_cell();
   rebuild_phase();
   force(plan);
+  book_cell_work();
   kick(plan);
   hold_groups_after_kick(plan);
   book_boundaries_after_kick(plan);

@@ -11,6 +11,8 @@
 ///     2. spheres: advance_configuration (kick and drift of the map)
 ///     3. clump members placed rigidly on their clumps
 ///     4. rebuild phase, only when a provider's list is due:
+///          particles that left a periodic cell are put back through the
+///          opposite face (docs/model.md §20.1),
 ///          re-order the particles along the Morton curve (if the scene asks),
 ///          renumber every provider's records and the clumps' member slots,
 ///          rebuild the due lists
@@ -37,7 +39,10 @@
 /// that records released by a change of state, such as adhesive contacts
 /// that broke; only when a provider is dissipative), W_filter from phase 9,
 /// and W_boundary, the work of the
-/// forces on kinematic groups (h/2 F.v at each half kick).
+/// forces on kinematic groups (h/2 F.v at each half kick) and of a
+/// deforming periodic cell (docs/model.md §20.4: h/2 of its power at each
+/// evaluation, and the kinetic energy a particle gains where it crosses a
+/// face and takes its image's velocity).
 ///
 /// Re-ordering happens in phase 4 only, never inside a force evaluation.
 /// Without clumps, phases 1, 3 and 7 do nothing.
@@ -147,6 +152,11 @@ class Simulation {
   /// The Love-Weber stress of the particles in `box` at the current state
   /// (engine/stress.hpp; stress.csv). Collective with MPI ranks.
   StressMeasure stress(const StressBox& box) const { return measure_stress(forces_, particles_, box, *collective_); }
+  /// The periodic cell (engine/cell_provider.hpp), or nullptr: none.
+  const PeriodicCell* cell() const { return forces_.cell(); }
+  /// The Love-Weber stress of the whole periodic cell (StressBox::cell, of
+  /// the cell's current volume). Throws std::logic_error without a cell.
+  StressMeasure cell_stress() const;
 
   /// Settings of the implicit integrator's Newton iteration.
   void set_implicit_settings(const ImplicitSettings& s) {
@@ -211,6 +221,9 @@ class Simulation {
   void drift(const KickPlan& plan);
   void place_clump_members();
   void rebuild_phase();
+  void wrap_into_cell();
+  void advance_cell();
+  void book_cell_work();
   void force(const KickPlan& plan);
   void kick(const KickPlan& plan);
   void hold_groups_after_kick(const KickPlan& plan);
@@ -265,6 +278,7 @@ class Simulation {
   std::vector<Vec3> kinematic_velocity_;        ///< their prescribed velocity
   std::vector<char> kinematic_;                 ///< per slot (empty without kinematic groups)
   bool has_kinematic_ = false;                  ///< the scene has kinematic groups (on every rank)
+  bool deforming_ = false;                      ///< the scene's periodic cell deforms (docs/model.md §20.4)
   std::vector<std::vector<std::uint32_t>> group_slots_;  ///< per group: its members' slots (re-made at re-ordering)
   ImplicitStepper implicit_;
   ImplicitStepStats implicit_stats_;

@@ -36,7 +36,10 @@ void add_records(const PairResults& r, std::span<const std::uint32_t> second, co
     const int inside = (box.contains(s.position[i]) ? 1 : 0) + (box.contains(s.position[j]) ? 1 : 0);
     if (inside == 0) return;
     const double w = inside == 2 ? 1.0 : 0.5;
-    const std::array<double, 6> d = symmetric_dyad(s.position[i] - s.position[j], f);
+    // The branch x_i - x_j, with x_j at its image across a periodic face.
+    const Vec3 branch = r.offset.empty() ? Vec3(s.position[i] - s.position[j])
+                                         : Vec3(s.position[i] - (s.position[j] + r.offset[k]));
+    const std::array<double, 6> d = symmetric_dyad(branch, f);
     for (int c = 0; c < 6; ++c) t[c].add(w * d[c]);
   });
   for (int c = 0; c < 6; ++c) out[c].merge(part[c]);

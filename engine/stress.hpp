@@ -12,7 +12,10 @@
 /// volume. Tension is positive. The symmetric part is reported (bond
 /// moments make the branch-vector sum slightly unsymmetric). Walls, meshes
 /// and body forces (gravity, loads) are not records and are left out: put
-/// the box inside the specimen, away from them.
+/// the box inside the specimen, away from them. In a periodic cell a record
+/// across a face joins x_i to the image x_j + H n of its second end
+/// (PairResults::offset), and the whole cell is the natural box
+/// (StressBox::cell): every record counts fully, with that branch.
 
 #include <array>
 #include <cstddef>
@@ -26,13 +29,25 @@ class ForceField;
 class ParticleStore;
 
 /// An axis-aligned box (length): the particles whose centres lie in
-/// [lower, upper) on every axis.
+/// [lower, upper) on every axis; or the whole periodic cell
+/// (docs/model.md §20.3): every particle and every record, of weight 1,
+/// over the cell's volume.
 struct StressBox {
   Vec3 lower = Vec3::Zero();
   Vec3 upper = Vec3::Zero();
-  double volume() const { return (upper - lower).prod(); }
+  /// The whole periodic cell, of volume cell_volume (length^3).
+  bool whole_cell = false;
+  double cell_volume = 0.0;
+  /// The whole periodic cell of this volume.
+  static StressBox cell(double volume) {
+    StressBox b;
+    b.whole_cell = true;
+    b.cell_volume = volume;
+    return b;
+  }
+  double volume() const { return whole_cell ? cell_volume : (upper - lower).prod(); }
   bool contains(const Vec3& x) const {
-    return (x.array() >= lower.array()).all() && (x.array() < upper.array()).all();
+    return whole_cell || ((x.array() >= lower.array()).all() && (x.array() < upper.array()).all());
   }
 };
 

@@ -61,7 +61,8 @@ EventTableWriter::EventTableWriter(const RunContext& ctx)
       implicit_(ctx.sim.map() == IntegratorMap::implicit),
       has_groups_(!ctx.whole.groups().empty()),
       stress_box_(ctx.plan.output.stress_box),
-      walls_header_(walls_header_of(ctx.whole)) {}
+      walls_header_(walls_header_of(ctx.whole)),
+      cell_stress_(!stress_box_ && ctx.whole.cell() != nullptr) {}
 
 void EventTableWriter::open(RunContext& ctx) {
   if (!ctx.writes || failures_ || groups_ || solver_ || stress_ || walls_) return;
@@ -69,7 +70,7 @@ void EventTableWriter::open(RunContext& ctx) {
   if (has_groups_) groups_.emplace(ctx.out / kGroupsFile, groups_header());
   if (!walls_header_.empty()) walls_.emplace(ctx.out / kWallsFile, walls_header_);
   if (implicit_) solver_.emplace(ctx.out / kSolverFile, solver_header());
-  if (stress_box_) stress_.emplace(ctx.out / kStressFile, stress_header());
+  if (stress_box_ || cell_stress_) stress_.emplace(ctx.out / kStressFile, stress_header());
   if (ctx.plan.resume) {
     if (failures_) failures_->resume(ctx.first_step);
     if (groups_) groups_->resume(last_scheduled_row(ctx.first_step, ctx.plan.output.energy_every));
@@ -102,8 +103,9 @@ void EventTableWriter::after_step(RunContext& ctx) {
       for (const GroupReport& g : reports) groups_->add(group_row(ctx.sim.time(), ctx.sim.step_count(), g));
   }
   // (A collective too.)
-  if (stress_box_) {
-    const StressMeasure m = ctx.sim.stress(*stress_box_);
+  if (stress_box_ || cell_stress_) {
+    // The [stress] box, else the whole periodic cell at its current volume.
+    const StressMeasure m = stress_box_ ? ctx.sim.stress(*stress_box_) : ctx.sim.cell_stress();
     if (stress_) stress_->add(stress_row(ctx.sim.time(), ctx.sim.step_count(), m));
   }
   // (boundary_loads() too.)

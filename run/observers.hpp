@@ -80,6 +80,7 @@ class EventTableWriter : public RunObserver {
   bool can_break_, implicit_, has_groups_;
   std::optional<StressBox> stress_box_;
   std::string walls_header_;  ///< walls.csv's header; empty: the scene has no walls or meshes
+  bool cell_stress_ = false;  ///< no [stress] box in a periodic cell: stress.csv of the whole cell
   std::optional<RowFile> failures_, groups_, solver_, stress_, walls_;
   std::vector<BondFailure> last_failures_;
   std::size_t newton_ = 0, cg_ = 0, halvings_ = 0;

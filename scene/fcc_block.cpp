@@ -29,7 +29,8 @@ std::vector<Vec3> fcc_sites(const FccBlockParameters& p) {
       for (std::uint32_t k = 0; k <= p.cells[2]; ++k)
         for (const Vec3& b : basis) {
           const Vec3 x = a * (Vec3(i, j, k) + b);
-          if ((x.array() >= -tol).all() && (x.array() <= upper.array() + tol).all()) sites.push_back(x);
+          const bool below = p.periodic ? (x.array() < upper.array() - tol).all() : (x.array() <= upper.array() + tol).all();
+          if ((x.array() >= -tol).all() && below) sites.push_back(x);
         }
   if (sites.size() > (1ull << 31)) throw std::invalid_argument("fcc_block: more than 2^31 particles");
   std::sort(sites.begin(), sites.end(), [](const Vec3& u, const Vec3& v) {
@@ -44,6 +45,7 @@ std::vector<Vec3> fcc_sites(const FccBlockParameters& p) {
 
 std::uint64_t fcc_block_count(const FccBlockParameters& p) {
   // Per basis vector: lattice points with every coordinate in range.
+  if (p.periodic) return 4ull * p.cells[0] * p.cells[1] * p.cells[2];
   std::uint64_t n = 0;
   static const int half[4][3] = {{0, 0, 0}, {1, 1, 0}, {1, 0, 1}, {0, 1, 1}};
   for (const auto& b : half) {

@@ -35,6 +35,10 @@ struct FccBlockParameters {
   Vec3 velocity = Vec3::Zero();            ///< of every particle (length/time)
   Vec3 angular_velocity = Vec3::Zero();    ///< spin of the block about its centre (1/time)
   double density = 2400.0;                 ///< m = rho pi d^3/6, J = m d^2/10
+  /// Leave out the sites on the upper faces (x, y or z = cells a): the
+  /// block then tiles space with period cells a, and fills a periodic
+  /// [domain] of that size (docs/model.md §20) with 4 nx ny nz particles.
+  bool periodic = false;
 };
 
 /// Particles of the block (without building them): exact.

@@ -12,6 +12,7 @@
 
 #include "contact/neighbour_search.hpp"
 #include "core/format.hpp"
+#include "engine/cell_provider.hpp"
 #include "engine/clump.hpp"
 #include "engine/reorder.hpp"
 #include "engine/time_step.hpp"
@@ -981,6 +982,61 @@ void prepare_laws(SceneBuild& b) {
                                  format_g(k) + " is not finite");
 }
 
+/// [domain]: every particle starts in [lower, upper); a periodic cell is at
+/// least two interaction ranges 2 r_max + skin wide across each periodic
+/// axis (so that a particle meets at most one image of another), and
+/// gravity has no component along a periodic axis (docs/model.md §20).
+void check_domain(SceneBuild& b) {
+  const SceneSpec& spec = b.spec;
+  if (!spec.domain) return;
+  const DomainSpec& d = *spec.domain;
+  Scene& scene = b.out.scene;
+  const ParticleStore& particles = scene.particles;
+  static const char* const kAxis[3] = {"x", "y", "z"};
+  for (std::size_t i = 0; i < particles.size(); ++i) {
+    const Vec3& x = particles.position[i];
+    if (!((x.array() >= d.lower.array()).all() && (x.array() < d.upper.array()).all()))
+      fail(d.place, "[domain] lower, upper: " + b.origins.describe(particles.id[i]) + " at " + point_text(x) + " lies outside the domain [" + point_text(d.lower) + ", " +
+                        point_text(d.upper) + ")");
+  }
+  if (!d.any_periodic()) return;
+  const double r_max = r_max_of(particles);
+  const double range = 2.0 * r_max + scene.contact.skin;
+  for (int a = 0; a < 3; ++a) {
+    if (!d.periodic[a]) continue;
+    const double width = d.upper[a] - d.lower[a];
+    if (!(width >= 2.0 * range))
+      fail(d.place, std::string("[domain] periodic: the cell is ") + format_g(width) + " wide along " + kAxis[a] +
+                        ", less than two interaction ranges 2 (2 r_max + skin) = " + format_g(2.0 * range) +
+                        " (r_max " + format_g(r_max) + ", skin " + format_g(scene.contact.skin) +
+                        "): make the cell wider or the skin smaller");
+    if (spec.gravity[a] != 0.0)
+      fail(d.place, std::string("[domain] periodic: gravity has a component along the periodic axis ") + kAxis[a] +
+                        " (U_gravity would jump where particles cross the face); make that axis not periodic");
+  }
+  scene.cell = PeriodicCell::box(d.lower, d.upper, d.periodic);
+  scene.velocity_gradient = d.velocity_gradient;
+  if (d.affine_velocity)
+    for (std::size_t i = 0; i < particles.size(); ++i)
+      scene.particles.velocity[i] += d.velocity_gradient * (particles.position[i] - d.lower);
+}
+
+/// In a periodic cell every bond is shorter than half the cell's smallest
+/// width across a periodic axis, so that the minimum image the run finds
+/// for it at every step is the one it was made with (docs/model.md §20.2).
+void check_bonds_in_cell(SceneBuild& b) {
+  const Scene& scene = b.out.scene;
+  if (!scene.cell.any()) return;
+  const double half = 0.5 * scene.cell.smallest_periodic_width();
+  const BondList& bonds = scene.bonds;
+  for (std::size_t k = 0; k < bonds.size(); ++k)
+    if (!(bonds.rest_length[k] < half))
+      fail(b.spec.bonds.place, "[bonds]: the bond between particles " + std::to_string(bonds.first[k]) + " and " +
+                                   std::to_string(bonds.second[k]) + " is " + format_g(bonds.rest_length[k]) +
+                                   " long, not shorter than half the periodic cell of [domain] (" + format_g(half) +
+                                   "): make the cell larger or the bonds shorter");
+}
+
 /// Counts the close pairs, as many as the limit leaves room for.
 void count_pairs(SceneBuild& b) {
   const SceneSpec& spec = b.spec;
@@ -1059,7 +1115,15 @@ void add_listed_bonds(SceneBuild& b) {
   if (bonds.pairs == BondPairs::distance || bonds.pairs == BondPairs::csv) {
     std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
     if (bonds.pairs == BondPairs::distance) {
+      // (In a periodic cell every bond is shorter than half the cell:
+      // check_bonds_in_cell; a search as wide would find two images.)
+      if (scene.cell.any() && !(bonds.distance < 0.5 * scene.cell.smallest_periodic_width()))
+        fail(bonds.place, "[bonds] distance: " + format_g(bonds.distance) +
+                              " is not shorter than half the periodic cell of [domain] (" +
+                              format_g(0.5 * scene.cell.smallest_periodic_width()) +
+                              "): bonds that long would reach two images of a particle");
       NeighbourSearch search(bonds.distance);
+      search.set_cell(scene.cell);  // across periodic faces too
       const std::vector<double> zero(n, 0.0);
       search.rebuild(std::span(particles.position).first(n), zero);
       const NeighbourList& l = search.list();
@@ -1107,24 +1171,32 @@ void add_listed_bonds(SceneBuild& b) {
                               std::to_string(d) + ")" + (a == c ? "" : ", reversed") + ": list each bonded pair once");
       }
     }
-    if (!direct && !from_material)
+    // Laws without a stiffness per bond (BDEM) take theirs from [[material]].
+    const bool per_bond = find_bond_law(bonds.law)->stiffness_per_bond;
+    if (per_bond && !direct && !from_material)
       fail(bonds.place,
            "bonds need stiffnesses: give bending, axial and shear in [bonds], or "
            "binder_modulus and bond_radius_ratio in [material]");
     scene.bonds.reserve(scene.bonds.size() + pairs.size());
     for (const auto& [i, j] : pairs) {
+      // In a periodic cell, j's minimum image (docs/model.md §20.2).
+      const Vec3 image =
+          scene.cell.any() ? scene.cell.offset(scene.cell.nearest_shift(particles.position[i] - particles.position[j]))
+                           : Vec3(Vec3::Zero());
       BondStiffness k;
-      if (direct) {
+      if (!per_bond) {
+        // (BondStiffness{}: the law's provider sets each bond's constants.)
+      } else if (direct) {
         k = *direct;
       } else {
-        const double r0 = (particles.position[i] - particles.position[j]).norm();
+        const double r0 = (particles.position[i] - (particles.position[j] + image)).norm();
         k = binder_stiffness(
             need(material.binder_modulus, material, "binder_modulus", bonds.place, "bond stiffness"),
             need(material.bond_radius_ratio, material, "bond_radius_ratio", bonds.place, "bond stiffness"),
             particles.radius[i], particles.radius[j], r0);
       }
       try {
-        scene.bonds.add(particles, i, j, k);
+        scene.bonds.add(particles, i, j, k, image);
       } catch (const std::invalid_argument& e) {
         fail(bonds.place, e.what());
       }
@@ -1417,8 +1489,10 @@ BuiltScene build_scene(const SceneSpec& spec, const BuildOptions& options) {
   add_clumps(b);
   check_all_particles(b);
   prepare_laws(b);
+  check_domain(b);
   count_pairs(b);
   add_listed_bonds(b);
+  check_bonds_in_cell(b);
   add_walls_and_gravity(b);
   add_meshes(b);
   add_groups(b);
@@ -1489,6 +1563,8 @@ ForceField scene_forces(Scene& s, double time_step) {
     }
   }
   if (!load_ids.empty()) f.add(std::make_unique<LoadProvider>(s.particles, std::move(load_ids), std::move(load_forces)));
+  // The periodic cell last: the providers before it keep their order.
+  if (s.cell.any()) f.add(std::make_unique<CellProvider>(s.cell, s.velocity_gradient));
   f.set_reorder_on_rebuild(s.contact.reorder_on_rebuild);
   return f;
 }

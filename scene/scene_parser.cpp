@@ -319,6 +319,43 @@ void read_stress(TableReader& t, OutputSpec& out) {
   out.stress_box = StressBox{*lower, *upper};
 }
 
+/// [domain]: the box the particles start in, its periodic axes and the
+/// velocity gradient of a periodic cell (docs/model.md §20).
+void read_domain(TableReader& t, DomainSpec& d) {
+  d.place = t.place();
+  const auto lower = t.vector("lower");
+  if (!lower) t.fail(nullptr, "lower", "is required: the domain's lower corner, [x, y, z] (length)");
+  const auto upper = t.vector("upper");
+  if (!upper) t.fail(nullptr, "upper", "is required: the domain's upper corner, [x, y, z] (length)");
+  if (!((upper->array() > lower->array()).all()))
+    t.fail(t.find("upper"), "upper", "must exceed lower on every axis (the domain has no volume)");
+  d.lower = *lower;
+  d.upper = *upper;
+  if (const toml::node* n = t.find("periodic")) {
+    const toml::array* a = n->as_array();
+    if (a == nullptr || a->size() != 3 || !a->is_homogeneous(toml::node_type::boolean))
+      t.fail(n, "periodic", "expected an array of three booleans [x, y, z], got " + describe(*n));
+    for (std::size_t k = 0; k < 3; ++k) d.periodic[k] = *a->get(k)->value<bool>();
+  }
+  if (const auto rows = t.vectors("velocity_gradient", 3)) {
+    if (rows->size() != 3)
+      t.fail(t.find("velocity_gradient"), "velocity_gradient",
+             "expected three rows [[L_xx, L_xy, L_xz], [L_yx, L_yy, L_yz], [L_zx, L_zy, L_zz]] (1/time)");
+    for (int r = 0; r < 3; ++r) d.velocity_gradient.row(r) = (*rows)[static_cast<std::size_t>(r)].transpose();
+    static const char* const kAxis[3] = {"x", "y", "z"};
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 3; ++c)
+        if (d.velocity_gradient(r, c) != 0.0 && !(d.periodic[r] && d.periodic[c]))
+          t.fail(t.find("velocity_gradient"), "velocity_gradient",
+                 std::string("L_") + kAxis[r] + kAxis[c] +
+                     " is not zero, but it deforms the cell between axes that are not both periodic (periodic = "
+                     "[" + (d.periodic[0] ? "true" : "false") + ", " + (d.periodic[1] ? "true" : "false") + ", " +
+                     (d.periodic[2] ? "true" : "false") + "])");
+  }
+  if (const auto a = t.boolean("affine_velocity")) d.affine_velocity = *a;
+  t.finish();
+}
+
 void read_material(TableReader& t, MaterialSpec& m) {
   m.place = t.place();
   m.density = t.number("density", "positive");
@@ -365,6 +402,7 @@ void read_source(TableReader& t, ParticleSourceSpec& s, const std::filesystem::p
     if (p.lowest_z && t.has("origin")) t.fail(t.find("lowest_z"), "lowest_z", "give origin or lowest_z, not both");
     set_if(t.vector("velocity"), p.velocity);
     set_if(t.vector("angular_velocity"), p.angular_velocity);
+    set_if(t.boolean("periodic"), p.periodic);
   } else if (*kind == "chain") {
     s.kind = SourceKind::chain;
     ChainParameters& p = s.chain;
@@ -1081,6 +1119,10 @@ SceneSpec parse_scene_root(const toml::table& table, const std::string& file, co
   if (const toml::table* t = root.table("stress")) {
     TableReader r(*t, "stress", file);
     read_stress(r, s.output);
+  }
+  if (const toml::table* t = root.table("domain")) {
+    TableReader r(*t, "domain", file);
+    read_domain(r, s.domain.emplace());
   }
   read_materials(root, s);
   read_sources(root, s, base_folder);

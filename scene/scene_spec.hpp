@@ -4,6 +4,7 @@
 /// data, validated but not yet built. parse_scene_text() fills it from TOML;
 /// build_scene() (scene_builder.hpp) turns it into particles and bonds.
 
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -200,6 +201,24 @@ struct OutputSpec {
   std::optional<StressBox> stress_box;
 };
 
+/// The [domain] table (docs/scene-format.md, docs/model.md §20): the box
+/// [lower, upper) the particles start in, its periodic axes, and the
+/// velocity gradient that deforms a periodic cell.
+struct DomainSpec {
+  Vec3 lower = Vec3::Zero();  ///< length
+  Vec3 upper = Vec3::Zero();  ///< length, > lower on every axis
+  std::array<bool, 3> periodic{false, false, false};
+  /// L (1/time), rows [L_x., L_y., L_z.]: the cell's edges move at L H0;
+  /// non-zero only between periodic axes.
+  Mat3 velocity_gradient = Mat3::Zero();
+  /// Add the cell's homogeneous velocity L (x - lower) to every particle's
+  /// velocity at the start, so that the material starts streaming with the
+  /// cell instead of being set in motion by its faces.
+  bool affine_velocity = false;
+  SourcePlace place;
+  bool any_periodic() const { return periodic[0] || periodic[1] || periodic[2]; }
+};
+
 struct SceneSpec {
   std::string file;  ///< the scene file's name as given (for messages)
   RunSpec run;
@@ -215,6 +234,7 @@ struct SceneSpec {
   std::vector<NamedMaterialSpec> materials;  ///< [[material]] tables (Part II)
   std::vector<InteractionSpec> interactions;  ///< [[interaction]] tables
   std::vector<GroupSpec> groups;             ///< [[group]] tables
+  std::optional<DomainSpec> domain;          ///< [domain]
 };
 
 /// Parses and validates a scene from TOML text. `file` names it in messages;

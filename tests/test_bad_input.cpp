@@ -413,6 +413,23 @@ TEST(BadInputCheckAndRun, BadWallMotionKeysAreRefusedByBoth) {
                      "servo_gain: only applies with servo_stress");
 }
 
+// A periodic [domain] (docs/model.md §20): a cell narrower than two
+// interaction ranges, a bond longer than half the cell, particles outside it.
+TEST(BadInputCheckAndRun, PeriodicDomainIsRefusedByBoth) {
+  const std::string shear = read(scene_path("periodic_shear.toml"));
+  const std::string upper = "upper = [0.011313708498984761, 0.011313708498984761, 0.011313708498984761]";
+  expect_both_refuse("narrow",
+                     replace(replace(shear, "cells = [4, 4, 4]", "cells = [4, 4, 1]"), upper,
+                             "upper = [0.011313708498984761, 0.011313708498984761, 0.0028284271247461901]"),
+                     "[domain] periodic: the cell is 0.00282843 wide along z, less than two interaction ranges");
+  expect_both_refuse("long_bond", replace(shear, "distance = 2.2e-3", "distance = 6e-3"),
+                     "[bonds] distance: 0.006 is not shorter than half the periodic cell");
+  expect_both_refuse("outside", replace(shear, "lower = [0.0, 0.0, 0.0]", "lower = [0.001, 0.0, 0.0]"),
+                     "[domain] lower, upper: particle 0 (");
+  expect_both_refuse("upper", replace(shear, upper, "upper = [0.0113, 0.0, 0.0113]"),
+                     "[domain] upper: must exceed lower on every axis");
+}
+
 // A normal of huge components is a direction like any other: both accept it.
 TEST(BadInputCheckAndRun, HugeWallNormalIsNormalisedWithoutOverflow) {
   const fs::path dir = folder("normal");
