@@ -68,10 +68,16 @@ void write_table(const fs::path& path, const std::string& header, const std::vec
     if (f == nullptr)
       throw std::runtime_error("table '" + path.string() + "': cannot open '" + tmp.string() +
                                "' for writing: " + std::strerror(errno));
+    errno = 0;
     bool ok = std::fputs(header.c_str(), f) >= 0 && std::fputc('\n', f) != EOF;
     for (const std::string& r : rows) ok = ok && std::fwrite(r.data(), 1, r.size(), f) == r.size() && std::fputc('\n', f) != EOF;
-    const int error = errno;
-    ok = (std::fclose(f) == 0) && ok;
+    // The error of the write that failed, or else of the flush at fclose
+    // (a full disk usually shows only there).
+    int error = ok ? 0 : errno;
+    if (std::fclose(f) != 0) {
+      if (ok) error = errno;
+      ok = false;
+    }
     if (!ok) {
       std::remove(tmp.c_str());
       throw std::runtime_error("table '" + path.string() + "': cannot write it: " + std::strerror(error));

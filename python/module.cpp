@@ -8,6 +8,7 @@
 #include <pybind11/stl.h>
 #include <pybind11/stl/filesystem.h>
 
+#include <array>
 #include <exception>
 #include <optional>
 
@@ -155,13 +156,13 @@ PYBIND11_MODULE(_core, m) {
           "stress_row",
           [](const PySimulation& s, std::array<double, 3> lower, std::array<double, 3> upper) {
             s.require_idle();
-            return s.stress_row(Vec3(lower[0], lower[1], lower[2]), Vec3(upper[0], upper[1], upper[2]));
+            return s.stress_row(dem::Vec3(lower[0], lower[1], lower[2]), dem::Vec3(upper[0], upper[1], upper[2]));
           },
           py::arg("lower"), py::arg("upper"))
       .def_property_readonly("stress_box",
                              [](const PySimulation& s) -> std::optional<std::pair<std::array<double, 3>, std::array<double, 3>>> {
                                if (!s.stress_box()) return std::nullopt;
-                               const StressBox& b = *s.stress_box();
+                               const dem::StressBox& b = *s.stress_box();
                                return std::make_pair(std::array<double, 3>{b.lower.x(), b.lower.y(), b.lower.z()},
                                                      std::array<double, 3>{b.upper.x(), b.upper.y(), b.upper.z()});
                              })
