@@ -210,6 +210,11 @@ class NeighbourListOwner {
   /// and sets the build count, so that a continued run rebuilds at the same
   /// steps. Throws std::invalid_argument if the sizes differ.
   virtual void restore(const ParticleStore& s, std::span<const Vec3> build_positions, std::size_t rebuild_count) = 0;
+  /// In a periodic cell: the cell's edges H (length, columns) at the build
+  /// that the next restore() repeats, so that it searches the images where
+  /// they were then (a part of a decomposed run made from the whole run's
+  /// state, engine/partition.hpp; a checkpoint section carries them itself).
+  virtual void restore_build_cell(const Mat3& edges) = 0;
   /// After restore() of a part made with history (make_part): the pairs
   /// take their states and result slots.
   virtual void apply_part_history() = 0;
@@ -277,6 +282,7 @@ class ContactProviderBase : public ForceProvider,
   /// and sets the build count, so that a continued run rebuilds at the same
   /// steps. Throws std::invalid_argument if the sizes differ.
   void restore(const ParticleStore& s, std::span<const Vec3> build_positions, std::size_t rebuild_count) override;
+  void restore_build_cell(const Mat3& edges) override { pending_build_edges_ = edges; }
   /// Completes a restore that load() deferred (the list is built only when
   /// the stepper first asks, so that reading a checkpoint allocates no
   /// more than a small multiple of its size). Throws StateError if stored
@@ -413,7 +419,7 @@ class ContactProviderBase : public ForceProvider,
   bool part_history_ = false;
   std::vector<Vec3> pending_positions_;
   std::uint64_t pending_rebuilds_ = 0;
-  std::optional<Mat3> pending_build_edges_;  ///< read by load_build_cell(), until restore()
+  std::optional<Mat3> pending_build_edges_;  ///< load_build_cell() or restore_build_cell(), until restore()
 };
 
 /// What a velocity-dependent (kinetic) law gives for one pair.

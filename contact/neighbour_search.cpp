@@ -325,13 +325,17 @@ bool NeighbourSearch::rebuild_due(std::span<const Vec3> positions, std::span<con
   check_sizes(positions, radii);
   const bool stale = rebuilds_ == 0 || positions.size() != build_positions_.size();
   const double drift2 = scan_positions(positions, !stale);
+  const double half_skin = 0.5 * (skin_ - image_motion());
+  return stale || half_skin < 0.0 || drift2 > half_skin * half_skin;
+}
+
+double NeighbourSearch::image_motion() const {
   // A deforming cell moved every image by (H - H_build) n, |n_a| <= 1:
   // that much less skin is left for the particles' own displacements.
   double moved = 0.0;
   for (int a = 0; a < 3; ++a)
     if (cell_.periodic[a]) moved += (cell_.edges.col(a) - build_edges_.col(a)).norm();
-  const double half_skin = 0.5 * (skin_ - moved);
-  return stale || half_skin < 0.0 || drift2 > half_skin * half_skin;
+  return moved;
 }
 
 bool NeighbourSearch::update(std::span<const Vec3> positions, std::span<const double> radii) {
@@ -360,9 +364,11 @@ DriftSummary NeighbourSearch::drift_summary(std::span<const Vec3> positions) con
 
 // The expressions, and roundings, of scan_positions() and rebuild_due():
 // the bound min(worst, half diagonal^2), then the spread about the centre.
+// With a deforming cell, the skin less the images' motion (image_motion()).
 std::optional<bool> NeighbourSearch::rebuild_decision(const DriftSummary& d) const {
   if (d.stale()) return true;
-  const double half_skin = 0.5 * skin_;
+  const double half_skin = 0.5 * (skin_ - image_motion());
+  if (half_skin < 0.0) return true;
   const double half_skin2 = 0.25 * skin_ * skin_;
   const double bound = std::min(d.worst(), (0.5 * (d.high() - d.low())).squaredNorm());
   if (bound <= half_skin2) return bound > half_skin * half_skin;
@@ -378,7 +384,7 @@ double NeighbourSearch::drift_spread(std::span<const Vec3> positions, const Drif
 }
 
 bool NeighbourSearch::rebuild_decision(const DriftSummary& d, double spread) const {
-  const double half_skin = 0.5 * skin_;
+  const double half_skin = 0.5 * (skin_ - image_motion());
   const double bound = std::min(d.worst(), (0.5 * (d.high() - d.low())).squaredNorm());
   return std::min(bound, spread) > half_skin * half_skin;
 }

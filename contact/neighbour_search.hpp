@@ -128,7 +128,8 @@ class NeighbourSearch {
   DriftSummary drift_summary(std::span<const Vec3> positions) const;
   /// The rebuild test on a merged summary: true or false, or nullopt when
   /// it needs the largest |d_i - c|^2 about the box centre c
-  /// (drift_spread(), merged by a maximum as well).
+  /// (drift_spread(), merged by a maximum as well). In a deforming cell
+  /// with the skin less the images' motion, as rebuild_due().
   std::optional<bool> rebuild_decision(const DriftSummary& merged) const;
   /// max_i |d_i - merged.centre()|^2 over `positions` (length^2).
   double drift_spread(std::span<const Vec3> positions, const DriftSummary& merged) const;
@@ -155,6 +156,9 @@ class NeighbourSearch {
   /// The cell's edges at the last build (a checkpoint keeps them for a
   /// deforming cell: restore() must search the images where they were).
   const Mat3& build_edges() const { return build_edges_; }
+  /// How far the images have moved since the last build: the sum of
+  /// |H - H_build| over the periodic edges (length; zero for a fixed cell).
+  double image_motion() const;
 
   const NeighbourList& list() const { return list_; }
   /// Positions at the last build (empty before the first).

@@ -23,6 +23,12 @@ bool CellProvider::set_time(double t) {
   return true;
 }
 
+std::unique_ptr<ForceProvider> CellProvider::make_part(const ParticleStore&, const PartMap&) const {
+  auto p = std::make_unique<CellProvider>(start_, gradient_);
+  p->set_time(time_);  // H(t) from t alone: this cell's bits
+  return p;
+}
+
 void CellProvider::save(ByteWriter& w) const {
   w.vec3(start_.origin);
   w.mat3(start_.edges);

@@ -36,6 +36,9 @@ class CellProvider final : public ForceProvider, public CellHolder, public Hessi
   void renumber(std::span<const std::uint32_t>) override {}
   void evaluate(const ParticleStore&) override {}
   void add_potential_energies(const ParticleStore&, EnergyReport&) const override {}
+  /// The same cell (its start, velocity gradient and time) on every part of
+  /// a decomposed run: it has no records, and every rank deforms it alike.
+  std::unique_ptr<ForceProvider> make_part(const ParticleStore& part, const PartMap& map) const override;
   /// Section: vec3 origin, mat3 H0, u8 periodic flags (bit a: axis a),
   /// mat3 L.
   void save(ByteWriter& w) const override;

@@ -574,9 +574,6 @@ ForceField ForceField::make_part(const ParticleStore& part, const PartMap& map,
     PartMap own = map;
     if (k < histories.size()) own.history = histories[k];
     std::unique_ptr<ForceProvider> q = p->make_part(part, own);
-    if (!q && caps_[k].cell != nullptr)
-      throw std::invalid_argument("a periodic cell ([domain] periodic) cannot be split over MPI ranks yet; "
-                                  "run this scene on one rank");
     if (!q)
       throw std::invalid_argument("the force provider '" + p->name() +
                                   "' cannot be split over MPI ranks yet; run this scene on one rank");
@@ -587,11 +584,12 @@ ForceField ForceField::make_part(const ParticleStore& part, const PartMap& map,
 }
 
 void ForceField::restore_neighbour_list(const ParticleStore& s, std::span<const Vec3> build_positions,
-                                        std::size_t rebuild_count) {
+                                        std::size_t rebuild_count, const Mat3* build_edges) {
   NeighbourListOwner* c = first_list();
   if (c == nullptr) throw std::logic_error("restore_neighbour_list: no contact provider");
   // The bonded pairs are left out of the restored list as of a rebuild.
   if (!exclusions_synced_) sync_exclusions();
+  if (build_edges != nullptr) c->restore_build_cell(*build_edges);
   c->restore(s, build_positions, rebuild_count);
   c->apply_part_history();
 }

@@ -258,9 +258,10 @@ class ForceField {
   /// build in an earlier run (a checkpoint), so that the continued run
   /// rebuilds at the same steps. Throws std::invalid_argument if the sizes
   /// differ from the particle count, std::logic_error without a contact
-  /// provider.
+  /// provider. build_edges: in a periodic cell, its edges at that build
+  /// (NeighbourListOwner::restore_build_cell); nullptr: as they are now.
   void restore_neighbour_list(const ParticleStore& particles, std::span<const Vec3> build_positions,
-                              std::size_t rebuild_count);
+                              std::size_t rebuild_count, const Mat3* build_edges = nullptr);
 
  private:
   std::vector<std::unique_ptr<ForceProvider>> providers_;

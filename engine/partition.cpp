@@ -1,6 +1,8 @@
 #include "engine/partition.hpp"
 
 #include <algorithm>
+#include <array>
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <numeric>
@@ -88,6 +90,28 @@ void bisect(std::vector<std::uint32_t>& idx, std::size_t b, std::size_t e, std::
   bisect(idx, left, e, first_rank + static_cast<std::uint32_t>(left_ranks), ranks - left_ranks, x, ids, owner);
 }
 
+/// The periodic cell of `sim` now and its contact list's build edges.
+void capture_cell(const Simulation& sim, GlobalState& g) {
+  g.cell.reset();
+  g.build_edges.reset();
+  if (sim.cell() == nullptr) return;
+  g.cell = *sim.cell();
+  if (const NeighbourSearch* s = search_of(sim.forces())) g.build_edges = s->build_edges();
+}
+
+/// Every shift H n with |n_a| <= reach_a on the periodic axes (n = 0 first).
+std::vector<Vec3> image_offsets(const PeriodicCell& cell, double halo) {
+  std::array<int, 3> reach{0, 0, 0};
+  for (int a = 0; a < 3; ++a)
+    if (cell.periodic[a]) reach[a] = 1 + static_cast<int>(std::floor(halo / cell.width(a) + 1e-6));
+  std::vector<Vec3> out{Vec3::Zero()};
+  for (int n2 = -reach[2]; n2 <= reach[2]; ++n2)
+    for (int n1 = -reach[1]; n1 <= reach[1]; ++n1)
+      for (int n0 = -reach[0]; n0 <= reach[0]; ++n0)
+        if (n0 != 0 || n1 != 0 || n2 != 0) out.push_back(cell.offset({n0, n1, n2}));
+  return out;
+}
+
 /// Clumps in the order of their first members' ids.
 std::vector<Clump> sorted_clumps(std::vector<Clump> clumps) {
   std::stable_sort(clumps.begin(), clumps.end(), [](const Clump& a, const Clump& b) {
@@ -110,6 +134,7 @@ GlobalState capture_global_state(const Simulation& whole) {
     g.build_positions = s->build_positions();
     g.rebuild_count = s->rebuild_count();
   }
+  capture_cell(whole, g);
   g.failed_bonds = whole.forces().failed_bonds();
   for (std::size_t k = 0; k < whole.forces().providers().size(); ++k) {
     g.histories.emplace_back();
@@ -134,13 +159,24 @@ std::vector<std::uint32_t> global_order(const ParticleStore& s) {
   return order;
 }
 
+std::vector<Vec3> positions_in_cell(std::span<const Vec3> positions, const PeriodicCell* cell) {
+  std::vector<Vec3> out(positions.begin(), positions.end());
+  if (cell == nullptr || !cell->any()) return out;
+  for (Vec3& x : out) {
+    const std::array<int, 3> m = cell->cells_out(x);
+    if (m[0] != 0 || m[1] != 0 || m[2] != 0) x -= cell->offset(m);
+  }
+  return out;
+}
+
 std::vector<std::uint32_t> bisect_owners(std::span<const Vec3> positions, std::span<const std::uint32_t> ids,
-                                         std::size_t ranks) {
+                                         std::size_t ranks, const PeriodicCell* cell) {
   if (ranks == 0) throw std::invalid_argument("bisect_owners: no ranks");
-  std::vector<std::uint32_t> owner(positions.size(), 0);
-  std::vector<std::uint32_t> idx(positions.size());
+  const std::vector<Vec3> x = positions_in_cell(positions, cell);
+  std::vector<std::uint32_t> owner(x.size(), 0);
+  std::vector<std::uint32_t> idx(x.size());
   std::iota(idx.begin(), idx.end(), 0u);
-  bisect(idx, 0, idx.size(), 0, ranks, positions, ids, owner);
+  bisect(idx, 0, idx.size(), 0, ranks, x, ids, owner);
   return owner;
 }
 
@@ -164,21 +200,31 @@ std::size_t PartLayout::owned_count() const {
 }
 
 std::vector<PartLayout> part_layouts(const ParticleStore& s, std::span<const std::uint32_t> owner, std::size_t ranks,
-                                     double halo, std::span<const std::uint64_t> bond_keys) {
+                                     double halo, std::span<const std::uint64_t> bond_keys, const PeriodicCell* cell) {
   const std::size_t n = s.size();
+  // In a periodic cell: positions put back into it, and their images.
+  const bool periodic = cell != nullptr && cell->any();
+  const std::vector<Vec3> x = positions_in_cell(s.position, cell);
+  const std::vector<Vec3> shifts = periodic ? image_offsets(*cell, halo) : std::vector<Vec3>{Vec3::Zero()};
   std::vector<Vec3> lo(ranks, Vec3::Constant(std::numeric_limits<double>::infinity()));
   std::vector<Vec3> hi(ranks, Vec3::Constant(-std::numeric_limits<double>::infinity()));
   for (std::size_t i = 0; i < n; ++i) {
-    lo[owner[i]] = lo[owner[i]].cwiseMin(s.position[i]);
-    hi[owner[i]] = hi[owner[i]].cwiseMax(s.position[i]);
+    lo[owner[i]] = lo[owner[i]].cwiseMin(x[i]);
+    hi[owner[i]] = hi[owner[i]].cwiseMax(x[i]);
   }
   std::vector<std::vector<std::uint8_t>> in(ranks, std::vector<std::uint8_t>(n, 0));  // 1 owned, 2 ghost
   for (std::size_t i = 0; i < n; ++i) {
     in[owner[i]][i] = 1;
     for (std::size_t r = 0; r < ranks; ++r) {
       if (r == owner[i] || !(lo[r].x() <= hi[r].x())) continue;
-      const Vec3 d = (lo[r] - s.position[i]).cwiseMax(s.position[i] - hi[r]).cwiseMax(0.0);
-      if (d.norm() < halo) in[r][i] = 2;
+      for (const Vec3& o : shifts) {
+        const Vec3 y = o.isZero(0.0) ? x[i] : Vec3(x[i] + o);
+        const Vec3 d = (lo[r] - y).cwiseMax(y - hi[r]).cwiseMax(0.0);
+        if (d.norm() < halo) {
+          in[r][i] = 2;
+          break;
+        }
+      }
     }
   }
   if (!bond_keys.empty()) {
@@ -224,10 +270,13 @@ double PartFactory::interaction_range(const GlobalState& state) const {
   double range = 2.0 * r_max + (search != nullptr ? search->skin() : 0.0);
   if (!bond_ids_.empty()) {
     const auto by_id = slots_by_id(s);
+    const PeriodicCell* cell = state.cell && state.cell->any() ? &*state.cell : nullptr;
     for (const auto& [i, j] : bond_ids_) {
       const std::uint32_t a = find_slot(by_id, i), b = find_slot(by_id, j);
-      if (a != PartMap::kNotInPart && b != PartMap::kNotInPart)
-        range = std::max(range, (s.position[a] - s.position[b]).norm());
+      if (a == PartMap::kNotInPart || b == PartMap::kNotInPart) continue;
+      Vec3 d = s.position[a] - s.position[b];
+      if (cell != nullptr) d -= cell->offset(cell->nearest_shift(d));  // to the bond's image (bonds/bond_images.hpp)
+      range = std::max(range, d.norm());
     }
   }
   return range;
@@ -246,7 +295,7 @@ Simulation PartFactory::make(const GlobalState& state, const PartLayout& layout)
   if (!state.build_positions.empty()) {
     std::vector<Vec3> built(layout.members.size());
     for (std::size_t k = 0; k < built.size(); ++k) built[k] = state.build_positions[layout.members[k]];
-    forces.restore_neighbour_list(part, built, state.rebuild_count);
+    forces.restore_neighbour_list(part, built, state.rebuild_count, state.build_edges ? &*state.build_edges : nullptr);
   }
   std::vector<ParticleGroup> groups = whole_.groups();  // (a part indexes the members it holds)
   std::vector<Clump> clumps;
@@ -356,6 +405,7 @@ GlobalState unpack_state(std::span<const std::vector<std::byte>> pieces, const S
     for (std::size_t k = 0; k < order.size(); ++k) g.build_positions[k] = built[order[k]];
     g.rebuild_count = search_of(part.forces())->rebuild_count();
   }
+  capture_cell(part, g);
   g.failed_bonds = std::move(failed_bonds);
   g.histories = std::move(histories);
   for (const std::span<const std::byte> bytes : clump_bytes) {

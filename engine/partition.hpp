@@ -23,6 +23,15 @@
 ///    owner of its first member (keep_clumps_whole), which alone advances
 ///    it, from its members' complete forces, in the undivided run's order;
 ///    other ranks hold its members as ghosts, placed by the owner.
+///  - A periodic cell (core/periodic_cell.hpp, docs/model.md §20) is on
+///    every rank with the same state (CellProvider::make_part). Its faces
+///    need no shifted copies: a record reads its second end at an image
+///    x_j + H n, so a part holds each particle once, at its true position,
+///    and "within `halo`" is measured to the nearest image (part_layouts).
+///    Every rank puts its particles, owned and ghosts, back through the
+///    faces alike at the common rebuilds (per particle, from its position
+///    alone), so that the parts keep the whole run's positions; the owners
+///    are bisected by their positions put back into the cell.
 ///
 /// Ghost shell: with `margin` M, a part made when every particle was at
 /// x(t0) stays valid while no particle has moved more than M since t0, for
@@ -31,14 +40,19 @@
 /// makes new parts before that (and stops with an error if one step moved
 /// a particle further than the margin): explicit runs bound the motion by
 /// the sum of h max |v|, implicit runs measure it at every Newton iterate.
+/// A deforming cell moves the images too, by (H - H0) n, |n_a| <= 1: the
+/// bound then adds, per step, h times twice the sum of |Hdot| over the
+/// periodic edges (the image a record reads, and those its two ends were
+/// put back through, each moved by at most that sum; mpi/domain.cpp).
 
 #include <cstddef>
-#include <span>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
 #include "core/particle_store.hpp"
+#include "core/periodic_cell.hpp"
 #include "engine/simulation.hpp"
 
 namespace dem {
@@ -52,6 +66,10 @@ struct GlobalState {
   /// contact provider), and the number of builds so far.
   std::vector<Vec3> build_positions;
   std::uint64_t rebuild_count = 0;
+  /// The periodic cell at this state (nullopt without one), and its edges
+  /// at the contact list's last build (nullopt without a list).
+  std::optional<PeriodicCell> cell;
+  std::optional<Mat3> build_edges;
   /// Scene indices of the failed bonds, ascending.
   std::vector<std::uint32_t> failed_bonds;
   /// Per force provider: Decomposable::pack_history() of every rank, one
@@ -75,9 +93,15 @@ std::vector<std::uint32_t> global_order(const ParticleStore& particles);
 /// The owner rank of each particle: recursive coordinate bisection on
 /// particle counts (each cut across the longest side of its particles' box,
 /// ranks split in halves, particles in the same proportion; ties by id), so
-/// that every rank owns floor or ceil of N/ranks particles.
+/// that every rank owns floor or ceil of N/ranks particles. With a periodic
+/// `cell`, of the positions put back into it (positions_in_cell).
 std::vector<std::uint32_t> bisect_owners(std::span<const Vec3> positions, std::span<const std::uint32_t> ids,
-                                         std::size_t ranks);
+                                         std::size_t ranks, const PeriodicCell* cell = nullptr);
+
+/// Each position put back into the cell along its periodic axes, x - H m
+/// with m = floor(H^-1 (x - o)) (length); the positions themselves
+/// without a cell.
+std::vector<Vec3> positions_in_cell(std::span<const Vec3> positions, const PeriodicCell* cell);
 
 /// Gives every member of each clump the owner of its first member, so that
 /// clumps are never split (`owner` per particle of `particles`, as from
@@ -97,8 +121,13 @@ struct PartLayout {
 /// The layout of each rank: its owned particles, and as ghosts every other
 /// particle whose centre is within `halo` of their bounding box or that is
 /// bonded to one of them (bond_keys: pair_key of the ids of every bond).
+/// With a periodic `cell`: the box of the owned particles put back into
+/// the cell, and the distance from it to the nearest image x + H n of the
+/// particle put back into the cell (every n with |n_a| <= 1 + halo/width_a
+/// on the periodic axes: all the images within `halo`).
 std::vector<PartLayout> part_layouts(const ParticleStore& particles, std::span<const std::uint32_t> owner,
-                                     std::size_t ranks, double halo, std::span<const std::uint64_t> bond_keys);
+                                     std::size_t ranks, double halo, std::span<const std::uint64_t> bond_keys,
+                                     const PeriodicCell* cell = nullptr);
 
 /// A part's owned particles (every field, order_key, and the contact list's
 /// build position when there is one), its providers' histories and its
@@ -163,7 +192,8 @@ class PartFactory {
   void release_work() { whole_.release_work(); }
   /// pair_key of the ids of every bond of the whole system.
   const std::vector<std::uint64_t>& bond_keys() const { return bond_keys_; }
-  /// 2 r_max + skin, or the longest bond at `state` if longer (length).
+  /// 2 r_max + skin, or the longest bond at `state` if longer (length; a
+  /// bond across a periodic face measured to its minimum image).
   double interaction_range(const GlobalState& state) const;
 
  private:

@@ -319,19 +319,23 @@ void Simulation::wrap_into_cell() {
   // velocity by -Hdot m (Lees-Edwards): the particle it was seen as across
   // that face (docs/model.md §20.1).
   // The kinetic energy that gains is work of the cell (W_boundary).
-  const std::array<ExactSum, 2> moved = exact_sums<2>(particles_.size(), [&](std::size_t i, std::array<ExactSum, 2>& t) {
+  // A decomposed run wraps owned particles and ghosts alike (from their
+  // positions alone, the same bits on every rank) and counts the owned ones.
+  std::array<ExactSum, 2> moved = exact_sums<2>(particles_.size(), [&](std::size_t i, std::array<ExactSum, 2>& t) {
     const std::array<int, 3> m = cell->cells_out(particles_.position[i]);
     if (m[0] == 0 && m[1] == 0 && m[2] == 0) return;
-    t[0].add(1.0);
+    const bool owned = particles_.owns(i);
+    if (owned) t[0].add(1.0);
     particles_.position[i] -= cell->offset(m);
     if (!deforming_) return;
     const Vec3 v = particles_.velocity[i];
     particles_.velocity[i] -= cell->velocity_offset(m);
-    if (particles_.owns(i))
-      t[1].add(0.5 * particles_.mass[i] * (particles_.velocity[i].squaredNorm() - v.squaredNorm()));
+    if (owned) t[1].add(0.5 * particles_.mass[i] * (particles_.velocity[i].squaredNorm() - v.squaredNorm()));
   });
-  if (deforming_) ledger_.boundary -= global_value(moved[1]);
-  // Every provider's records are rebuilt (the bonds find their images again).
+  collective_->reduce(moved);  // every rank: the whole system's count
+  if (deforming_) ledger_.boundary -= moved[1].value();
+  // Every provider's records are rebuilt (the bonds find their images
+  // again), on every rank if a particle anywhere was put back.
   if (moved[0].value() > 0.0) forces_.mark_due();
 }
 

@@ -133,11 +133,12 @@ void Domain::make_parts(const GlobalState& state) {
   const double range = factory_.interaction_range(state);
   margin_ = 0.5 * range;
   const double halo = (range + 2.0 * margin_) * (1.0 + 1e-9);
+  const PeriodicCell* cell = state.cell ? &*state.cell : nullptr;
   std::vector<std::uint32_t> owner =
-      bisect_owners(state.particles.position, state.particles.id, static_cast<std::size_t>(size_));
+      bisect_owners(state.particles.position, state.particles.id, static_cast<std::size_t>(size_), cell);
   keep_clumps_whole(owner, state.particles, state.clumps);
   const std::vector<PartLayout> layouts =
-      part_layouts(state.particles, owner, static_cast<std::size_t>(size_), halo, factory_.bond_keys());
+      part_layouts(state.particles, owner, static_cast<std::size_t>(size_), halo, factory_.bond_keys(), cell);
   const std::size_t ranks = static_cast<std::size_t>(size_);
   send_ids_.assign(ranks, {});
   recv_ids_.assign(ranks, {});
@@ -152,6 +153,13 @@ void Domain::make_parts(const GlobalState& state) {
     }
   }
   failed_ = state.failed_bonds;
+  // A deforming cell moves the images a record reads, and those its ends
+  // were put back through, by at most sum_a |Hdot e_a| per unit time each
+  // (engine/partition.hpp, ghost shell).
+  image_speed_ = 0.0;
+  if (cell != nullptr)
+    for (int a = 0; a < 3; ++a)
+      if (cell->periodic[a]) image_speed_ += 2.0 * cell->edge_rate.col(a).norm();
   if (part_)
     *part_ = factory_.make(state, layouts[static_cast<std::size_t>(rank_)]);
   else
@@ -325,7 +333,7 @@ void Domain::track_motion(const ParticleStore& s) {
   double v2 = 0.0;
   for (std::size_t i = 0; i < s.size(); ++i)
     if (s.owns(i)) v2 = std::max(v2, s.velocity[i].squaredNorm());
-  moved_ += part_->time_step() * std::sqrt(v2);
+  moved_ += part_->time_step() * (std::sqrt(v2) + image_speed_);
 }
 
 void Domain::exchange_drifted(ParticleStore& s, bool ledger_reads) {

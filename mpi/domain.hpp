@@ -105,7 +105,8 @@ class Domain final : public DecomposedRun, public Collective {
   // --- Collective (engine/collective.hpp) -------------------------------------
   /// Also bounds this rank's motion since the parts were made (the sum
   /// over steps of h max |v|, at the drift; with clumps in the scene, at
-  /// the placement of their members, exchange_placed()).
+  /// the placement of their members, exchange_placed(); in a deforming
+  /// periodic cell with the images' motion added).
   void exchange_drifted(ParticleStore& particles, bool ledger_reads) override;
   void exchange_placed(ParticleStore& particles) override;
   void exchange_velocities(ParticleStore& particles) override { exchange(particles, What::velocities); }
@@ -156,6 +157,9 @@ class Domain final : public DecomposedRun, public Collective {
   std::vector<std::uint32_t> failed_;  ///< scene indices of every failed bond, ascending
   double margin_ = 0.0;                ///< M: a part stays valid while nothing moved more than M
   double moved_ = 0.0;                 ///< bound on this rank's owned particles' motion since the parts were made
+  /// A deforming periodic cell: twice the sum of |Hdot e_a| over its
+  /// periodic edges (length/time), added to max |v| in that bound.
+  double image_speed_ = 0.0;
   /// Implicit runs: (id, position) of the owned particles when the parts
   /// were made, by id; the motion is measured against them at every force
   /// evaluation of the Newton iterations (trial iterates included).
