@@ -36,9 +36,10 @@ inline void expect_parts_match(const Simulation& whole, std::size_t ranks) {
   factory.release_work();  // as a decomposed run does: parts come from the captured state alone
   EXPECT_EQ(factory.whole().particles().size(), 0u);
   const double halo = factory.interaction_range(state) * 1.0001;
-  std::vector<std::uint32_t> owner = bisect_owners(state.particles.position, state.particles.id, ranks);
+  const PeriodicCell* cell = state.cell ? &*state.cell : nullptr;
+  std::vector<std::uint32_t> owner = bisect_owners(state.particles.position, state.particles.id, ranks, cell);
   keep_clumps_whole(owner, state.particles, state.clumps);
-  const std::vector<PartLayout> layouts = part_layouts(state.particles, owner, ranks, halo, factory.bond_keys());
+  const std::vector<PartLayout> layouts = part_layouts(state.particles, owner, ranks, halo, factory.bond_keys(), cell);
   std::map<std::uint32_t, std::size_t> whole_slot;
   for (std::size_t i = 0; i < whole.particles().size(); ++i) whole_slot[whole.particles().id[i]] = i;
   EnergyReport merged;

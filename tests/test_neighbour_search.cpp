@@ -288,6 +288,47 @@ TEST(NeighbourSearch, DriftSummariesOfPartsGiveTheWholeSetsDecision) {
   EXPECT_TRUE(merged_decision(parts, split(cases[0])));
 }
 
+TEST(NeighbourSearch, DriftSummariesOfPartsGiveTheWholeSetsDecisionInADeformingCell) {
+  // A sheared periodic cell moved the images since the build: the merged
+  // test takes the skin less their motion, as the whole set's does.
+  const double skin = 0.2;
+  const Scene s = random_scene(13, 600);
+  PeriodicCell cell = PeriodicCell::box(Vec3::Zero(), Vec3::Constant(14.0), {true, true, true});
+  NeighbourSearch whole(skin);
+  whole.set_cell(cell);
+  whole.rebuild(s.x, s.r);
+  std::vector<NeighbourSearch> parts;
+  std::vector<std::vector<Vec3>> x0(3);
+  std::vector<std::vector<double>> r0(3);
+  for (std::size_t i = 0; i < s.x.size(); ++i) {
+    x0[i % 3].push_back(s.x[i]);
+    r0[i % 3].push_back(s.r[i]);
+  }
+  for (std::size_t k = 0; k < 3; ++k) {
+    parts.emplace_back(skin);
+    parts.back().set_cell(cell);
+    parts.back().rebuild(x0[k], r0[k]);
+  }
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> component(-0.12 * skin, 0.12 * skin);
+  std::vector<Vec3> moved = s.x;
+  for (Vec3& x : moved) x += Vec3(component(rng), component(rng), component(rng));
+  std::vector<std::vector<Vec3>> x1(3);
+  for (std::size_t i = 0; i < moved.size(); ++i) x1[i % 3].push_back(moved[i]);
+  // The y edge leaning over x by 0, 0.7 and 1.1 skins: within the skin,
+  // not within the skin less 0.7 of it, and past the whole skin.
+  const std::vector<bool> expected = {false, true, true};
+  const std::vector<double> lean = {0.0, 0.7 * skin, 1.1 * skin};
+  for (std::size_t c = 0; c < lean.size(); ++c) {
+    PeriodicCell sheared = cell;
+    sheared.edges(0, 1) = lean[c];
+    whole.set_cell(sheared);
+    for (NeighbourSearch& p : parts) p.set_cell(sheared);
+    EXPECT_EQ(whole.rebuild_due(moved, s.r), expected[c]) << "lean " << lean[c];
+    EXPECT_EQ(merged_decision(parts, x1), expected[c]) << "lean " << lean[c];
+  }
+}
+
 TEST(NeighbourSearch, SameListForOneTwoAndThreeThreads) {
   const Scene s = random_scene(9, 5000, 19.0);
   auto build = [&](std::size_t threads) {

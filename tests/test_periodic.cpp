@@ -21,6 +21,7 @@
 #include "engine/partition.hpp"
 #include "engine/stress.hpp"
 #include "io/checkpoint.hpp"
+#include "part_support.hpp"
 #include "scene/scene_builder.hpp"
 #include "scene_support.hpp"
 
@@ -560,17 +561,63 @@ TEST(PeriodicInput, RefusedNamingTheKey) {
   EXPECT_NE(simulation_error(ok + "shape = \"box\"\n").find("[domain] shape: unknown key"), std::string::npos);
 }
 
-TEST(PeriodicInput, MpiRanksRefuseAPeriodicCellNamingIt) {
-  // The parts of a decomposed run are made by make_part: the cell refuses
-  // (docs/model.md §20.5), and so does a run over MPI ranks, before it starts.
-  try {
-    PartFactory factory(make_simulation(build_scene(parse_scene_text(kPeriodicLattice, "lattice.toml", "."))));
-    ADD_FAILURE() << "a periodic cell was split over ranks";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("a periodic cell ([domain] periodic) cannot be split over MPI ranks yet"),
-              std::string::npos)
-        << e.what();
+// --- parts of a decomposed run (engine/partition.hpp) ------------------------------------
+
+TEST(PeriodicPartition, GhostsAreFoundThroughTheFaces) {
+  // Two particles near opposite faces of a cell periodic along x, owned by
+  // two ranks: each is a ghost of the other's rank through the face (the
+  // nearest image 0.2 away), not without the cell (1.6 away).
+  ParticleStore s;
+  for (const double x : {0.1, 1.7}) {
+    ParticleSpec p;
+    p.position = Vec3(x, 0.5, 0.5);
+    s.add(p);
   }
+  const PeriodicCell cell = PeriodicCell::box(Vec3::Zero(), Vec3(1.8, 1.0, 1.0), {true, false, false});
+  const std::vector<std::uint32_t> owner = bisect_owners(s.position, s.id, 2, &cell);
+  ASSERT_NE(owner[0], owner[1]);
+  const std::vector<PartLayout> through = part_layouts(s, owner, 2, 0.3, {}, &cell);
+  const std::vector<PartLayout> plain = part_layouts(s, owner, 2, 0.3, {});
+  for (std::size_t r = 0; r < 2; ++r) {
+    EXPECT_EQ(through[r].members.size(), 2u) << "rank " << r;
+    EXPECT_EQ(through[r].owned_count(), 1u);
+    EXPECT_EQ(plain[r].members.size(), 1u) << "rank " << r;
+  }
+  // A particle just past the upper face is bisected where it will be put back.
+  ParticleStore t = s;
+  t.position[1] = Vec3(1.85, 0.5, 0.5);  // at 0.05 once put back: with particle 0
+  for (const double x : {1.2, 1.3}) {
+    ParticleSpec p;
+    p.position = Vec3(x, 0.5, 0.5);
+    t.add(p);
+  }
+  const std::vector<std::uint32_t> wrapped = bisect_owners(t.position, t.id, 2, &cell);
+  EXPECT_EQ(wrapped[0], wrapped[1]);
+  EXPECT_NE(wrapped[0], wrapped[2]);
+  const std::vector<std::uint32_t> unwrapped = bisect_owners(t.position, t.id, 2);
+  EXPECT_NE(unwrapped[0], unwrapped[1]);
+}
+
+TEST(PeriodicPartition, PartsOfAnAgitatedLatticeGiveTheWholeForces) {
+  // Every particle has crossed a face and been put back (the store
+  // re-ordered, the bonds' images found again): each part's owned
+  // particles, with ghosts found through the faces, get the whole run's F
+  // and tau bits, and the parts' energies merge into the whole's.
+  Simulation whole = agitated_lattice(kPeriodicLattice, 40.0);
+  for (int k = 0; k < 173; ++k) whole.step();
+  ASSERT_GT(largest_jump(whole), 0.5 * 0.011313708498984761);
+  for (std::size_t ranks = 1; ranks <= 4; ++ranks) expect_parts_match(whole, ranks);
+}
+
+TEST(PeriodicPartition, PartsOfAShearedFrictionalGasGiveTheWholeForces) {
+  // A deforming cell (Lees-Edwards across the y faces), friction histories
+  // across faces, the contact list restored where the images were at its
+  // last build.
+  Simulation whole = make_simulation(build_scene(parse_scene_text(sheared_gas(1e-4, 600), "shear.toml", ".")));
+  for (int k = 0; k < 600; ++k) whole.step();
+  ASSERT_FALSE(whole.cell()->edges.isApprox(whole.forces().neighbours().build_edges()))
+      << "the list was just built: the test shows nothing of the build cell";
+  for (std::size_t ranks = 2; ranks <= 4; ++ranks) expect_parts_match(whole, ranks);
 }
 
 }  // namespace
