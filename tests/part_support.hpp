@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include "contact/contact_provider.hpp"
 #include "engine/partition.hpp"
 
 namespace dem {
@@ -56,6 +57,13 @@ inline void expect_parts_match(const Simulation& whole, std::size_t ranks) {
         ++mismatches;
     }
     EXPECT_EQ(mismatches, 0u) << "part " << r << " of " << ranks;
+    // The part's contact list as the whole's was built (in a deforming
+    // periodic cell: at the cell's edges of that build).
+    if (const NeighbourListOwner* c = whole.forces().neighbour_list()) {
+      const NeighbourSearch& mine = part.forces().neighbours();
+      EXPECT_EQ(mine.rebuild_count(), c->neighbours().rebuild_count());
+      EXPECT_TRUE(mine.build_edges() == c->neighbours().build_edges()) << "part " << r << " of " << ranks;
+    }
     merged.merge(part.energy_report());
   }
   EXPECT_EQ(owned_total, whole.particles().size());
