@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The promise of issue 14: a scene run over 1-4 MPI ranks, each at 1 and 2
 # threads, writes byte-identical energy.csv, bond_failures.csv, groups.csv,
-# walls.csv and (implicit runs) solver.csv
+# walls.csv, stress.csv and (implicit runs) solver.csv
 # to the run without MPI, and parallel VTK frames (one piece per rank) that
 # VTK's reader (vtkXMLPPolyDataReader, as in ParaView) reads back with every
 # particle once and every particle's and bond's state the reference's bits.
@@ -46,7 +46,7 @@ fi
 compare() {  # compare DIR: the files of a run against the reference
   local d=$1 bad=0 f
   for f in "$tmp/ref"/energy.csv "$tmp/ref"/bond_failures.csv "$tmp/ref"/groups.csv "$tmp/ref"/walls.csv \
-           "$tmp/ref"/solver.csv; do
+           "$tmp/ref"/solver.csv "$tmp/ref"/stress.csv; do
     [ -e "$f" ] || continue
     if ! cmp -s "$f" "$d/$(basename "$f")"; then
       echo "    differs: $(basename "$f")"

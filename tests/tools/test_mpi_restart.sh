@@ -3,7 +3,7 @@
 # on 3 MPI ranks stopped at step FIRST (its checkpoint.bin, written by rank 0
 # from the whole system) is continued to step TOTAL on 2 ranks and on one
 # process, and on 2 ranks into a new folder; each continued folder must hold the same energy.csv,
-# bond_failures.csv and solver.csv as one uninterrupted run without MPI, and a VTK series
+# bond_failures.csv, solver.csv and stress.csv as one uninterrupted run without MPI, and a VTK series
 # (parallel frames of 3 pieces, then of 2 or whole frames) that reads back
 # as that run's, bit for bit.
 #
@@ -33,7 +33,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 failed=0
 check() {  # check DIR LABEL: DIR's tables and VTK series against the uninterrupted run
   local d=$1 bad=0 f
-  for f in "$tmp/ref"/energy.csv "$tmp/ref"/bond_failures.csv "$tmp/ref"/solver.csv; do
+  for f in "$tmp/ref"/energy.csv "$tmp/ref"/bond_failures.csv "$tmp/ref"/solver.csv "$tmp/ref"/stress.csv; do
     [ -e "$f" ] || continue
     cmp -s "$f" "$d/$(basename "$f")" || { echo "    differs: $(basename "$f")"; bad=1; }
   done
