@@ -21,6 +21,10 @@
 ///                       integers, only in scenes that keep a ledger
 ///     failures          every rank's booked failures allgathered (usually
 ///                       none: a few bytes)
+///     periodic cell     at each rebuild, the count (and, in a deforming
+///                       cell, the kinetic energy) of the owned particles
+///                       put back through the faces: one exact-sum
+///                       allreduce; ghosts are put back by every rank alike
 ///     end of step       one max allreduce of the distance moved since the
 ///                       parts were made; past half the margin, new parts
 ///     implicit steps    per Newton iterate: exact sums, the residual's max
