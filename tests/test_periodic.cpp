@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <oneapi/tbb/global_control.h>
 #include <random>
 #include <string>
@@ -336,6 +337,96 @@ TEST(PeriodicBonds, AcrossFacesThroughReorderingThreadsAndCheckpoints) {
   for (int k = 173; k < 400; ++k) restored.step();
   EXPECT_EQ(physics(whole), physics(restored));
   EXPECT_EQ(physics(whole), one);
+}
+
+// --- walls and meshes in a cell periodic along x and y ---------------------------------------
+
+/// 216 frictional Hertz-Mindlin spheres (damped) streaming along x and y
+/// and falling onto a floor at z = 0 in a cell periodic along x and y:
+/// `floor` is a [[wall]] or a [[mesh]] table.
+std::string floor_scene(double h, std::uint64_t steps, const std::string& floor) {
+  char head[128];
+  std::snprintf(head, sizeof head, "[run]\ntime_step = %.17g\nsteps = %llu\n", h,
+                static_cast<unsigned long long>(steps));
+  return head + std::string(R"(
+[[material]]
+name = "grain"
+density = 1.9099
+E = 1e3
+nu = 0.3
+e = 0.5
+mu_s = 0.4
+
+[[particles]]
+source = "box_lattice"
+material = "grain"
+per_side = 6
+diameter = 0.1
+spacing_ratio = 1.6
+temperature = 1e-4
+origin = [0.05, 0.05, 0.06]
+
+[contact]
+law = "hertz-mindlin"
+skin = 0.02
+
+[gravity]
+acceleration = [0.0, 0.0, -9.81]
+
+[domain]
+lower = [0.0, 0.0, 0.0]
+upper = [0.96, 0.96, 2.0]
+periodic = [true, true, false]
+)") + floor;
+}
+
+TEST(PeriodicBoundaries, AFloorWallOrMeshInACellPeriodicAlongXAndYClosesTheLedgerToSecondOrder) {
+  // The grains stream at (0.5, 0.3) m/s through the x and y faces while
+  // they fall onto the floor: a [[wall]], or a [[mesh]] of two triangles
+  // over [-2, 2]^2, wider than the cell (a particle near a face touches it
+  // on both sides of the face). E_balance closes to O(h^2) with either,
+  // and the two give the same bits.
+  const std::filesystem::path dir = scratch_folder("periodic_floor");
+  write_text(dir / "floor.stl",
+             "solid floor\n"
+             "facet normal 0 0 1\nouter loop\nvertex -2 -2 0\nvertex 2 -2 0\nvertex 2 2 0\nendloop\nendfacet\n"
+             "facet normal 0 0 1\nouter loop\nvertex -2 -2 0\nvertex 2 2 0\nvertex -2 2 0\nendloop\nendfacet\n"
+             "endsolid floor\n");
+  std::vector<dem::testing::StateSnapshot> ends;
+  for (const std::string floor : {"[[wall]]\npoint = [0.0, 0.0, 0.0]\nnormal = [0.0, 0.0, 1.0]\n",
+                                  "[[mesh]]\nfile = \"floor.stl\"\n"}) {
+    double drift[2] = {0.0, 0.0}, scale = 0.0;
+    for (int k = 0; k < 2; ++k) {
+      const double h = k == 0 ? 2e-4 : 1e-4;
+      const std::uint64_t steps = k == 0 ? 3000 : 6000;
+      Simulation sim = make_simulation(build_scene(parse_scene_text(floor_scene(h, steps, floor), "floor.toml", dir)));
+      for (Vec3& v : sim.particles().velocity) v += Vec3(0.5, 0.3, 0.0);
+      sim.positions_changed();
+      const double e0 = sim.energy_report().balance();
+      double lowest = INFINITY;
+      for (std::uint64_t s = 0; s < steps; ++s) {
+        sim.step();
+        drift[k] = std::max(drift[k], std::abs(sim.energy_report().balance() - e0));
+      }
+      for (const Vec3& x : sim.particles().position) lowest = std::min(lowest, x.z());
+      if (k == 0) {
+        EXPECT_GT(largest_jump(sim), 0.48) << floor;  // put back through a face
+        EXPECT_GT(sim.energy_report().wall, 0.0) << floor;  // on the floor at the end
+        EXPECT_GT(lowest, 0.04) << floor;  // and not through it (radius 0.05)
+        scale = std::abs(sim.ledger().contact);
+        ends.push_back(dem::testing::snapshot(sim));
+      }
+    }
+    std::printf("floor in a periodic cell (%s): W_contact %.4e J; drift %.3e J at h, %.3e J at h/2 (ratio %.2f)\n",
+                floor.substr(0, 8).c_str(), scale, drift[0], drift[1], drift[0] / drift[1]);
+    EXPECT_GT(scale, 0.0);
+    EXPECT_LT(drift[0], 1e-3 * scale);
+    EXPECT_GT(drift[0] / drift[1], 3.0);
+    EXPECT_LT(drift[0] / drift[1], 5.0);
+  }
+  // Both floors give the same bits (a face contact is the plane's).
+  ASSERT_EQ(ends.size(), 2u);
+  EXPECT_TRUE(ends[0] == ends[1]);
 }
 
 // --- the stress of the whole cell ----------------------------------------------------------
