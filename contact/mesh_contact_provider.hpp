@@ -213,11 +213,7 @@ class MeshContactProvider final : public ForceProvider,
             const std::size_t k = i % kBlock;
             for (std::uint32_t c = b.offset[k]; c < b.offset[k + 1]; ++c) {
               const Entry& e = b.entries[c];
-              const Wall w = local_wall(e);
-              if constexpr (StatefulWallEnergy<Law>)
-                u += law_.wall_energy(s, static_cast<std::uint32_t>(i), w, e.state);
-              else
-                u += law_.wall_energy(s, static_cast<std::uint32_t>(i), w);
+              u += law_wall_energy(law_, s, static_cast<std::uint32_t>(i), local_wall(e), e.state);
             }
             return u;
           }));
@@ -231,10 +227,7 @@ class MeshContactProvider final : public ForceProvider,
   ExactSum nonconservative_power(const ParticleStore& s, std::span<const Vec3> u,
                                  std::span<const Vec3> w) const override {
     if constexpr (!kKinetic) return ExactSum();
-    return exact_sum(s.size(), [&](std::size_t i) {
-      if (!s.owns(i) || ((nc_force_[i].array() == 0.0).all() && (moment_[i].array() == 0.0).all())) return 0.0;
-      return nc_force_[i].dot(u[i]) + moment_[i].dot(w[i]);
-    });
+    else return wall_nonconservative_power(s, nc_force_, moment_, u, w);
   }
 
   // MovingBoundary (core/force_provider.hpp): one boundary per mesh, its

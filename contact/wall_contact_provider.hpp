@@ -59,6 +59,29 @@ concept StatefulWallEnergy = requires(const Law& law, const ParticleStore& s, co
   { law.wall_energy(s, std::uint32_t{0}, Wall{}, st) } -> std::convertible_to<double>;
 };
 
+/// The law's conservative energy of particle i's contact with `wall`, with
+/// its contact state for laws whose energy reads it (StatefulWallEnergy).
+template <class Law, class State>
+double law_wall_energy(const Law& law, const ParticleStore& s, std::uint32_t i, const Wall& wall, const State& state) {
+  if constexpr (StatefulWallEnergy<Law>)
+    return law.wall_energy(s, i, wall, state);
+  else
+    return law.wall_energy(s, i, wall);
+}
+
+/// sum over the particles this process owns of F^nc_i . u_i + M_i . w_i:
+/// the power of a wall provider's non-conservative forces and moments
+/// (per-particle slots) at the velocities u, w. Particles touching no wall
+/// (zero slots) add nothing, for finite u, w.
+inline ExactSum wall_nonconservative_power(const ParticleStore& s, std::span<const Vec3> nc_force,
+                                           std::span<const Vec3> moment, std::span<const Vec3> u,
+                                           std::span<const Vec3> w) {
+  return exact_sum(s.size(), [&](std::size_t i) {
+    if (!s.owns(i) || ((nc_force[i].array() == 0.0).all() && (moment[i].array() == 0.0).all())) return 0.0;
+    return nc_force[i].dot(u[i]) + moment[i].dot(w[i]);
+  });
+}
+
 /// Laws whose saved state size depends on their options (a Hertz-Mindlin
 /// contact with a twisting model, docs/model.md §11.6) give it per law.
 template <class Law>
@@ -239,13 +262,8 @@ class WallContactProvider final : public ForceProvider,
     r.add("U_wall", exact_sum(s.size(), [&](std::size_t i) {
             double u = 0.0;
             if (!s.owns(i)) return u;
-            for (std::size_t w = 0; w < walls_.size(); ++w) {
-              const Wall& wall = walls_[w];
-              if constexpr (StatefulWallEnergy<Law>)
-                u += law_.wall_energy(s, static_cast<std::uint32_t>(i), wall, state_[i * walls_.size() + w]);
-              else
-                u += law_.wall_energy(s, static_cast<std::uint32_t>(i), wall);
-            }
+            for (std::size_t w = 0; w < walls_.size(); ++w)
+              u += law_wall_energy(law_, s, static_cast<std::uint32_t>(i), walls_[w], state_[i * walls_.size() + w]);
             return u;
           }));
   }
@@ -259,12 +277,7 @@ class WallContactProvider final : public ForceProvider,
 
   ExactSum nonconservative_power(const ParticleStore& s, std::span<const Vec3> u,
                                  std::span<const Vec3> w) const override {
-    // Most particles touch no wall: their zero slots add nothing (for
-    // finite u, w), and the test on them is well predicted.
-    return exact_sum(s.size(), [&](std::size_t i) {
-      if (!s.owns(i) || ((nc_force_[i].array() == 0.0).all() && (moment_[i].array() == 0.0).all())) return 0.0;
-      return nc_force_[i].dot(u[i]) + moment_[i].dot(w[i]);
-    });
+    return wall_nonconservative_power(s, nc_force_, moment_, u, w);
   }
 
   /// Where walls move, first their motion state (a record of id

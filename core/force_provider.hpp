@@ -447,6 +447,15 @@ class CellHolder {
   /// Sets the cell to its state at time t (a deforming cell's edges at t;
   /// a fixed cell stays). Returns true if the cell changed.
   virtual bool set_time(double t) = 0;
+  /// True if the cell's rate follows a target stress (the periodic-cell
+  /// servo, docs/model.md §20.6): the stepper then calls control() at the
+  /// start of every step.
+  virtual bool controls_stress() const { return false; }
+  /// The servo: from the cell's Love-Weber stress sigma (tension positive,
+  /// pressure) measured at time t, sets the velocity gradient of the step
+  /// that starts at t (the edges move at a constant rate until the next
+  /// call). Returns true if the cell's rate changed.
+  virtual bool control(const Mat3& /*stress*/, double /*t*/) { return false; }
 };
 
 /// The bond graph for output and fragments: declared with the bond list

@@ -148,6 +148,12 @@ bool ForceField::set_cell_time(double t) {
   return true;
 }
 
+bool ForceField::control_cell(const Mat3& stress, double t) {
+  if (cell_ == nullptr || !cell_->control(stress, t)) return false;
+  for (const auto& p : providers_) p->set_cell(cell_->cell());
+  return true;
+}
+
 const ForceProvider* ForceField::find(const std::string& name) const {
   for (const auto& p : providers_)
     if (p->name() == name) return p.get();
@@ -385,14 +391,16 @@ bool ForceField::ledgers_by_particle() const {
 }
 
 ExactSum ForceField::kick_power(const ParticleStore& s, std::span<const Vec3> v0, std::span<const Vec3> w0,
-                                std::span<const char> skip) const {
+                                std::span<const char> kinematic) const {
   if (!ledgers_by_particle()) throw std::logic_error("ForceField::kick_power: a ledger is not booked per particle");
   bool any = false;
   for (std::size_t k = 0; k < providers_.size(); ++k) any = any || (caps_[k].ledger != nullptr);
   if (!any) return ExactSum();
   if (nc_force_.size() != s.size()) gather_nonconservative(s);
   return exact_sum(s.size(), [&](std::size_t i) {
-    if (!s.owns(i) || (!skip.empty() && skip[i])) return 0.0;
+    if (!s.owns(i)) return 0.0;
+    if (!kinematic.empty() && kinematic[i])
+      return nc_force_[i].dot(v0[i] + v0[i]) + nc_moment_[i].dot(w0[i] + w0[i]);
     const Vec3 u = v0[i] + s.velocity[i], w = w0[i] + s.angular_velocity[i];
     return nc_force_[i].dot(u) + nc_moment_[i].dot(w);
   });

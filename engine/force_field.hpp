@@ -128,6 +128,12 @@ class ForceField {
   /// Sets the cell to its state at time t and, if it changed (a deforming
   /// cell), hands it to every provider again. Returns whether it changed.
   bool set_cell_time(double t);
+  /// True if the cell's rate follows a target stress (CellHolder::controls_stress).
+  bool cell_controls_stress() const { return cell_ != nullptr && cell_->controls_stress(); }
+  /// The cell servo's step (CellHolder::control) from the cell's stress
+  /// sigma at time t; if the cell's rate changed, hands the cell to every
+  /// provider again. Returns whether it changed.
+  bool control_cell(const Mat3& stress, double t);
   /// Every provider's ForceProvider::set_time_step(h).
   void set_time_step(double h) {
     for (const auto& p : providers_) p->set_time_step(h);
@@ -161,11 +167,13 @@ class ForceField {
   /// ForceProvider::books_body_nonconservative): kick_power() applies.
   bool ledgers_by_particle() const;
   /// nonconservative_power(particles, v0 + v, w0 + w) with v, w the
-  /// particles' velocities and the particles with skip[i] != 0 (kinematic)
-  /// left out, without forming u and w: the same bits. Requires
-  /// ledgers_by_particle() (std::logic_error otherwise).
+  /// particles' velocities, without forming u and w: the same bits. The
+  /// particles with kinematic[i] != 0 move at their prescribed v0, w0
+  /// through the kick (the kick's change of their velocities is undone
+  /// after it): theirs is u = 2 v0, w = 2 w0 (docs/model.md §16, kinematic groups).
+  /// Requires ledgers_by_particle() (std::logic_error otherwise).
   ExactSum kick_power(const ParticleStore& particles, std::span<const Vec3> v0, std::span<const Vec3> w0,
-                      std::span<const char> skip) const;
+                      std::span<const char> kinematic) const;
   /// Sum over providers of DissipationLedger::released_energy, in provider
   /// order: energy the last evaluate() released by state changes.
   ExactSum released_energy(const ParticleStore& particles) const;

@@ -16,6 +16,7 @@
 #include "contact/wall_motion.hpp"
 #include "core/particle_store.hpp"
 #include "core/periodic_cell.hpp"
+#include "engine/cell_provider.hpp"
 #include "core/types.hpp"
 #include "engine/groups.hpp"
 
@@ -67,6 +68,8 @@ struct Scene {
   /// axis: none) and its velocity gradient L (1/time).
   PeriodicCell cell;
   Mat3 velocity_gradient = Mat3::Zero();
+  /// The cell's servo (docs/model.md §20.6; no axis: none).
+  CellServo cell_servo;
 };
 
 }  // namespace dem

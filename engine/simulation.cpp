@@ -64,7 +64,7 @@ void Simulation::start() {
     if (forces_.applies_filter())
       throw std::invalid_argument("a periodic cell ([domain] periodic) does not support the friction filter yet");
     forces_.set_cell_time(time_);
-    deforming_ = !forces_.cell()->edge_rate.isZero(0.0);
+    deforming_ = !forces_.cell()->edge_rate.isZero(0.0) || forces_.cell_controls_stress();
   }
   for (const Clump& c : clumps_) validate_inertia(c.body.inertia);
   half_.resize(clumps_.size());
@@ -166,13 +166,17 @@ ExactSum Simulation::kick_power() {
   // Every ledger per particle: one pass forms u and w as it sums.
   if (forces_.ledgers_by_particle()) return forces_.kick_power(particles_, v_before_, w_before_, kinematic_);
   // u = v^- + v^+, w = Omega^- + Omega^+ of the kick just made, kept in the
-  // saved arrays; kinematic particles take no kick (W_boundary books them).
+  // saved arrays. Kinematic particles keep their prescribed velocity
+  // through the kick: u = 2 v^-. W_boundary books the whole force on them
+  // at that velocity, and W_contact here takes its non-conservative part
+  // back, so that what remains in W_contact is the dissipation at each
+  // record's relative velocity (docs/model.md §16, kinematic groups).
   const std::size_t n = particles_.size();
   parallel_for_ranges(n, [&](std::size_t b, std::size_t e) {
     for (std::size_t i = b; i < e; ++i) {
       if (!kinematic_.empty() && kinematic_[i]) {
-        v_before_[i] = Vec3::Zero();
-        w_before_[i] = Vec3::Zero();
+        v_before_[i] += v_before_[i];
+        w_before_[i] += w_before_[i];
         continue;
       }
       v_before_[i] += particles_.velocity[i];
@@ -344,6 +348,17 @@ void Simulation::advance_cell() {
   if (deforming_) forces_.set_cell_time(time_origin_ + static_cast<double>(steps_ + 1 - step_origin_) * h_);
 }
 
+void Simulation::control_cell() {
+  // The periodic-cell servo (docs/model.md §20.6): the rate of this step's
+  // cell from the stress at its start (the forces of the last evaluation).
+  if (!forces_.cell_controls_stress()) return;
+  const StressMeasure m = cell_stress();
+  const auto& s = m.sigma;  // xx, yy, zz, yz, xz, xy
+  Mat3 sigma;
+  sigma << s[0], s[5], s[4], s[5], s[1], s[3], s[4], s[3], s[2];
+  forces_.control_cell(sigma, time_);
+}
+
 void Simulation::book_cell_work() {
   // h/2 of the cell's power at each evaluation (the trapezoid rule of the
   // kicks): W_boundary the work it does, W_contact the dissipation against
@@ -420,6 +435,7 @@ void Simulation::step() {
     return;
   }
   const KickPlan plan = kick_plan();
+  control_cell();
   book_cell_work();
   hold_groups_before_kick(plan);
   drift(plan);

@@ -223,6 +223,7 @@ class Simulation {
   void rebuild_phase();
   void wrap_into_cell();
   void advance_cell();
+  void control_cell();
   void book_cell_work();
   void force(const KickPlan& plan);
   void kick(const KickPlan& plan);

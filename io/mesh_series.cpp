@@ -1,22 +1,20 @@
 #include "io/mesh_series.hpp"
 
-#include <vtkCallbackCommand.h>
 #include <vtkCellArray.h>
 #include <vtkCellData.h>
-#include <vtkCommand.h>
 #include <vtkDoubleArray.h>
 #include <vtkIntArray.h>
 #include <vtkNew.h>
 #include <vtkPoints.h>
 #include <vtkPolyData.h>
-#include <vtkXMLPolyDataWriter.h>
 
 #include <cstdio>
 #include <stdexcept>
 #include <string>
-#include <system_error>
 
 #include "core/text_file.hpp"
+#include "io/polydata_file.hpp"
+#include "io/vtk_writer.hpp"
 
 namespace dem {
 
@@ -28,20 +26,6 @@ std::string frame_name(std::size_t frame) {
   char buffer[64];
   std::snprintf(buffer, sizeof buffer, "meshes_%06zu.vtp", frame);
   return buffer;
-}
-
-void keep_message(vtkObject*, unsigned long, void* client, void* call) {
-  if (client != nullptr && call != nullptr) *static_cast<std::string*>(client) = static_cast<const char*>(call);
-}
-
-/// Renames tmp to path; throws naming both.
-void commit(const fs::path& tmp, const fs::path& path) {
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    throw std::runtime_error("VTK output: cannot rename '" + tmp.string() + "' to '" + path.string() + "'");
-  }
 }
 
 void write_collection(const fs::path& folder, const std::vector<double>& times) {
@@ -80,27 +64,7 @@ void MeshSeriesWriter::write_frame(double t, const std::vector<SurfaceFrame>& su
   data->SetPoints(points);
   data->SetPolys(cells);
   data->GetCellData()->AddArray(index);
-  const fs::path path = folder_ / frame_name(times_.size());
-  fs::path tmp = path;
-  tmp += ".tmp";
-  std::string message;
-  vtkNew<vtkCallbackCommand> on_error;
-  on_error->SetCallback(keep_message);
-  on_error->SetClientData(&message);
-  vtkNew<vtkXMLPolyDataWriter> writer;
-  writer->AddObserver(vtkCommand::ErrorEvent, on_error);
-  writer->SetFileName(tmp.c_str());
-  writer->SetInputData(data);
-  writer->SetDataModeToAppended();
-  writer->EncodeAppendedDataOff();
-  writer->SetCompressorTypeToZLib();
-  writer->SetHeaderTypeToUInt64();
-  if (writer->Write() != 1 || writer->GetErrorCode() != 0) {
-    std::error_code ec;
-    fs::remove(tmp, ec);
-    throw std::runtime_error("VTK output: cannot write '" + tmp.string() + "'" + (message.empty() ? "" : ": " + message));
-  }
-  commit(tmp, path);
+  write_polydata(data, folder_ / frame_name(times_.size()), VtkSeriesWriter::kDefaultCompressionLevel);
   times_.push_back(t);
   write_collection(folder_, times_);
 }

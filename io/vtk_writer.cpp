@@ -1,4 +1,5 @@
 #include "io/vtk_writer.hpp"
+#include "io/polydata_file.hpp"
 
 #include <vtkCallbackCommand.h>
 #include <vtkCellArray.h>
@@ -253,8 +254,8 @@ class DeflateCompressor : public vtkZLibDataCompressor {
 };
 #endif
 
-/// Writes a PolyData as appended raw binary, zlib-compressed XML to `path`
-/// via `path.tmp`. Throws std::runtime_error naming the file on failure.
+}  // namespace
+
 void write_polydata(vtkPolyData* data, const fs::path& path, int compression_level) {
   fs::path tmp = path;
   tmp += ".tmp";
@@ -292,8 +293,6 @@ void write_polydata(vtkPolyData* data, const fs::path& path, int compression_lev
   }
   commit(tmp, path);
 }
-
-}  // namespace
 
 /// One frame: its snapshot and how to write it. The writer keeps one and
 /// reuses its buffers for every frame. The caller's part (take_snapshot) only

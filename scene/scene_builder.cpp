@@ -1016,6 +1016,11 @@ void check_domain(SceneBuild& b) {
   }
   scene.cell = PeriodicCell::box(d.lower, d.upper, d.periodic);
   scene.velocity_gradient = d.velocity_gradient;
+  if (d.target_stress)
+    scene.cell_servo = CellServo{.axes = d.servo_axes,
+                                 .target = *d.target_stress,
+                                 .gain = d.servo_gain,
+                                 .max_strain_rate = d.max_strain_rate};
   if (d.affine_velocity)
     for (std::size_t i = 0; i < particles.size(); ++i)
       scene.particles.velocity[i] += d.velocity_gradient * (particles.position[i] - d.lower);
@@ -1564,7 +1569,7 @@ ForceField scene_forces(Scene& s, double time_step) {
   }
   if (!load_ids.empty()) f.add(std::make_unique<LoadProvider>(s.particles, std::move(load_ids), std::move(load_forces)));
   // The periodic cell last: the providers before it keep their order.
-  if (s.cell.any()) f.add(std::make_unique<CellProvider>(s.cell, s.velocity_gradient));
+  if (s.cell.any()) f.add(std::make_unique<CellProvider>(s.cell, s.velocity_gradient, s.cell_servo));
   f.set_reorder_on_rebuild(s.contact.reorder_on_rebuild);
   return f;
 }

@@ -319,6 +319,52 @@ void read_stress(TableReader& t, OutputSpec& out) {
   out.stress_box = StressBox{*lower, *upper};
 }
 
+/// std::array<bool, 3> from `key` (an array of three booleans), or nullopt.
+std::optional<std::array<bool, 3>> read_axes(TableReader& t, const std::string& key) {
+  const toml::node* n = t.find(key);
+  if (n == nullptr) return std::nullopt;
+  const toml::array* a = n->as_array();
+  if (a == nullptr || a->size() != 3 || !a->is_homogeneous(toml::node_type::boolean))
+    t.fail(n, key, "expected an array of three booleans [x, y, z], got " + describe(*n));
+  std::array<bool, 3> axes{};
+  for (std::size_t k = 0; k < 3; ++k) axes[k] = *a->get(k)->value<bool>();
+  return axes;
+}
+
+/// [domain] target_stress, servo_axes, servo_gain, max_strain_rate: the
+/// periodic-cell servo (docs/model.md §20.6).
+void read_cell_servo(TableReader& t, DomainSpec& d) {
+  const auto axes = read_axes(t, "servo_axes");
+  const auto gain = t.number("servo_gain", "positive");
+  const auto cap = t.number("max_strain_rate", "positive");
+  d.target_stress = t.vector("target_stress");
+  if (!d.target_stress) {
+    for (const char* key : {"servo_axes", "servo_gain", "max_strain_rate"})
+      if (t.has(key)) t.fail(t.find(key), key, "is given without target_stress (the periodic-cell servo's target)");
+    return;
+  }
+  if (!d.any_periodic())
+    t.fail(t.find("target_stress"), "target_stress", "needs a periodic cell (periodic = [...] with some axis true)");
+  if (!gain) t.fail(nullptr, "servo_gain", "is required with target_stress: the servo's gain (1/(pressure time))");
+  if (!cap) t.fail(nullptr, "max_strain_rate", "is required with target_stress: the servo's largest strain rate (1/time)");
+  d.servo_gain = *gain;
+  d.max_strain_rate = *cap;
+  d.servo_axes = axes ? *axes : d.periodic;
+  static const char* const kAxis[3] = {"x", "y", "z"};
+  for (int a = 0; a < 3; ++a) {
+    if (!d.servo_axes[a]) continue;
+    if (!d.periodic[a])
+      t.fail(t.find("servo_axes"), "servo_axes",
+             std::string("controls axis ") + kAxis[a] + ", which is not periodic");
+    if (d.velocity_gradient(a, a) != 0.0)
+      t.fail(t.find("velocity_gradient"), "velocity_gradient",
+             std::string("L_") + kAxis[a] + kAxis[a] + " is not zero, but the servo controls the stress along " +
+                 kAxis[a] + " (servo_axes): leave it 0 or take the axis out of servo_axes");
+  }
+  if (!(d.servo_axes[0] || d.servo_axes[1] || d.servo_axes[2]))
+    t.fail(t.find("servo_axes"), "servo_axes", "controls no axis");
+}
+
 /// [domain]: the box the particles start in, its periodic axes and the
 /// velocity gradient of a periodic cell (docs/model.md §20).
 void read_domain(TableReader& t, DomainSpec& d) {
@@ -331,12 +377,7 @@ void read_domain(TableReader& t, DomainSpec& d) {
     t.fail(t.find("upper"), "upper", "must exceed lower on every axis (the domain has no volume)");
   d.lower = *lower;
   d.upper = *upper;
-  if (const toml::node* n = t.find("periodic")) {
-    const toml::array* a = n->as_array();
-    if (a == nullptr || a->size() != 3 || !a->is_homogeneous(toml::node_type::boolean))
-      t.fail(n, "periodic", "expected an array of three booleans [x, y, z], got " + describe(*n));
-    for (std::size_t k = 0; k < 3; ++k) d.periodic[k] = *a->get(k)->value<bool>();
-  }
+  if (const auto axes = read_axes(t, "periodic")) d.periodic = *axes;
   if (const auto rows = t.vectors("velocity_gradient", 3)) {
     if (rows->size() != 3)
       t.fail(t.find("velocity_gradient"), "velocity_gradient",
@@ -353,6 +394,7 @@ void read_domain(TableReader& t, DomainSpec& d) {
                      (d.periodic[2] ? "true" : "false") + "])");
   }
   if (const auto a = t.boolean("affine_velocity")) d.affine_velocity = *a;
+  read_cell_servo(t, d);
   t.finish();
 }
 

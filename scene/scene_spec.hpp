@@ -215,6 +215,13 @@ struct DomainSpec {
   /// velocity at the start, so that the material starts streaming with the
   /// cell instead of being set in motion by its faces.
   bool affine_velocity = false;
+  /// The periodic-cell servo (docs/model.md §20.6): target_stress (pressure,
+  /// tension positive) on servo_axes (default: every periodic axis), with
+  /// servo_gain (1/(pressure time)) and max_strain_rate (1/time).
+  std::optional<Vec3> target_stress;
+  std::array<bool, 3> servo_axes{false, false, false};
+  double servo_gain = 0.0;
+  double max_strain_rate = 0.0;
   SourcePlace place;
   bool any_periodic() const { return periodic[0] || periodic[1] || periodic[2]; }
 };

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "scene/scene_builder.hpp"
 
@@ -18,6 +19,40 @@ inline std::string replaced(std::string text, const std::string& from, const std
   const std::size_t at = text.find(from);
   EXPECT_NE(at, std::string::npos) << from;
   return text.replace(at, from.size(), to);
+}
+
+/// A run's state for bit-for-bit comparisons: positions, velocities and
+/// spins by particle id (the particles this process owns), the energy
+/// ledger, and every moving boundary's load sums, displacement and centre.
+struct StateSnapshot {
+  std::vector<Vec3> x, v, w;
+  Simulation::Ledger ledger;
+  std::vector<double> loads;
+  bool operator==(const StateSnapshot& o) const {
+    return x == o.x && v == o.v && w == o.w && ledger.boundary == o.ledger.boundary &&
+           ledger.contact == o.ledger.contact && ledger.fracture == o.ledger.fracture && loads == o.loads;
+  }
+};
+
+inline StateSnapshot snapshot(const Simulation& sim) {
+  const ParticleStore& p = sim.particles();
+  StateSnapshot s;
+  s.x.resize(p.size());
+  s.v.resize(p.size());
+  s.w.resize(p.size());
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    if (!p.owns(i)) continue;
+    s.x[p.id[i]] = p.position[i];
+    s.v[p.id[i]] = p.velocity[i];
+    s.w[p.id[i]] = p.angular_velocity[i];
+  }
+  s.ledger = sim.ledger();
+  for (const BoundaryLoad& l : sim.boundary_loads()) {
+    for (const ExactSum& x : l.sums) s.loads.push_back(x.value());
+    s.loads.push_back(l.displacement);
+    for (int a = 0; a < 3; ++a) s.loads.push_back(l.centre[a]);
+  }
+  return s;
 }
 
 /// The SceneError message of making a Simulation of `text` (parsed as

@@ -43,6 +43,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
+using dem::testing::snapshot;
+
 const fs::path& folder() {
   static const fs::path dir = scratch_folder("mesh_wall");
   return dir;
@@ -343,27 +345,6 @@ TEST(MeshScenes, ASphereOnTwoTrianglesOrAFanOf64IsTheAnalyticWall) {
   }
 }
 
-/// Positions, velocities and spins by id, and the ledger.
-struct Snapshot {
-  std::vector<Vec3> x, v, w;
-  double w_contact = 0.0;
-  bool operator==(const Snapshot&) const = default;
-};
-Snapshot snapshot(const Simulation& sim) {
-  const ParticleStore& p = sim.particles();
-  Snapshot s;
-  s.x.resize(p.size());
-  s.v.resize(p.size());
-  s.w.resize(p.size());
-  for (std::size_t i = 0; i < p.size(); ++i) {
-    s.x[p.id[i]] = p.position[i];
-    s.v[p.id[i]] = p.velocity[i];
-    s.w[p.id[i]] = p.angular_velocity[i];
-  }
-  s.w_contact = sim.ledger().contact;
-  return s;
-}
-
 /// 600 frictional spheres raining onto a tilted fan and a box (more than two
 /// of the provider's blocks of 256).
 std::string pile_scene() {
@@ -420,7 +401,7 @@ const MeshContactProvider<HertzMindlinLaw>& mesh_provider(const Simulation& sim)
 
 TEST(MeshScenes, TheSameBitsAtOneAndTwoThreads) {
   const std::string text = pile_scene();
-  Snapshot one, two;
+  dem::testing::StateSnapshot one, two;
   std::size_t contacts = 0;
   {
     ThreadLimit limit(1);

@@ -37,6 +37,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
+using dem::testing::snapshot;
+
 const fs::path& folder() {
   static const fs::path dir = dem::testing::scratch_folder("moving_walls");
   return dir;
@@ -311,38 +313,6 @@ std::vector<double> servo_errors(const Simulation& sim, double p, double area) {
   return out;
 }
 
-/// Positions, velocities and spins by id, the ledger, the walls' loads.
-struct Snapshot {
-  std::vector<Vec3> x, v, w;
-  Simulation::Ledger ledger;
-  std::vector<double> loads;
-  bool operator==(const Snapshot& o) const {
-    return x == o.x && v == o.v && w == o.w && ledger.boundary == o.ledger.boundary &&
-           ledger.contact == o.ledger.contact && ledger.fracture == o.ledger.fracture && loads == o.loads;
-  }
-};
-
-Snapshot snapshot(const Simulation& sim) {
-  const ParticleStore& p = sim.particles();
-  Snapshot s;
-  s.x.resize(p.size());
-  s.v.resize(p.size());
-  s.w.resize(p.size());
-  for (std::size_t i = 0; i < p.size(); ++i) {
-    if (!p.owns(i)) continue;
-    s.x[p.id[i]] = p.position[i];
-    s.v[p.id[i]] = p.velocity[i];
-    s.w[p.id[i]] = p.angular_velocity[i];
-  }
-  s.ledger = sim.ledger();
-  for (const BoundaryLoad& l : sim.boundary_loads()) {
-    for (const ExactSum& x : l.sums) s.loads.push_back(x.value());
-    s.loads.push_back(l.displacement);
-    for (int a = 0; a < 3; ++a) s.loads.push_back(l.centre[a]);
-  }
-  return s;
-}
-
 // The scene's servo settings (scenes/confined_compression.toml).
 constexpr double kConfining = 1e5;   // Pa
 constexpr double kSideArea = 2.6e-4;  // m^2
@@ -416,7 +386,7 @@ TEST(MovingWalls, APartMadeOfTheWholeStateContinuesBitForBit) {
 }
 
 TEST(MovingWalls, OneAndTwoThreadsGiveTheSameBits) {
-  Snapshot one, two;
+  dem::testing::StateSnapshot one, two;
   {
     ThreadLimit limit(1);
     Simulation sim = confined_compression();

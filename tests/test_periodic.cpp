@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <oneapi/tbb/global_control.h>
 #include <random>
 #include <string>
@@ -339,6 +340,96 @@ TEST(PeriodicBonds, AcrossFacesThroughReorderingThreadsAndCheckpoints) {
   EXPECT_EQ(physics(whole), one);
 }
 
+// --- walls and meshes in a cell periodic along x and y ---------------------------------------
+
+/// 216 frictional Hertz-Mindlin spheres (damped) streaming along x and y
+/// and falling onto a floor at z = 0 in a cell periodic along x and y:
+/// `floor` is a [[wall]] or a [[mesh]] table.
+std::string floor_scene(double h, std::uint64_t steps, const std::string& floor) {
+  char head[128];
+  std::snprintf(head, sizeof head, "[run]\ntime_step = %.17g\nsteps = %llu\n", h,
+                static_cast<unsigned long long>(steps));
+  return head + std::string(R"(
+[[material]]
+name = "grain"
+density = 1.9099
+E = 1e3
+nu = 0.3
+e = 0.5
+mu_s = 0.4
+
+[[particles]]
+source = "box_lattice"
+material = "grain"
+per_side = 6
+diameter = 0.1
+spacing_ratio = 1.6
+temperature = 1e-4
+origin = [0.05, 0.05, 0.06]
+
+[contact]
+law = "hertz-mindlin"
+skin = 0.02
+
+[gravity]
+acceleration = [0.0, 0.0, -9.81]
+
+[domain]
+lower = [0.0, 0.0, 0.0]
+upper = [0.96, 0.96, 2.0]
+periodic = [true, true, false]
+)") + floor;
+}
+
+TEST(PeriodicBoundaries, AFloorWallOrMeshInACellPeriodicAlongXAndYClosesTheLedgerToSecondOrder) {
+  // The grains stream at (0.5, 0.3) m/s through the x and y faces while
+  // they fall onto the floor: a [[wall]], or a [[mesh]] of two triangles
+  // over [-2, 2]^2, wider than the cell (a particle near a face touches it
+  // on both sides of the face). E_balance closes to O(h^2) with either,
+  // and the two give the same bits.
+  const std::filesystem::path dir = scratch_folder("periodic_floor");
+  write_text(dir / "floor.stl",
+             "solid floor\n"
+             "facet normal 0 0 1\nouter loop\nvertex -2 -2 0\nvertex 2 -2 0\nvertex 2 2 0\nendloop\nendfacet\n"
+             "facet normal 0 0 1\nouter loop\nvertex -2 -2 0\nvertex 2 2 0\nvertex -2 2 0\nendloop\nendfacet\n"
+             "endsolid floor\n");
+  std::vector<dem::testing::StateSnapshot> ends;
+  for (const std::string floor : {"[[wall]]\npoint = [0.0, 0.0, 0.0]\nnormal = [0.0, 0.0, 1.0]\n",
+                                  "[[mesh]]\nfile = \"floor.stl\"\n"}) {
+    double drift[2] = {0.0, 0.0}, scale = 0.0;
+    for (int k = 0; k < 2; ++k) {
+      const double h = k == 0 ? 2e-4 : 1e-4;
+      const std::uint64_t steps = k == 0 ? 3000 : 6000;
+      Simulation sim = make_simulation(build_scene(parse_scene_text(floor_scene(h, steps, floor), "floor.toml", dir)));
+      for (Vec3& v : sim.particles().velocity) v += Vec3(0.5, 0.3, 0.0);
+      sim.positions_changed();
+      const double e0 = sim.energy_report().balance();
+      double lowest = INFINITY;
+      for (std::uint64_t s = 0; s < steps; ++s) {
+        sim.step();
+        drift[k] = std::max(drift[k], std::abs(sim.energy_report().balance() - e0));
+      }
+      for (const Vec3& x : sim.particles().position) lowest = std::min(lowest, x.z());
+      if (k == 0) {
+        EXPECT_GT(largest_jump(sim), 0.48) << floor;  // put back through a face
+        EXPECT_GT(sim.energy_report().wall, 0.0) << floor;  // on the floor at the end
+        EXPECT_GT(lowest, 0.04) << floor;  // and not through it (radius 0.05)
+        scale = std::abs(sim.ledger().contact);
+        ends.push_back(dem::testing::snapshot(sim));
+      }
+    }
+    std::printf("floor in a periodic cell (%s): W_contact %.4e J; drift %.3e J at h, %.3e J at h/2 (ratio %.2f)\n",
+                floor.substr(0, 8).c_str(), scale, drift[0], drift[1], drift[0] / drift[1]);
+    EXPECT_GT(scale, 0.0);
+    EXPECT_LT(drift[0], 1e-3 * scale);
+    EXPECT_GT(drift[0] / drift[1], 3.0);
+    EXPECT_LT(drift[0] / drift[1], 5.0);
+  }
+  // Both floors give the same bits (a face contact is the plane's).
+  ASSERT_EQ(ends.size(), 2u);
+  EXPECT_TRUE(ends[0] == ends[1]);
+}
+
 // --- the stress of the whole cell ----------------------------------------------------------
 
 /// The affine elastic constants of the nearest-neighbour FCC lattice
@@ -517,6 +608,125 @@ TEST(PeriodicDeformation, ShearedFrictionalGasClosesTheLedgerToSecondOrder) {
   const double ratio = coarse.worst / fine.worst;
   EXPECT_GT(ratio, 3.0);
   EXPECT_LT(ratio, 5.0);
+}
+
+// --- the periodic-cell servo -----------------------------------------------------------------
+
+/// The periodic lattice in a cell whose normal stresses follow `target`
+/// (Pa, tension positive) by the servo (docs/model.md §20.6), at time step
+/// h. The servo's time constants are 1/(g (C11 + 2 C12)) = 5e-5 s for the
+/// volume and 1/(g (C11 - C12)) = 9e-5 s for the shape, 3 and 6 times the
+/// time an elastic wave takes to cross the cell.
+std::string servo_lattice(const Vec3& target, double h) {
+  char step[64];
+  std::snprintf(step, sizeof step, "time_step = %.17g", h);
+  std::string text = replaced(kPeriodicLattice, "time_step = 2e-8", step);
+  char rows[256];
+  std::snprintf(rows, sizeof rows,
+                "target_stress = [%.17g, %.17g, %.17g]\nservo_gain = 1.4e-5\nmax_strain_rate = 20.0\n", target.x(),
+                target.y(), target.z());
+  return text + rows;
+}
+
+/// The largest relative distance of the cell's normal stresses from the
+/// target, over `steps` steps sampled every 10.
+double servo_error(Simulation& sim, const Vec3& target, std::uint64_t steps) {
+  double worst = 0.0;
+  for (std::uint64_t k = 0; k < steps; ++k) {
+    sim.step();
+    if (k % 10 != 9) continue;
+    const StressMeasure m = sim.cell_stress();
+    for (int a = 0; a < 3; ++a) worst = std::max(worst, std::abs(m.sigma[a] - target[a]) / std::abs(target[a]));
+  }
+  return worst;
+}
+
+TEST(PeriodicServo, ReachesTheTargetStressWithinOnePercentHoldsItAndStrainsAsTheElasticConstantsSay) {
+  const Vec3 target(-1.0e6, -1.5e6, -0.5e6);
+  Simulation sim = make_simulation(build_scene(parse_scene_text(servo_lattice(target, 2e-7), "lattice.toml", ".")));
+  const double reach = servo_error(sim, target, 3000);  // 6e-4 s: 6.5 of the slower time constant
+  const double hold = servo_error(sim, target, 3000);
+  std::printf("servo: worst relative error %.3e while reaching, %.3e while holding\n", reach, hold);
+  EXPECT_GT(reach, 0.9);  // it started at zero stress
+  EXPECT_LT(hold, 1e-2);
+  // The cell's strains are those of the lattice's elastic constants
+  // (docs/model.md §19.2): sigma = C eps with cubic C.
+  const Constants c = fcc_constants();
+  Mat3 stiffness;
+  stiffness << c.c11, c.c12, c.c12, c.c12, c.c11, c.c12, c.c12, c.c12, c.c11;
+  const Vec3 expected = stiffness.lu().solve(target);
+  const double edge0 = 0.011313708498984761;
+  for (int a = 0; a < 3; ++a) {
+    const double strain = (sim.cell()->edges(a, a) - edge0) / edge0;
+    std::printf("axis %d: strain %.6e, from C11 and C12 %.6e\n", a, strain, expected[a]);
+    EXPECT_NEAR(strain, expected[a], 2e-2 * std::abs(expected[a]));
+  }
+  EXPECT_EQ(sim.cell()->edges(0, 1), 0.0);  // the servo moves the diagonal only
+}
+
+TEST(PeriodicServo, LedgerClosesToSecondOrderWithTheCellsWorkBooked) {
+  // The same 4e-4 s at h and h/2: W_boundary books the work of the servo's
+  // cell, and E_balance's drift falls as h^2.
+  const Vec3 target(-1.0e6, -1.0e6, -1.0e6);
+  double drift[2] = {0.0, 0.0}, work = 0.0;
+  for (int k = 0; k < 2; ++k) {
+    const double h = k == 0 ? 2e-7 : 1e-7;
+    Simulation sim = make_simulation(build_scene(parse_scene_text(servo_lattice(target, h), "lattice.toml", ".")));
+    const double e0 = sim.energy_report().balance();
+    const std::uint64_t steps = k == 0 ? 2000 : 4000;
+    for (std::uint64_t s = 0; s < steps; ++s) {
+      sim.step();
+      drift[k] = std::max(drift[k], std::abs(sim.energy_report().balance() - e0));
+    }
+    work = sim.ledger().boundary;
+  }
+  std::printf("servo ledger: W_boundary %.6e J, worst drift %.3e J at h, %.3e J at h/2 (ratio %.2f)\n", work,
+              drift[0], drift[1], drift[0] / drift[1]);
+  EXPECT_LT(work, 0.0);  // the cell compressed the lattice: energy went in
+  EXPECT_LT(drift[0], 1e-2 * std::abs(work));
+  EXPECT_GT(drift[0] / drift[1], 3.0);
+  EXPECT_LT(drift[0] / drift[1], 5.0);
+}
+
+TEST(PeriodicServo, ThreadsAndACheckpointGiveTheSameBits) {
+  const Vec3 target(-1.0e6, -1.5e6, -0.5e6);
+  const std::string text = servo_lattice(target, 2e-7);
+  std::vector<std::byte> one, two;
+  for (const int threads : {1, 2}) {
+    tbb::global_control c(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
+    Simulation sim = agitated_lattice(text, 5.0);
+    for (int k = 0; k < 400; ++k) sim.step();
+    (threads == 1 ? one : two) = physics(sim);
+  }
+  EXPECT_EQ(one, two);
+  Simulation part = agitated_lattice(text, 5.0);
+  for (int k = 0; k < 173; ++k) part.step();
+  Simulation restored = simulation_from(decode_checkpoint(encode_checkpoint(capture_simulation(part))));
+  for (int k = 173; k < 400; ++k) restored.step();
+  EXPECT_EQ(physics(restored), one);
+}
+
+TEST(PeriodicServo, BadInputIsRefusedNamingTheKey) {
+  const std::string ok = servo_lattice(Vec3(-1e6, -1e6, -1e6), 2e-7);
+  EXPECT_EQ(simulation_error(ok), "");
+  const auto error_of = [&](const std::string& from, const std::string& to) {
+    return simulation_error(replaced(ok, from, to));
+  };
+  EXPECT_NE(error_of("servo_gain = 1.4e-5\n", "").find("[domain] servo_gain: is required with target_stress"),
+            std::string::npos);
+  EXPECT_NE(error_of("max_strain_rate = 20.0\n", "").find("[domain] max_strain_rate: is required"),
+            std::string::npos);
+  EXPECT_NE(error_of("servo_gain = 1.4e-5", "servo_gain = -1.0").find("[domain] servo_gain: expected a finite number > 0"),
+            std::string::npos);
+  const std::string axis = error_of("periodic = [true, true, true]\n",
+                                    "periodic = [true, true, false]\nservo_axes = [true, false, true]\n");
+  EXPECT_NE(axis.find("[domain] servo_axes: controls axis z, which is not periodic"), std::string::npos) << axis;
+  const std::string both = simulation_error(
+      ok + "velocity_gradient = [[1.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]\n");
+  EXPECT_NE(both.find("[domain] velocity_gradient: L_xx is not zero, but the servo controls"), std::string::npos)
+      << both;
+  const std::string alone = simulation_error(kPeriodicLattice + "servo_gain = 1e-6\n");
+  EXPECT_NE(alone.find("[domain] servo_gain: is given without target_stress"), std::string::npos) << alone;
 }
 
 // --- bad input ----------------------------------------------------------------------------

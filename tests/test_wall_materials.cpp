@@ -32,6 +32,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
+using dem::testing::snapshot;
+
 /// A folder of this test process for the scenes' CSV tables.
 const fs::path& folder() {
   static const fs::path dir = dem::testing::scratch_folder("wall_materials");
@@ -209,27 +211,6 @@ material = "plate"
 [gravity]
 acceleration = [-100.0, 0.0, 0.0]
 )";
-}
-
-/// Positions, velocities and spins by particle id, and the ledger's W_contact.
-struct Snapshot {
-  std::vector<Vec3> x, v, w;
-  double w_contact = 0.0;
-  bool operator==(const Snapshot&) const = default;
-};
-Snapshot snapshot(const Simulation& sim) {
-  const ParticleStore& p = sim.particles();
-  Snapshot s;
-  s.x.resize(p.size());
-  s.v.resize(p.size());
-  s.w.resize(p.size());
-  for (std::size_t i = 0; i < p.size(); ++i) {
-    s.x[p.id[i]] = p.position[i];
-    s.v[p.id[i]] = p.velocity[i];
-    s.w[p.id[i]] = p.angular_velocity[i];
-  }
-  s.w_contact = sim.ledger().contact;
-  return s;
 }
 
 /// The wall provider of a simulation's contact law and its law's pair table size.
