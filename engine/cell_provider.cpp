@@ -50,11 +50,31 @@ bool CellProvider::set_time(double t) {
   return true;
 }
 
-std::unique_ptr<ForceProvider> CellProvider::make_part(const ParticleStore&, const PartMap&) const {
+std::unique_ptr<ForceProvider> CellProvider::make_part(const ParticleStore&, const PartMap& map) const {
   auto p = std::make_unique<CellProvider>(start_, gradient_, servo_);
-  if (servo_.any()) p->restore_servo_state(anchor_time_, anchor_edges_, cell_.edge_rate);
-  p->set_time(time_);  // H(t) by the same formula: this cell's bits
+  double time = time_;
+  if (servo_.any()) {
+    if (map.history.empty()) {
+      p->restore_servo_state(anchor_time_, anchor_edges_, cell_.edge_rate);
+    } else {
+      ByteReader r(map.history);
+      const double anchor_time = r.f64("cell servo time");
+      const Mat3 anchor_edges = r.mat3("cell servo edges");
+      const Mat3 rate = r.mat3("cell servo edge rate");
+      time = r.f64("cell time");
+      p->restore_servo_state(anchor_time, anchor_edges, rate);
+    }
+  }
+  p->set_time(time);  // H(t) by the same formula: this cell's bits
   return p;
+}
+
+void CellProvider::pack_history(const ParticleStore&, ByteWriter& out) const {
+  if (!servo_.any()) return;
+  out.f64(anchor_time_);
+  out.mat3(anchor_edges_);
+  out.mat3(cell_.edge_rate);
+  out.f64(time_);
 }
 
 bool CellProvider::control(const Mat3& stress, double t) {

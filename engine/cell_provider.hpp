@@ -37,7 +37,7 @@ struct CellServo {
   bool any() const { return axes[0] || axes[1] || axes[2]; }
 };
 
-class CellProvider final : public ForceProvider, public CellHolder, public HessianSource {
+class CellProvider final : public ForceProvider, public CellHolder, public HessianSource, public Decomposable {
  public:
   /// The cell at t = 0 (its edge_rate is ignored) and its velocity
   /// gradient L (1/time; zero: a fixed cell). Throws std::invalid_argument
@@ -52,14 +52,20 @@ class CellProvider final : public ForceProvider, public CellHolder, public Hessi
   std::string name() const override { return "cell"; }
   /// Neither forces nor energy: a Hessian source that adds nothing (a
   /// fixed cell leaves the implicit integrator's Hessian as it is).
-  ProviderCapabilities capabilities() override { return {.hessian = this, .cell = this}; }
+  ProviderCapabilities capabilities() override { return {.hessian = this, .decomposable = this, .cell = this}; }
   bool gives_moments() const override { return false; }
   void renumber(std::span<const std::uint32_t>) override {}
   void evaluate(const ParticleStore&) override {}
   void add_potential_energies(const ParticleStore&, EnergyReport&) const override {}
   /// The same cell (its start, velocity gradient and time) on every part of
   /// a decomposed run: it has no records, and every rank deforms it alike.
+  /// A servo's cell depends on its history: the part takes it from
+  /// map.history (pack_history of the state the parts are made from; the
+  /// first rank's copy), else from this provider.
   std::unique_ptr<ForceProvider> make_part(const ParticleStore& part, const PartMap& map) const override;
+  /// A servo's state, the same on every rank: f64 t_n, mat3 H_n, mat3 the
+  /// edges' rate, f64 the time of the cell. Nothing without a servo.
+  void pack_history(const ParticleStore& particles, ByteWriter& out) const override;
   /// Section: vec3 origin, mat3 H0, u8 periodic flags (bit a: axis a),
   /// mat3 L; u8 servo axes flags, and with some: vec3 targets, f64 gain,
   /// f64 rate cap, f64 t_n, mat3 H_n, mat3 the edges' rate.
