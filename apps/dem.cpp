@@ -143,6 +143,18 @@ void print_summary(const BuiltScene& b, const SceneSpec& spec, std::ostream& out
             << format_g(s.velocity_gradient(r, 1)) << ", " << format_g(s.velocity_gradient(r, 2)) << "]";
       out << "]";
     }
+    if (s.cell_servo.any()) {
+      // The periodic-cell servo (docs/model.md §20.6).
+      out << ", servo holding";
+      const char* sep = " ";
+      for (int a = 0; a < 3; ++a)
+        if (s.cell_servo.axes[a]) {
+          out << sep << "s_" << "xyz"[a] << "xyz"[a] << " = " << format_g(s.cell_servo.target[a]);
+          sep = ", ";
+        }
+      out << " Pa (gain " << format_g(s.cell_servo.gain) << " 1/(Pa s), strain rate at most "
+          << format_g(s.cell_servo.max_strain_rate) << " 1/s)";
+    }
     out << "\n";
   }
   out << "  integrator: "
