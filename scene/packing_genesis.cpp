@@ -127,7 +127,8 @@ class CellGrid {
 /// overlap with a neighbour and all of its overlap with the boundary
 /// (times the relaxation factor). Returns the largest overlap ratio before
 /// the move.
-double relax_sweep(const Confinement& c, const std::vector<double>& d, double s, double d_max, std::vector<Vec3>& x) {
+double relax_sweep(const Confinement& c, const std::vector<double>& d, double s, double d_max, std::vector<Vec3>& x,
+                   std::vector<Vec3>& v, double momentum) {
   constexpr double kRelaxation = 0.5;
   const CellGrid grid(c, s * d_max, x);
   std::vector<Vec3> move(x.size(), Vec3::Zero());
@@ -156,7 +157,10 @@ double relax_sweep(const Confinement& c, const std::vector<double>& d, double s,
       worst[i] = w;
     }
   });
-  for (std::size_t i = 0; i < x.size(); ++i) x[i] = c.wrap(x[i] + move[i]);
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    v[i] = momentum * v[i] + move[i];
+    x[i] = c.wrap(x[i] + v[i]);
+  }
   return worst.empty() ? 0.0 : *std::max_element(worst.begin(), worst.end());
 }
 
@@ -214,14 +218,19 @@ GenesisResult run_genesis(const PackingParameters& p, const std::vector<double>&
   GenesisResult out;
   double s = settings.initial_scale;
   out.centres = place(c, d, s, p.seed);
+  std::vector<Vec3> v(d.size(), Vec3::Zero());
   for (;;) {
     s = std::min(1.0, s * settings.growth);
     const bool last = s == 1.0;
     const double tolerance = last ? settings.final_tolerance : settings.stage_tolerance;
     const int sweeps = last ? settings.final_sweeps : settings.stage_sweeps;
     double worst = INFINITY;
-    for (int k = 0; k < sweeps && worst >= tolerance; ++k, ++out.sweeps)
-      worst = relax_sweep(c, d, s, d_max, out.centres);
+    for (int k = 0; k < sweeps && worst >= tolerance; ++k, ++out.sweeps) {
+      const double before = worst;
+      worst = relax_sweep(c, d, s, d_max, out.centres, v, settings.momentum);
+      // The heavy ball overshot: start it again from rest.
+      if (worst > before) std::fill(v.begin(), v.end(), Vec3::Zero());
+    }
     out.max_overlap_ratio = worst;
     if (last) break;
   }

@@ -34,6 +34,9 @@ struct GenesisSettings {
   double final_tolerance = 5e-4;  ///< ... that ends the last stage (the delivered specimen)
   int stage_sweeps = 400;         ///< relaxation sweeps at most per growth stage
   int final_sweeps = 20000;       ///< ... in the last stage
+  /// Heavy-ball momentum of the sweeps' moves (0: plain steepest descent);
+  /// the moves restart from rest when the largest overlap grows.
+  double momentum = 0.9;
 };
 
 /// The genesis' result: centres in id order and what it reached.

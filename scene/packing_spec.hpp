@@ -11,9 +11,10 @@
 
 namespace dem {
 
-/// The solid fraction "dense" aims at: random close packing of equal
-/// spheres (docs/model.md §21.3).
-inline constexpr double kDenseSolidFraction = 0.64;
+/// The solid fraction "dense" aims at for now: what the genesis reaches for
+/// equal spheres in a periodic cell, just below random close packing (0.64;
+/// docs/model.md §21.3). To be replaced by the jamming point itself.
+inline constexpr double kDenseSolidFraction = 0.63;
 
 /// The largest solid fraction a scene may ask for: pi / sqrt(18) = 0.7405,
 /// the densest packing of equal spheres, rounded down.
