@@ -69,13 +69,15 @@ bool same_bits(const std::vector<Vec3>& a, const std::vector<Vec3>& b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(Vec3)) == 0;
 }
 
-TEST(PackingGenesis, BoxNoOverlapInsideAndSameBitsOnAnyThreads) {
+TEST(PackingGenesis, BoxNoOverlapInsideAndSameBitsOn1To3Threads) {
   const PackingParameters p = box_packing(0.5, 3);
   const std::vector<double> d = packing_diameters(p, 1u << 20);
   ASSERT_GT(d.size(), 300u);
   const GenesisResult one = genesis_on(1, p, d);
   const GenesisResult two = genesis_on(2, p, d);
+  const GenesisResult three = genesis_on(3, p, d);
   EXPECT_TRUE(same_bits(one.centres, two.centres));
+  EXPECT_TRUE(same_bits(one.centres, three.centres));
   EXPECT_LT(worst_pair_overlap(one.centres, d, p.region, {false, false, false}), 1e-3);
   EXPECT_LT(worst_protrusion(one.centres, d, p.region), 1e-3);
   EXPECT_NEAR(solid_fraction(d, p.region), 0.5, 0.01);
