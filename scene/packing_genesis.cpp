@@ -12,6 +12,7 @@
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
+#include "core/exact_sum.hpp"
 #include "core/format.hpp"
 
 namespace dem {
@@ -185,6 +186,25 @@ std::vector<Vec3> place(const Confinement& c, const std::vector<double>& d, doub
   return x;
 }
 
+/// The lines of make_packing's report.
+void report_packing(const PackingParameters& p, const std::vector<double>& d, const GenesisResult& g,
+                    std::vector<std::string>& report) {
+  ExactSum volume;
+  for (const double x : d) volume.add(std::numbers::pi / 6.0 * x * x * x);
+  report.push_back("packing: " + std::to_string(d.size()) + " particles, solid fraction " +
+                   format_g(volume.value() / region_volume(p.region), 4) + " (requested " +
+                   (p.solid_fraction ? format_g(*p.solid_fraction, 4) : "\"dense\" = " + format_g(kDenseSolidFraction, 4)) +
+                   "), largest overlap " + format_g(g.max_overlap_ratio, 2) + " of the smaller diameter after " +
+                   std::to_string(g.sweeps) + " relaxation sweeps");
+  if (p.sizes.kind != SizeDistributionKind::sieve) return;
+  const std::vector<double> got = achieved_passing(d, p.sizes.sieve_sizes, binder_fines_percent(p.sizes));
+  std::string line = "packing: percent passing by mass, achieved (table):";
+  for (std::size_t k = 0; k < got.size(); ++k)
+    line += (k ? ", " : " ") + format_g(p.sizes.sieve_sizes[k]) + ": " + format_g(got[k], 3) + " (" +
+            format_g(p.sizes.sieve_passing[k], 3) + ")";
+  report.push_back(line);
+}
+
 }  // namespace
 
 std::vector<double> packing_diameters(const PackingParameters& p, std::uint64_t max_count) {
@@ -241,7 +261,8 @@ GenesisResult run_genesis(const PackingParameters& p, const std::vector<double>&
   return out;
 }
 
-Scene make_packing(const PackingParameters& p, double density, const std::array<bool, 3>& periodic) {
+Scene make_packing(const PackingParameters& p, double density, const std::array<bool, 3>& periodic,
+                   std::vector<std::string>* report) {
   if (!(std::isfinite(density) && density > 0.0)) throw std::invalid_argument("packing: density must be > 0");
   const std::vector<double> d = packing_diameters(p, 1ull << 31);
   const GenesisResult g = run_genesis(p, d, periodic);
@@ -254,6 +275,7 @@ Scene make_packing(const PackingParameters& p, double density, const std::array<
     spec.inertia = spec.mass * d[i] * d[i] / 10.0;
     s.particles.add(spec);
   }
+  if (report != nullptr) report_packing(p, d, g, *report);
   return s;
 }
 

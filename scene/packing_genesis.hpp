@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "engine/scene.hpp"
@@ -59,7 +60,12 @@ GenesisResult run_genesis(const PackingParameters& p, const std::vector<double>&
 
 /// The packing's particles (density `density`, mass/length^3), at rest, no
 /// bonds, in the region with the periodic axes of `periodic` (see
-/// run_genesis). Throws std::invalid_argument for what it cannot make.
-Scene make_packing(const PackingParameters& p, double density, const std::array<bool, 3>& periodic);
+/// run_genesis). If `report` is given, appends lines saying what was made:
+/// the count, the solid fraction against the requested one, the largest
+/// overlap left, and for a sieve table the percent passing by mass at each
+/// sieve size against the table (binder fines counted as passing). Throws
+/// std::invalid_argument for what it cannot make.
+Scene make_packing(const PackingParameters& p, double density, const std::array<bool, 3>& periodic,
+                   std::vector<std::string>* report = nullptr);
 
 }  // namespace dem

@@ -281,7 +281,7 @@ std::array<bool, 3> packing_periodic_axes(const ParticleSourceSpec& src, const S
 /// One source's particles (and its own neighbour bonds); a CSV source's
 /// row lines into `lines`.
 Scene generate(const ParticleSourceSpec& src, const MaterialSpec& material, const SceneSpec& spec,
-               std::vector<std::size_t>& lines) {
+               std::vector<std::size_t>& lines, std::vector<std::string>& notes) {
   try {
     switch (src.kind) {
       case SourceKind::fcc_block: {
@@ -296,7 +296,7 @@ Scene generate(const ParticleSourceSpec& src, const MaterialSpec& material, cons
       }
       case SourceKind::packing:
         return make_packing(src.packing, spec.materials.at(src.material_index).material.density,
-                            packing_periodic_axes(src, spec));
+                            packing_periodic_axes(src, spec), &notes);
       case SourceKind::ring_torus:
         return make_ring_torus(src.ring);
       case SourceKind::solid_torus:
@@ -889,7 +889,7 @@ void add_particle_sources(SceneBuild& b) {
     origin.kind = src.kind;
     origin.place = src.place;
     origin.csv = src.file;
-    Scene part = generate(src, material, spec, origin.lines);
+    Scene part = generate(src, material, spec, origin.lines, b.out.notes);
     // (A CSV source sets each row's own, from its material column.)
     if (src.kind != SourceKind::csv)
       std::fill(part.particles.material.begin(), part.particles.material.end(), src.material_index);
