@@ -465,6 +465,11 @@ seed = 1
   expect_both_refuse("seed", replace(scene, "seed = 1", "seed = 1.5"), "seed: expected a whole number >= 0");
   expect_both_refuse("mesh", replace(scene, "region = \"box\"", "region = \"mesh\""),
                      "region: \"mesh\" is not yet supported");
+  // 0.7 of a small walled box: below 0.74, but more than the region holds.
+  expect_both_refuse("cannot_hold",
+                     replace(replace(scene, "solid_fraction = 0.5", "solid_fraction = 0.7"),
+                             "upper = [0.02, 0.02, 0.02]", "upper = [0.008, 0.008, 0.008]"),
+                     "solid_fraction: the relaxation left overlaps of");
 }
 
 // A normal of huge components is a direction like any other: both accept it.
