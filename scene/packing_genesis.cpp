@@ -70,11 +70,14 @@ struct Confinement {
 class CellGrid {
  public:
   CellGrid(const Confinement& c, double reach, const std::vector<Vec3>& x) : c_(c) {
-    for (int a = 0; a < 3; ++a) {
-      const double l = c.upper[a] - c.lower[a];
-      n_[a] = static_cast<int>(std::clamp(std::floor(l / reach), 1.0, 1024.0));
-      width_[a] = l / n_[a];
+    for (int a = 0; a < 3; ++a)
+      n_[a] = static_cast<int>(std::clamp(std::floor((c.upper[a] - c.lower[a]) / reach), 1.0, 1024.0));
+    // At most about two cells a particle (a sparse start in a large region).
+    while (static_cast<double>(n_[0]) * n_[1] * n_[2] > 2.0 * static_cast<double>(x.size()) + 64.0) {
+      int& big = n_[std::max_element(n_.begin(), n_.end()) - n_.begin()];
+      big = std::max(1, big / 2);
     }
+    for (int a = 0; a < 3; ++a) width_[a] = (c.upper[a] - c.lower[a]) / n_[a];
     std::vector<std::uint32_t> cell(x.size());
     start_.assign(static_cast<std::size_t>(n_[0]) * n_[1] * n_[2] + 1, 0);
     for (std::size_t i = 0; i < x.size(); ++i) ++start_[(cell[i] = index(coords(x[i]))) + 1];
