@@ -189,9 +189,25 @@ std::vector<Vec3> place(const Confinement& c, const std::vector<double>& d, doub
   return x;
 }
 
+/// The number of neighbours of each particle closer than the sum of the
+/// radii plus `gap` times the smaller diameter.
+std::vector<std::uint32_t> contact_numbers(const Confinement& c, const std::vector<double>& d,
+                                           const std::vector<Vec3>& x, double gap) {
+  const double d_max = d.empty() ? 0.0 : *std::max_element(d.begin(), d.end());
+  const CellGrid grid(c, d_max * (1.0 + gap), x);
+  std::vector<std::uint32_t> z(x.size(), 0);
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, x.size(), 256), [&](const tbb::blocked_range<std::size_t>& r) {
+    for (std::size_t i = r.begin(); i < r.end(); ++i)
+      grid.around(x[i], [&](std::uint32_t j) {
+        if (j != i && c.image(x[i] - x[j]).norm() < 0.5 * (d[i] + d[j]) + gap * std::min(d[i], d[j])) ++z[i];
+      });
+  });
+  return z;
+}
+
 /// The lines of make_packing's report.
-void report_packing(const PackingParameters& p, const std::vector<double>& d, const GenesisResult& g,
-                    std::vector<std::string>& report) {
+void report_packing(const PackingParameters& p, const std::array<bool, 3>& periodic, const std::vector<double>& d,
+                    const GenesisResult& g, std::vector<std::string>& report) {
   ExactSum volume;
   for (const double x : d) volume.add(std::numbers::pi / 6.0 * x * x * x);
   report.push_back("packing: " + std::to_string(d.size()) + " particles, solid fraction " +
@@ -199,6 +215,13 @@ void report_packing(const PackingParameters& p, const std::vector<double>& d, co
                    (p.solid_fraction ? format_g(*p.solid_fraction, 4) : "\"dense\" = " + format_g(kDenseSolidFraction, 4)) +
                    "), largest overlap " + format_g(g.max_overlap_ratio, 2) + " of the smaller diameter after " +
                    std::to_string(g.sweeps) + " relaxation sweeps");
+  const auto [lower, upper] = region_bounds(p.region);
+  const std::vector<std::uint32_t> z = contact_numbers(Confinement{p.region, periodic, lower, upper}, d, g.centres, 1e-3);
+  std::uint64_t sum = 0, few = 0;
+  for (const std::uint32_t k : z) sum += k, few += k < 3;
+  report.push_back("packing: mean contact number " + format_g(d.empty() ? 0.0 : double(sum) / double(d.size()), 3) +
+                   " (pairs closer than touching plus 1e-3 of the smaller diameter; particle-particle only), " +
+                   std::to_string(few) + " particles with fewer than 3 (floaters: not removed yet)");
   if (p.sizes.kind != SizeDistributionKind::sieve) return;
   const std::vector<double> got = achieved_passing(d, p.sizes.sieve_sizes, binder_fines_percent(p.sizes));
   std::string line = "packing: percent passing by mass, achieved (table):";
@@ -278,7 +301,7 @@ Scene make_packing(const PackingParameters& p, double density, const std::array<
     spec.inertia = spec.mass * d[i] * d[i] / 10.0;
     s.particles.add(spec);
   }
-  if (report != nullptr) report_packing(p, d, g, *report);
+  if (report != nullptr) report_packing(p, periodic, d, g, *report);
   return s;
 }
 
