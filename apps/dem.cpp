@@ -128,6 +128,7 @@ void print_summary(const BuiltScene& b, const SceneSpec& spec, std::ostream& out
         << " planar patches, " << active << " active edges" << (m.motion.moves() ? ", moving" : "") << ")";
   }
   for (const std::string& w : b.warnings) out << "\n  warning: " << w;
+  for (const std::string& note : b.notes) out << "\n  " << note;
   out << "\n  gravity: (" << format_g(s.gravity.x()) << ", " << format_g(s.gravity.y()) << ", " << format_g(s.gravity.z()) << ")\n";
   if (s.cell.any()) {
     // [domain] (docs/model.md §20).

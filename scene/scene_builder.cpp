@@ -23,6 +23,7 @@
 #include "fields/load_provider.hpp"
 #include "scene/csv_table.hpp"
 #include "scene/mesh_file.hpp"
+#include "scene/packing_genesis.hpp"
 
 namespace dem {
 
@@ -118,6 +119,8 @@ class Origins {
         return "[[particles]] velocity, angular_velocity, [[material]] density";
       case SourceKind::chain:
         return "[[particles]] velocity, [[material]] density";
+      case SourceKind::packing:
+        return "[[particles]] size_distribution, [[material]] density";
     }
     return "[[particles]]";
   }
@@ -138,6 +141,8 @@ class Origins {
         return "[[particles]] origin, lowest_z";
       case SourceKind::chain:
         return "[[particles]] origin";
+      case SourceKind::packing:
+        return "[[particles]] region, seed";
     }
     return "[[particles]]";
   }
@@ -258,10 +263,25 @@ SolidTorusParameters solid_parameters(const ParticleSourceSpec& src, const Mater
   return p;
 }
 
+/// The periodic axes a packing fills: those of a periodic [domain], whose
+/// cell its box region must equal on them (docs/model.md §21.3).
+std::array<bool, 3> packing_periodic_axes(const ParticleSourceSpec& src, const SceneSpec& spec) {
+  if (!spec.domain || !spec.domain->any_periodic()) return {false, false, false};
+  const DomainSpec& d = *spec.domain;
+  const PackingRegion& r = src.packing.region;
+  bool fits = r.kind == PackingRegionKind::box;
+  for (int a = 0; a < 3 && fits; ++a)
+    fits = !d.periodic[a] || (r.lower[a] == d.lower[a] && r.upper[a] == d.upper[a]);
+  if (!fits)
+    fail(src.place, "[[particles]] region: with a periodic [domain], a packing's region must be \"box\" with lower "
+                    "and upper equal to the [domain]'s on its periodic axes (the packing fills the periodic cell)");
+  return d.periodic;
+}
+
 /// One source's particles (and its own neighbour bonds); a CSV source's
 /// row lines into `lines`.
 Scene generate(const ParticleSourceSpec& src, const MaterialSpec& material, const SceneSpec& spec,
-               std::vector<std::size_t>& lines) {
+               std::vector<std::size_t>& lines, std::vector<std::string>& notes) {
   try {
     switch (src.kind) {
       case SourceKind::fcc_block: {
@@ -274,6 +294,9 @@ Scene generate(const ParticleSourceSpec& src, const MaterialSpec& material, cons
         p.density = spec.materials.at(src.material_index).material.density;
         return make_chain(p);
       }
+      case SourceKind::packing:
+        return make_packing(src.packing, spec.materials.at(src.material_index).material.density,
+                            packing_periodic_axes(src, spec), &notes);
       case SourceKind::ring_torus:
         return make_ring_torus(src.ring);
       case SourceKind::solid_torus:
@@ -419,6 +442,7 @@ SourceCounts count_sources(const SceneSpec& spec, std::uint64_t max_particles) {
       if (src.kind == SourceKind::box_lattice) diameters[k] = src.lattice.diameter;
       if (src.kind == SourceKind::fcc_block) diameters[k] = src.fcc.spacing;
       if (src.kind == SourceKind::chain) diameters[k] = src.chain.diameter;
+      if (src.kind == SourceKind::packing) diameters[k] = SizeSampler(src.packing.sizes).smallest();
     } catch (const std::exception& e) {
       fail(src.place, e.what());
     }
@@ -471,6 +495,11 @@ SourceCounts count_sources(const SceneSpec& spec, std::uint64_t max_particles) {
           n = src.chain.count;
           if (generator_bonds) s.bonds += n - 1;
           s.contact_pairs += contact_pairs(n);
+          break;
+        case SourceKind::packing:
+          n = packing_count(src.packing, max_particles == 0 ? (1ull << 31) : 2 * max_particles);
+          s.contact_pairs += contact_pairs(4 * n);  // a dense packing: about 6 contacts a particle, and the skin
+          s.build_scratch = std::max(s.build_scratch, packing_scratch_bytes(n));
           break;
         case SourceKind::csv: {
           std::uint64_t bytes = 0;
@@ -559,6 +588,9 @@ void check_memory(const SceneSpec& spec, const SourceCounts& counts, const Scene
           break;
         case SourceKind::chain:
           key = "[[particles]] count", advice = "use a smaller count";
+          break;
+        case SourceKind::packing:
+          key = "[[particles]] region", advice = "use a smaller region or larger particles";
           break;
         case SourceKind::csv:
           key = "[[particles]] file", advice = "use a file with fewer rows";
@@ -857,7 +889,7 @@ void add_particle_sources(SceneBuild& b) {
     origin.kind = src.kind;
     origin.place = src.place;
     origin.csv = src.file;
-    Scene part = generate(src, material, spec, origin.lines);
+    Scene part = generate(src, material, spec, origin.lines, b.out.notes);
     // (A CSV source sets each row's own, from its material column.)
     if (src.kind != SourceKind::csv)
       std::fill(part.particles.material.begin(), part.particles.material.end(), src.material_index);

@@ -65,6 +65,10 @@ struct BuiltScene {
   /// What was set right without refusing the scene (a mesh's degenerate
   /// triangles dropped), one line each, for dem check and dem run to print.
   std::vector<std::string> warnings;
+  /// What a generator reports of what it made (a packing's solid fraction,
+  /// overlaps and size distribution), one line each, for dem check and dem
+  /// run to print.
+  std::vector<std::string> notes;
 };
 
 /// How build_scene sizes and limits a scene.

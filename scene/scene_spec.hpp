@@ -21,6 +21,7 @@
 #include "engine/stress.hpp"
 #include "scene/fcc_block.hpp"
 #include "scene/lattice_scene.hpp"
+#include "scene/packing_spec.hpp"
 #include "scene/ring_torus.hpp"
 #include "scene/solid_torus.hpp"
 #include "core/diagnostics.hpp"
@@ -60,7 +61,7 @@ struct NamedMaterialSpec {
   SourcePlace place;
 };
 
-enum class SourceKind { ring_torus, solid_torus, box_lattice, csv, fcc_block, chain };
+enum class SourceKind { ring_torus, solid_torus, box_lattice, csv, fcc_block, chain, packing };
 
 /// One [[particles]] table.
 struct ParticleSourceSpec {
@@ -74,6 +75,7 @@ struct ParticleSourceSpec {
   std::filesystem::path file;  ///< kind csv: resolved against the scene file's folder
   FccBlockParameters fcc;      ///< kind fcc_block (density from its material)
   ChainParameters chain;       ///< kind chain (density from its material)
+  PackingParameters packing;   ///< kind packing (density from its material; docs/model.md §21)
   /// The source's [[material]] by name (empty: the first); resolved to
   /// `material_index` by the parser.
   std::string material_name;

@@ -1,0 +1,38 @@
+#pragma once
+/// \file packing_spec.hpp
+/// The parameters of a `[[particles]] source = "packing"` table
+/// (docs/scene-format.md; the method: docs/model.md §21).
+
+#include <cstdint>
+#include <optional>
+
+#include "scene/packing_region.hpp"
+#include "scene/size_distribution.hpp"
+
+namespace dem {
+
+/// The solid fraction "dense" aims at for now: what the genesis reaches for
+/// equal spheres in a periodic cell, just below random close packing (0.64;
+/// docs/model.md §21.3). To be replaced by the jamming point itself.
+inline constexpr double kDenseSolidFraction = 0.63;
+
+/// The largest solid fraction a scene may ask for: pi / sqrt(18) = 0.7405,
+/// the densest packing of equal spheres, rounded down.
+inline constexpr double kMaxSolidFraction = 0.74;
+
+struct PackingParameters {
+  PackingRegion region;
+  SizeDistribution sizes;
+  /// The target solid fraction in (0, 0.74]; nullopt: "dense".
+  std::optional<double> solid_fraction;
+  std::uint64_t seed = 0;
+  /// The solid fraction the particle count is chosen for.
+  double target_solid_fraction() const { return solid_fraction.value_or(kDenseSolidFraction); }
+};
+
+/// Validates the region and size distribution (throws InvalidKey naming the
+/// key) and that the region holds the largest particle ("d_max" or the
+/// largest sieve size).
+void validate_packing(const PackingParameters& p);
+
+}  // namespace dem
