@@ -22,6 +22,7 @@
 #include "fields/gravity_provider.hpp"
 #include "fields/load_provider.hpp"
 #include "scene/csv_table.hpp"
+#include "scene/gap_bonds.hpp"
 #include "scene/mesh_file.hpp"
 #include "scene/packing_genesis.hpp"
 
@@ -553,8 +554,9 @@ void check_memory(const SceneSpec& spec, const SourceCounts& counts, const Scene
   std::string key, advice;
   if (stopped == Stopped::distance || (stopped == Stopped::none && pairs_weigh && distance_weighs)) {
     place = spec.bonds.place;
-    key = "[bonds] distance";
-    advice = "use a smaller distance";
+    const bool gap = spec.bonds.pairs == BondPairs::gap;
+    key = gap ? (spec.bonds.max_gap ? "[bonds] max_gap" : "[bonds] max_gap_ratio") : "[bonds] distance";
+    advice = gap ? "use a smaller gap" : "use a smaller distance";
   } else if (stopped == Stopped::contact || pairs_weigh) {
     place = spec.contact.place;
     key = spec.contact.skin ? "[contact] skin" : "[contact] skin_fraction";
@@ -603,7 +605,9 @@ void check_memory(const SceneSpec& spec, const SourceCounts& counts, const Scene
       format_bytes(limit.bytes) + " allowed (" + limit.source + "; dem --max-memory sets the limit)";
   if (stopped != Stopped::none) {
     const std::string what = stopped == Stopped::distance
-                                 ? count(distance_bonds) + " pairs closer than " + format_g(spec.bonds.distance)
+                                 ? count(distance_bonds) + (spec.bonds.pairs == BondPairs::gap
+                                                                ? std::string(" pairs within the bonding gap")
+                                                                : " pairs closer than " + format_g(spec.bonds.distance))
                                  : count(sizes.contact_pairs) + " candidate contact pairs";
     fail(place, key + ": counting stopped at " + what + ", all that the memory limit leaves room for beside " +
                     count(sizes.particles) + " particles: the scene needs more than the " + allowed + "; " + advice);
@@ -871,7 +875,10 @@ void count_and_limit(SceneBuild& b) {
 
   // Bond stiffness for bonds that do not keep their generator's.
   b.direct = bonds.stiffness;
-  b.from_material = !b.direct && (material.binder_modulus || material.bond_radius_ratio);
+  b.from_material = !b.direct && (material.binder_modulus || material.bond_radius_ratio || bonds.binder_modulus);
+  if (b.direct && bonds.binder_modulus)
+    fail(bonds.place, "[bonds] binder_modulus: sets each bond's stiffnesses; it cannot be given with bending, axial "
+                      "and shear");
 }
 
 /// Each [[particles]] source, its particles and (pairs = "generator") its own bonds.
@@ -1009,6 +1016,9 @@ void prepare_laws(SceneBuild& b) {
   if (bonds.pairs == BondPairs::distance && !(bonds.distance <= kMaxLength))
     fail(bonds.place,
          "[bonds] distance: " + format_g(bonds.distance) + " is over 1e100 (squares of lengths would overflow)");
+  if (bonds.pairs == BondPairs::gap && bonds.max_gap && !(*bonds.max_gap <= kMaxLength))
+    fail(bonds.place,
+         "[bonds] max_gap: " + format_g(*bonds.max_gap) + " is over 1e100 (squares of lengths would overflow)");
   if (const double k = scene.contact_setup->pair_stiffness(); !std::isfinite(k))
     fail(spec.contact.place, "[contact] stiffness: " + law_symbol(law, LawTable::contact, "K^pp") + " = " +
                                  format_g(k) + " is not finite");
@@ -1113,7 +1123,7 @@ void count_pairs(SceneBuild& b) {
       check_memory(spec, counts, sizes, limit, options.output_files, 0, Stopped::contact);
     }
   }
-  if (bonds.pairs == BondPairs::distance) {
+  if (bonds.pairs == BondPairs::distance || bonds.pairs == BondPairs::gap) {
     // Each bond costs its state, its VTK cells and its checkpoint bytes.
     SceneSizes more = sizes;
     more.bonds += 1u << 20;
@@ -1125,13 +1135,20 @@ void count_pairs(SceneBuild& b) {
     const std::uint64_t room =
         limit.bytes == 0 ? kMaxPairs : std::min(kMaxPairs, used >= limit.bytes ? 0 : (limit.bytes - used) / each);
     const std::vector<double> zero(n, 0.0);
+    // Gap bonds: the pairs within the widest gap (an upper bound for
+    // max_gap_ratio), as contact candidates with that skin.
     const ClosePairs within =
-        count_close_pairs(std::span(particles.position).first(n), zero, 0.0, bonds.distance, kMaxPairs, room, 0.0);
-    distance_bonds = within.within;
+        bonds.pairs == BondPairs::gap
+            ? count_close_pairs(std::span(particles.position).first(n), std::span(particles.radius).first(n),
+                                widest_bond_gap(bonds, particles.radius), 0.0, room, kMaxPairs, 0.0)
+            : count_close_pairs(std::span(particles.position).first(n), zero, 0.0, bonds.distance, kMaxPairs, room, 0.0);
+    distance_bonds = bonds.pairs == BondPairs::gap ? within.contact : within.within;
     sizes.bonds += distance_bonds;
     if (within.over_cap) {
-      if (within.within > kMaxPairs)
-        fail(bonds.place, "[bonds] distance: more than 2^32 - 1 pairs are closer than " + format_g(bonds.distance));
+      if (distance_bonds > kMaxPairs)
+        fail(bonds.place, bonds.pairs == BondPairs::gap
+                              ? std::string("[bonds] max_gap: more than 2^32 - 1 pairs within the bonding gap")
+                              : "[bonds] distance: more than 2^32 - 1 pairs are closer than " + format_g(bonds.distance));
       check_memory(spec, counts, sizes, limit, options.output_files, distance_bonds, Stopped::distance);
     }
   }
@@ -1149,9 +1166,16 @@ void add_listed_bonds(SceneBuild& b) {
   ParticleStore& particles = b.out.scene.particles;
   const std::size_t n = b.n;
   // Bonds found by distance or read from a file.
-  if (bonds.pairs == BondPairs::distance || bonds.pairs == BondPairs::csv) {
+  if (bonds.pairs == BondPairs::distance || bonds.pairs == BondPairs::gap || bonds.pairs == BondPairs::csv) {
     std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
-    if (bonds.pairs == BondPairs::distance) {
+    if (bonds.pairs == BondPairs::gap) {
+      try {
+        pairs = gap_bond_pairs(bonds, std::span(particles.position).first(n), std::span(particles.radius).first(n),
+                               scene.cell);
+      } catch (const std::invalid_argument& e) {
+        fail(bonds.place, e.what());
+      }
+    } else if (bonds.pairs == BondPairs::distance) {
       // (In a periodic cell every bond is shorter than half the cell:
       // check_bonds_in_cell; a search as wide would find two images.)
       if (scene.cell.any() && !(bonds.distance < 0.5 * scene.cell.smallest_periodic_width()))
@@ -1225,6 +1249,12 @@ void add_listed_bonds(SceneBuild& b) {
         // (BondStiffness{}: the law's provider sets each bond's constants.)
       } else if (direct) {
         k = *direct;
+      } else if (bonds.binder_modulus) {
+        // [bonds] binder_modulus, bond_radius_ratio: r_b = ratio min(r_i, r_j) (docs/model.md §21.5).
+        const double r0 = (particles.position[i] - (particles.position[j] + image)).norm();
+        const double beta = *bonds.bond_radius_ratio * 2.0 * std::min(particles.radius[i], particles.radius[j]) /
+                            (particles.radius[i] + particles.radius[j]);
+        k = binder_stiffness(*bonds.binder_modulus, beta, particles.radius[i], particles.radius[j], r0);
       } else {
         const double r0 = (particles.position[i] - (particles.position[j] + image)).norm();
         k = binder_stiffness(

@@ -308,6 +308,41 @@ void read_source(TableReader& t, ParticleSourceSpec& s, const std::filesystem::p
   t.finish();
 }
 
+/// [bonds] max_gap and max_gap_ratio (pairs = "gap").
+void read_gap_keys(TableReader& t, BondSpec& b) {
+  b.max_gap = t.number("max_gap", "nonnegative");
+  b.max_gap_ratio = t.number("max_gap_ratio", "nonnegative");
+  if (b.pairs != BondPairs::gap) {
+    for (const char* key : {"max_gap", "max_gap_ratio"})
+      if (t.find(key) != nullptr) t.fail(t.find(key), key, "only applies with pairs = \"gap\"");
+    return;
+  }
+  if (b.max_gap && b.max_gap_ratio)
+    t.fail(t.find("max_gap_ratio"), "max_gap_ratio",
+           "give max_gap (a length) or max_gap_ratio (a fraction of the smaller radius), not both");
+  if (!b.max_gap && !b.max_gap_ratio)
+    t.fail(nullptr, "max_gap",
+           "is required with pairs = \"gap\": the largest surface gap bonded, as a length (max_gap) or as a "
+           "fraction of the smaller radius (max_gap_ratio)");
+}
+
+/// [bonds] binder_modulus and bond_radius_ratio (listed bonds' stiffnesses).
+void read_binder_keys(TableReader& t, BondSpec& b) {
+  b.binder_modulus = t.number("binder_modulus", "positive");
+  b.bond_radius_ratio = t.number("bond_radius_ratio", "positive");
+  if (!b.binder_modulus && !b.bond_radius_ratio) return;
+  const char* given = b.binder_modulus ? "binder_modulus" : "bond_radius_ratio";
+  if (b.pairs == BondPairs::generator || b.pairs == BondPairs::none)
+    t.fail(t.find(given), given, "only applies with pairs = \"distance\", \"gap\" or \"csv\"");
+  if (!find_bond_law(b.law)->stiffness_per_bond)
+    t.fail(t.find(given), given,
+           "applies to laws with stiffnesses per bond; law \"" + b.law +
+               "\" takes its bond stiffnesses from [[material]] E, nu and beta (r_b = beta (r_i + r_j)/2)");
+  if (!b.binder_modulus || !b.bond_radius_ratio)
+    t.fail(nullptr, b.binder_modulus ? "bond_radius_ratio" : "binder_modulus",
+           std::string("is required with ") + given + " (the bond radius r_b = bond_radius_ratio min(r_i, r_j))");
+}
+
 void read_bonds(TableReader& t, BondSpec& b, const std::filesystem::path& base) {
   b.place = t.place();
   if (const auto law = t.string("law")) {
@@ -318,9 +353,12 @@ void read_bonds(TableReader& t, BondSpec& b, const std::filesystem::path& base) 
   if (const auto pairs = t.string("pairs")) {
     if (*pairs == "generator") b.pairs = BondPairs::generator;
     else if (*pairs == "distance") b.pairs = BondPairs::distance;
+    else if (*pairs == "gap") b.pairs = BondPairs::gap;
     else if (*pairs == "csv") b.pairs = BondPairs::csv;
     else if (*pairs == "none") b.pairs = BondPairs::none;
-    else t.fail(t.find("pairs"), "pairs", "expected \"generator\", \"distance\", \"csv\" or \"none\", got \"" + *pairs + "\"");
+    else
+      t.fail(t.find("pairs"), "pairs",
+             "expected \"generator\", \"distance\", \"gap\", \"csv\" or \"none\", got \"" + *pairs + "\"");
   }
   const auto distance = t.number("distance", "positive");
   if (b.pairs == BondPairs::distance) {
@@ -329,6 +367,8 @@ void read_bonds(TableReader& t, BondSpec& b, const std::filesystem::path& base) 
   } else if (distance) {
     t.fail(t.find("distance"), "distance", "only applies with pairs = \"distance\"");
   }
+  read_gap_keys(t, b);
+  read_binder_keys(t, b);
   const auto file = t.string("file");
   if (b.pairs == BondPairs::csv) {
     if (!file || file->empty()) t.fail(nullptr, "file", "is required with pairs = \"csv\" (columns i,j)");

@@ -82,12 +82,23 @@ struct ParticleSourceSpec {
   std::uint32_t material_index = 0;
 };
 
-enum class BondPairs { generator, distance, csv, none };
+enum class BondPairs { generator, distance, gap, csv, none };
 
 /// The [bonds] table: which pairs are bonded, and their stiffnesses.
 struct BondSpec {
   BondPairs pairs = BondPairs::generator;
   double distance = 0.0;       ///< pairs = distance: bond every pair closer than this
+  /// pairs = gap: bond every pair whose surface gap |x_i - x_j| - r_i - r_j
+  /// is at most max_gap (length), or at most max_gap_ratio times the smaller
+  /// radius (exactly one of the two is set; docs/scene-format.md [bonds]).
+  std::optional<double> max_gap;
+  std::optional<double> max_gap_ratio;
+  /// Per-bond stiffnesses of listed bonds (pairs = distance, gap or csv;
+  /// laws with stiffnesses per bond) from the binder's Young's modulus
+  /// (pressure) and the bond radius r_b = bond_radius_ratio min(r_i, r_j)
+  /// (docs/model.md §21.5); both or neither.
+  std::optional<double> binder_modulus;
+  std::optional<double> bond_radius_ratio;
   std::filesystem::path file;  ///< pairs = csv: columns i,j (creation indices)
   std::optional<BondStiffness> stiffness;  ///< direct constants; else from the material
   std::string law = "baker-gonzalez";  ///< the bond law's keyword (bonds/bond_laws.hpp)
