@@ -2,6 +2,7 @@
 //
 //   dem run SCENE.toml [--threads N] [--output-dir DIR] [--t-end T | --steps N] [--overwrite]
 //   dem check SCENE.toml [--max-memory BYTES]
+//   dem pack SCENE.toml [--output-dir DIR] [--threads N] [--overwrite]
 //   dem restart CHECKPOINT [--t-end T | --steps N] [--threads N] [--output-dir DIR] [--overwrite]
 //                          [--integrator 23|25|27|implicit] [--time-step DT]
 //                          [--max-energy-drift F] [--warn-energy-drift F] [--implicit-energy-rise F]
@@ -22,6 +23,7 @@
 #include "core/parallel.hpp"
 #include "core/simd.hpp"
 #include "scene/scene_builder.hpp"
+#include "scene/specimen_files.hpp"
 #include "core/format.hpp"
 #ifdef DEM_WITH_MPI
 #include "mpi/agreement.hpp"
@@ -325,7 +327,7 @@ int restart(const Options& o) {
 
 /// The subcommands of `dem` and their options, written into `o`.
 struct Commands {
-  CLI::App *run, *check, *laws, *restart;
+  CLI::App *run, *check, *laws, *restart, *pack;
 };
 Commands add_commands(CLI::App& app, Options& o) {
   CLI::App* run = app.add_subcommand("run", "Run a scene file");
@@ -335,6 +337,14 @@ Commands add_commands(CLI::App& app, Options& o) {
   CLI::App* laws = app.add_subcommand(
       "laws", "Print every contact law with its keys (Markdown, as docs/scene-format.md lists them)");
   CLI::App* rs = app.add_subcommand("restart", "Continue a run from its checkpoint");
+  CLI::App* pack = app.add_subcommand(
+      "pack", "Build a scene's specimen (its packings and bonds) and write it as particles.csv, bonds.csv and "
+              "packing.json, which a scene reads back bit for bit (source = \"csv\", [bonds] pairs = \"csv\")");
+  pack->add_option("scene", o.scene, "Scene file (TOML)")->required();
+  pack->add_option("--output-dir", o.output_dir, "Folder of the specimen's files (default: ./specimen)");
+  pack->add_option("--threads", o.threads, "Worker threads (default: all cores; the files are the same for any)")
+      ->check(cli::whole_number("the thread count", 0, 4096));
+  pack->add_flag("--overwrite", o.overwrite, "Replace particles.csv, bonds.csv and packing.json in the folder");
   rs->add_option("checkpoint", o.checkpoint, "Checkpoint file (checkpoint.bin in a run's output folder)")->required();
   rs->add_option("--time-step", o.time_step,
                  "Continue with another time step (time; the clock continues from the checkpoint's time; "
@@ -367,7 +377,7 @@ Commands add_commands(CLI::App& app, Options& o) {
         }
       },
       "BYTES");
-  for (CLI::App* c : {run, check})
+  for (CLI::App* c : {run, check, pack})
     c->add_option("--max-memory", o.max_memory,
                   "Refuse a scene whose estimated peak memory is over this: bytes, or with K, M, G or T "
                   "(e.g. 512M, 4G; default: MemAvailable in /proc/meminfo)")
@@ -391,7 +401,7 @@ Commands add_commands(CLI::App& app, Options& o) {
     c->add_flag("--overwrite", o.overwrite,
                 "Replace the files of another run in the output folder (only the files the engine writes)");
   }
-  return {run, check, laws, rs};
+  return {run, check, laws, rs, pack};
 }
 
 /// `dem check`: what dem run does before its first step, less the large
@@ -404,6 +414,24 @@ int check_scene(const Options& o) {
   print_summary(built, spec, summary);
   assemble_scene(std::move(built));
   std::cout << summary.str() << "ok: the scene is valid\n";
+  return kExitOk;
+}
+
+/// `dem pack`: builds the scene as dem run does and writes its particles and
+/// bonds as CSV tables (scene/specimen_files.hpp), with the packing report.
+int pack_scene(const Options& o) {
+  const SceneSpec spec = read_scene_file(o.scene);
+  ThreadLimit limit(o.threads);
+  BuiltScene built = build_scene(spec, build_options(o));
+  print_summary(built, spec, std::cout);
+  const std::filesystem::path folder = std::filesystem::path(o.output_dir.empty() ? "specimen" : o.output_dir);
+  const SpecimenFiles f = write_specimen(folder, built.scene, spec, std::string(), o.overwrite);
+  std::cout << "wrote " << built.scene.particles.size() << " particles to " << f.particles.string() << " and "
+            << built.scene.bonds.size() << " bonds to " << f.bonds.string()
+            << (f.report.empty() ? std::string() : ", the packing report to " + f.report.string())
+            << "\nread them back with [[particles]] source = \"csv\", file = \"" << f.particles.string()
+            << "\" and [bonds] pairs = \"csv\", file = \"" << f.bonds.string()
+            << "\" (with the same materials and bond stiffness keys)\n";
   return kExitOk;
 }
 
@@ -433,6 +461,7 @@ int main(int argc, char** argv) {
       return kExitOk;
     }
     if (*cmd.check) return check_scene(o);
+    if (*cmd.pack) return pack_scene(o);
     if (*cmd.run) return run_scene(o);
     return restart(o);
   } catch (const SceneError& e) {
