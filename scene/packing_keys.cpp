@@ -21,7 +21,7 @@ Vec3 required_vector(TableReader& t, const std::string& key, const char* what) {
   return *v;
 }
 
-void read_region(TableReader& t, PackingRegion& r) {
+void read_region(TableReader& t, PackingRegion& r, const std::filesystem::path& base) {
   const auto kind = t.string("region");
   if (!kind) t.fail(nullptr, "region", "is required: \"box\", \"cylinder\", \"sphere\", \"torus\" or \"mesh\"");
   if (*kind == "box") {
@@ -45,8 +45,11 @@ void read_region(TableReader& t, PackingRegion& r) {
     r.major_radius = t.required_number("major_radius", "positive");
     r.minor_radius = t.required_number("minor_radius", "positive");
   } else if (*kind == "mesh") {
-    t.fail(t.find("region"), "region",
-           "\"mesh\" is not yet supported; use \"box\", \"cylinder\", \"sphere\" or \"torus\"");
+    r.kind = PackingRegionKind::mesh;
+    const auto file = t.string("file");
+    if (!file || file->empty()) t.fail(nullptr, "file", "is required: a closed STL or OBJ surface (region = \"mesh\")");
+    r.file = std::filesystem::path(*file).is_absolute() ? std::filesystem::path(*file) : base / *file;
+    if (const auto scale = t.number("scale", "positive")) r.scale = *scale;
   } else {
     t.fail(t.find("region"), "region",
            "expected \"box\", \"cylinder\", \"sphere\", \"torus\" or \"mesh\", got \"" + *kind + "\"");
@@ -115,12 +118,13 @@ void read_seed(TableReader& t, PackingParameters& p) {
 
 }  // namespace
 
-void read_packing_keys(TableReader& t, PackingParameters& p) {
-  read_region(t, p.region);
+void read_packing_keys(TableReader& t, PackingParameters& p, const std::filesystem::path& base) {
+  read_region(t, p.region, base);
   read_sizes(t, p.sizes);
   read_solid_fraction(t, p);
   read_seed(t, p);
   try {
+    load_mesh_region(p.region);
     validate_packing(p);
   } catch (const InvalidKey& e) {
     t.fail(t.has(e.key()) ? t.find(e.key()) : nullptr, e.key(), e.problem());

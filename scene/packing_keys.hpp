@@ -4,6 +4,8 @@
 /// "packing"` table (docs/scene-format.md) into PackingParameters, every
 /// error a SceneError naming the key.
 
+#include <filesystem>
+
 #include "scene/packing_spec.hpp"
 #include "scene/table_reader.hpp"
 
@@ -11,7 +13,8 @@ namespace dem::scene_reading {
 
 /// Reads region, its geometry keys, size_distribution and its keys,
 /// solid_fraction and seed (source and material are the caller's), and
-/// validates them (validate_packing). Leaves finish() to the caller.
-void read_packing_keys(TableReader& t, PackingParameters& p);
+/// validates them (validate_packing); a mesh region's file (relative to
+/// `base`) is read then. Leaves finish() to the caller.
+void read_packing_keys(TableReader& t, PackingParameters& p, const std::filesystem::path& base);
 
 }  // namespace dem::scene_reading

@@ -53,7 +53,8 @@ void validate_region(const PackingRegion& r) {
                                              format_g(r.minor_radius));
       return;
     case PackingRegionKind::mesh:
-      throw InvalidKey("region", "\"mesh\" is not yet supported; use \"box\", \"cylinder\", \"sphere\" or \"torus\"");
+      if (!r.mesh) throw InvalidKey("file", "the mesh region's surface was not read (load_mesh_region)");
+      return;
   }
 }
 
@@ -69,7 +70,7 @@ double region_volume(const PackingRegion& r) {
     case PackingRegionKind::torus:
       return 2.0 * pi * pi * r.major_radius * r.minor_radius * r.minor_radius;
     case PackingRegionKind::mesh:
-      break;
+      return r.mesh ? r.mesh->volume() : 0.0;
   }
   return 0.0;
 }
@@ -95,6 +96,7 @@ std::pair<Vec3, Vec3> region_bounds(const PackingRegion& r) {
       return {r.centre - reach, r.centre + reach};
     }
     case PackingRegionKind::mesh:
+      if (r.mesh) return r.mesh->bounds();
       break;
   }
   return {Vec3::Zero(), Vec3::Zero()};
@@ -115,7 +117,7 @@ double region_depth(const PackingRegion& r, const Vec3& x) {
       return r.minor_radius - std::hypot(rho - r.major_radius, s);
     }
     case PackingRegionKind::mesh:
-      break;
+      return r.mesh ? r.mesh->depth(x) : -1.0;
   }
   return -1.0;
 }
@@ -131,9 +133,20 @@ double region_inradius(const PackingRegion& r) {
     case PackingRegionKind::torus:
       return r.minor_radius;
     case PackingRegionKind::mesh:
-      break;
+      return r.mesh ? r.mesh->inradius() : 0.0;
   }
   return 0.0;
+}
+
+void load_mesh_region(PackingRegion& r) {
+  if (r.kind != PackingRegionKind::mesh) return;
+  if (!(r.scale > 0.0) || !std::isfinite(r.scale))
+    throw InvalidKey("scale", "must be a finite number > 0, got " + format_g(r.scale));
+  try {
+    r.mesh = std::make_shared<const MeshRegion>(r.file, r.scale);
+  } catch (const std::exception& e) {
+    throw InvalidKey("file", e.what());
+  }
 }
 
 }  // namespace dem

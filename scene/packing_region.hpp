@@ -2,13 +2,15 @@
 /// \file packing_region.hpp
 /// The region a packing fills (docs/model.md §21.2, docs/scene-format.md
 /// `source = "packing"`): a box, a finite cylinder, a sphere or a torus
-/// (a closed surface mesh is parsed but not yet built), with its volume,
+/// or the inside of a closed surface mesh (scene/mesh_region.hpp), with its volume,
 /// bounding box and the depth of a point inside it.
 
 #include <filesystem>
+#include <memory>
 #include <utility>
 
 #include "core/types.hpp"
+#include "scene/mesh_region.hpp"
 
 namespace dem {
 
@@ -21,7 +23,8 @@ enum class PackingRegionKind { box, cylinder, sphere, torus, mesh };
 ///  - sphere: `centre`, `radius`;
 ///  - torus: `centre`, unit `axis` (the symmetry axis), `major_radius`
 ///    (centre to tube centre), `minor_radius` (the tube's) < major_radius;
-///  - mesh: `file`, `scale` (not built yet).
+///  - mesh: `file` (STL or OBJ), `scale` (its vertices' factor), and the
+///    surface read from them (load_mesh_region).
 struct PackingRegion {
   PackingRegionKind kind = PackingRegionKind::box;
   Vec3 lower = Vec3::Zero(), upper = Vec3::Zero();  ///< box
@@ -33,13 +36,19 @@ struct PackingRegion {
   double major_radius = 0.0, minor_radius = 0.0;    ///< torus
   std::filesystem::path file;                       ///< mesh
   double scale = 1.0;                               ///< mesh
+  std::shared_ptr<const MeshRegion> mesh;           ///< mesh: the surface (load_mesh_region)
 };
+
+/// Reads region.file scaled by region.scale into region.mesh (kind mesh;
+/// nothing for the other kinds). Throws InvalidKey naming `file` for a
+/// file that cannot be read or a surface that is not closed, `scale` for a
+/// scale that is not > 0.
+void load_mesh_region(PackingRegion& r);
 
 /// Throws InvalidKey (scene/invalid_key.hpp) naming the key for a region
 /// with no interior: a box with upper <= lower on an axis, a zero axis, a
 /// radius, height or minor radius that is not finite and > 0, a torus whose
-/// minor radius is not below its major radius; and for region "mesh"
-/// ("not yet supported").
+/// minor radius is not below its major radius, a mesh region not loaded.
 void validate_region(const PackingRegion& r);
 
 /// The region's volume (length^3).

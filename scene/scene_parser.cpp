@@ -292,7 +292,7 @@ void read_source(TableReader& t, ParticleSourceSpec& s, const std::filesystem::p
     set_if(t.vector("origin"), s.origin);
   } else if (*kind == "packing") {
     s.kind = SourceKind::packing;
-    read_packing_keys(t, s.packing);
+    read_packing_keys(t, s.packing, base);
   } else if (*kind == "csv") {
     s.kind = SourceKind::csv;
     const auto file = t.string("file");

@@ -464,7 +464,7 @@ seed = 1
                      "upper: must be above lower on every axis");
   expect_both_refuse("seed", replace(scene, "seed = 1", "seed = 1.5"), "seed: expected a whole number >= 0");
   expect_both_refuse("mesh", replace(scene, "region = \"box\"", "region = \"mesh\""),
-                     "region: \"mesh\" is not yet supported");
+                     "file: is required: a closed STL or OBJ surface");
   // 0.7 of a small walled box: below 0.74, but more than the region holds.
   expect_both_refuse("cannot_hold",
                      replace(replace(scene, "solid_fraction = 0.5", "solid_fraction = 0.7"),
