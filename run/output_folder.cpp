@@ -52,7 +52,7 @@ std::optional<std::size_t> frame_index(const std::string& name) {
 bool is_final_name(const std::string& name) {
   return name == "energy.csv" || name == kBondFailuresFile || name == kGroupsFile || name == kSolverFile ||
          name == kStressFile || name == kWallsFile ||
-         name == "particles.pvd" ||
+         name == "particles.pvd" || name == kPackingReportFile ||
          name == "bonds.pvd" || name == "meshes.pvd" || name == kCheckpointFile ||
          name == kRunIdFile || frame_index(name).has_value();
 }

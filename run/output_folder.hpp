@@ -12,7 +12,7 @@
 /// energy.csv, bond_failures.csv, groups.csv, walls.csv, solver.csv, particles.pvd,
 /// bonds.pvd, particles_N.vtp, bonds_N.vtp (and parallel frames
 /// particles_N.pvtp, bonds_N.pvtp with their pieces particles_N_K.vtp,
-/// bonds_N_K.vtp), checkpoint.bin, run.id, and "NAME.tmp" of each while it
+/// bonds_N_K.vtp), checkpoint.bin, run.id, packing.json, and "NAME.tmp" of each while it
 /// is written (and .dem_write_probe); nothing else in a folder is ever
 /// touched.
 
@@ -38,6 +38,8 @@ class OutputFolderError : public std::runtime_error {
 
 /// Name of the checkpoint file in the output folder.
 inline constexpr const char* kCheckpointFile = "checkpoint.bin";
+/// Name of the packing report a scene with packings writes (docs/model.md §21.4).
+inline constexpr const char* kPackingReportFile = "packing.json";
 /// Name of the file that holds the identity of the run that owns a folder.
 inline constexpr const char* kRunIdFile = "run.id";
 

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/partition.hpp"
@@ -71,6 +72,10 @@ struct RunPlan {
   /// The energy check's state (a restart: from its checkpoint); not
   /// measured: its reference is taken at the start of this call.
   EnergyCheckState energy_check;
+  /// Files the scene's build made, as (name, text), e.g. the packing report
+  /// "packing.json": written into the output folder (through a temporary
+  /// name) once it is prepared, by a fresh run (not a resumed one).
+  std::vector<std::pair<std::string, std::string>> scene_files;
   /// A run decomposed over MPI ranks (mpi/domain.hpp), or nullptr: the
   /// Simulation passed to run_to_end() is then this rank's part. Every rank
   /// runs the same loop; rank 0 alone touches the output folder, its VTK

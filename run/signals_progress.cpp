@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "core/format.hpp"
+#include "core/text_file.hpp"
 #include "run/observers.hpp"
 #include "run/output_folder.hpp"
 
@@ -120,6 +121,8 @@ void StandardObservers::open(RunContext& ctx) {
   if (ctx.writes) {
     frames.make_folder(ctx);
     ctx.plan.run_id = OutputFolder(ctx.out).prepare(ctx.plan, ctx.log);
+    if (!ctx.plan.resume)
+      for (const auto& [name, text] : ctx.plan.scene_files) write_text_file(ctx.out / name, text);
     frames.open(ctx);  // the earlier frames listed before the tables are opened
     list.open(ctx);
   }

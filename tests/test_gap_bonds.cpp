@@ -20,7 +20,7 @@
 namespace dem {
 namespace {
 
-/// A packing of about 2,000 spheres (d 0.8-1.2 mm) bonded by gap; `domain`
+/// A packing of about 2,200 spheres (d 0.8-1.2 mm) bonded by gap; `domain`
 /// and `bonds` are the [domain] and the rest of the [bonds] table.
 std::string gap_scene(const std::string& bonds, const std::string& domain = "", const std::string& law = "") {
   return std::string(R"(
@@ -42,7 +42,7 @@ source = "packing"
 material = "grain"
 region = "box"
 lower = [0, 0, 0]
-upper = [0.0125, 0.0125, 0.0125]
+upper = [0.013, 0.013, 0.013]
 size_distribution = "uniform"
 d_min = 0.0008
 d_max = 0.0012
@@ -84,7 +84,7 @@ std::set<std::pair<std::uint32_t, std::uint32_t>> bonded(const BondList& b) {
 TEST(GapBonds, AsAFractionOfTheSmallerRadiusEqualABruteForceCountOnAPacking) {
   const BuiltScene s = build(gap_scene("max_gap_ratio = 0.1\n" + kBinder));
   const ParticleStore& p = s.scene.particles;
-  ASSERT_GT(p.size(), 1500u);
+  ASSERT_GT(p.size(), 2000u);
   const auto expected = brute_force(p, 0.0, 0.1);
   EXPECT_EQ(s.scene.bonds.size(), expected.size());
   EXPECT_EQ(bonded(s.scene.bonds), expected);
@@ -110,11 +110,11 @@ TEST(GapBonds, ThroughPeriodicFacesEqualABruteForceCountOverNearestImages) {
   const std::string domain = R"(
 [domain]
 lower = [0, 0, 0]
-upper = [0.0125, 0.0125, 0.0125]
+upper = [0.013, 0.013, 0.013]
 periodic = [true, true, true]
 )";
   const BuiltScene s = build(gap_scene("max_gap_ratio = 0.1\n" + kBinder, domain));
-  const Vec3 period(0.0125, 0.0125, 0.0125);
+  const Vec3 period(0.013, 0.013, 0.013);
   const auto expected = brute_force(s.scene.particles, 0.0, 0.1, period);
   EXPECT_EQ(bonded(s.scene.bonds), expected);
   // Some bonds cross the faces.
