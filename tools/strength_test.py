@@ -146,7 +146,7 @@ def ucs(a):
               "youngs_modulus_Pa": float(e_mod)}
     # Poisson's ratio from the frames inside the linear range.
     fr = frames(a.folder)
-    lateral = []
+    lateral, gauge = [], []
     if fr:
         x0 = fr[0][1]
         r0 = np.hypot(x0[:, 0] - a.centre[0], x0[:, 1] - a.centre[1])
@@ -160,6 +160,13 @@ def ucs(a):
                 continue
             r = np.hypot(x[:, 0] - a.centre[0], x[:, 1] - a.centre[1])
             lateral.append((strain[k], float(np.mean((r[outer] - r0[outer]) / r0[outer]))))
+            # The middle half's axial strain: minus the slope of the grains'
+            # axial displacement against their initial height.
+            gauge.append((-float(np.polyfit(x0[mid, 2], x[mid, 2] - x0[mid, 2], 1)[0]), stress[k]))
+    if len(gauge) >= 2:
+        # E from the strain of the middle half (a strain gauge: no platen
+        # contact compliance), over the same frames.
+        result["youngs_modulus_gauge_Pa"] = float(np.polyfit([g[0] for g in gauge], [g[1] for g in gauge], 1)[0])
     if len(lateral) >= 2:
         # Compression positive, lateral expansion positive: nu = d(lateral)/d(axial).
         nu = np.polyfit([p[0] for p in lateral], [p[1] for p in lateral], 1)[0]
