@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numbers>
+#include <numeric>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -14,6 +15,8 @@
 
 #include "core/exact_sum.hpp"
 #include "core/format.hpp"
+#include "scene/packing_geometry.hpp"
+#include "scene/packing_relaxation.hpp"
 
 namespace dem {
 
@@ -22,151 +25,10 @@ namespace {
 /// The placement's random numbers: a stream apart from the sizes'.
 constexpr std::uint64_t kPlacementStream = 0x9e3779b97f4a7c15ull;
 
-/// The region with its periodic axes, seen by the genesis.
-struct Confinement {
-  const PackingRegion& region;
-  std::array<bool, 3> periodic;
-  Vec3 lower, upper;  ///< the bounds (a periodic box: the cell)
-
-  /// The depth, ignoring the faces of periodic axes.
-  double depth(const Vec3& x) const {
-    if (region.kind != PackingRegionKind::box) return region_depth(region, x);
-    double d = INFINITY;
-    for (int a = 0; a < 3; ++a)
-      if (!periodic[a]) d = std::min({d, x[a] - lower[a], upper[a] - x[a]});
-    return d;
-  }
-  /// The unit inward normal at x (the depth's gradient).
-  Vec3 inward(const Vec3& x) const {
-    const double h = 1e-7 * (upper - lower).maxCoeff();
-    Vec3 g = Vec3::Zero();
-    for (int a = 0; a < 3; ++a) {
-      Vec3 e = Vec3::Zero();
-      e[a] = h;
-      g[a] = periodic[a] ? 0.0 : depth(x + e) - depth(x - e);
-    }
-    const double n = g.norm();
-    return n > 0.0 ? Vec3(g / n) : Vec3::Zero();
-  }
-  /// The shortest image of a separation on the periodic axes.
-  Vec3 image(Vec3 r) const {
-    for (int a = 0; a < 3; ++a)
-      if (periodic[a]) r[a] -= (upper[a] - lower[a]) * std::nearbyint(r[a] / (upper[a] - lower[a]));
-    return r;
-  }
-  Vec3 wrap(Vec3 x) const {
-    for (int a = 0; a < 3; ++a)
-      if (periodic[a]) {
-        const double l = upper[a] - lower[a];
-        x[a] -= l * std::floor((x[a] - lower[a]) / l);
-        if (x[a] >= upper[a]) x[a] = lower[a];
-      }
-    return x;
-  }
-};
-
-/// A cell list over the bounds, cells at least `reach` wide; ids in id order
-/// within a cell.
-class CellGrid {
- public:
-  CellGrid(const Confinement& c, double reach, const std::vector<Vec3>& x) : c_(c) {
-    for (int a = 0; a < 3; ++a)
-      n_[a] = static_cast<int>(std::clamp(std::floor((c.upper[a] - c.lower[a]) / reach), 1.0, 1024.0));
-    // At most about two cells a particle (a sparse start in a large region).
-    while (static_cast<double>(n_[0]) * n_[1] * n_[2] > 2.0 * static_cast<double>(x.size()) + 64.0) {
-      int& big = n_[std::max_element(n_.begin(), n_.end()) - n_.begin()];
-      big = std::max(1, big / 2);
-    }
-    for (int a = 0; a < 3; ++a) width_[a] = (c.upper[a] - c.lower[a]) / n_[a];
-    std::vector<std::uint32_t> cell(x.size());
-    start_.assign(static_cast<std::size_t>(n_[0]) * n_[1] * n_[2] + 1, 0);
-    for (std::size_t i = 0; i < x.size(); ++i) ++start_[(cell[i] = index(coords(x[i]))) + 1];
-    for (std::size_t k = 1; k < start_.size(); ++k) start_[k] += start_[k - 1];
-    ids_.resize(x.size());
-    std::vector<std::uint32_t> fill(start_.begin(), start_.end() - 1);
-    for (std::size_t i = 0; i < x.size(); ++i) ids_[fill[cell[i]]++] = static_cast<std::uint32_t>(i);
-  }
-
-  /// Calls f(j) for every particle in the cells around x (each cell once).
-  template <class F>
-  void around(const Vec3& x, F&& f) const {
-    const std::array<int, 3> c = coords(x);
-    std::array<std::uint32_t, 27> cells;
-    int count = 0;
-    for (int dz = -1; dz <= 1; ++dz)
-      for (int dy = -1; dy <= 1; ++dy)
-        for (int dx = -1; dx <= 1; ++dx) {
-          std::array<int, 3> k{c[0] + dx, c[1] + dy, c[2] + dz};
-          bool inside = true;
-          for (int a = 0; a < 3; ++a) {
-            if (c_.periodic[a]) k[a] = (k[a] + n_[a]) % n_[a];
-            inside = inside && k[a] >= 0 && k[a] < n_[a];
-          }
-          if (inside) cells[count++] = index(k);
-        }
-    std::sort(cells.begin(), cells.begin() + count);
-    count = static_cast<int>(std::unique(cells.begin(), cells.begin() + count) - cells.begin());
-    for (int m = 0; m < count; ++m)
-      for (std::uint32_t q = start_[cells[m]]; q < start_[cells[m] + 1]; ++q) f(ids_[q]);
-  }
-
- private:
-  std::array<int, 3> coords(const Vec3& x) const {
-    std::array<int, 3> k;
-    for (int a = 0; a < 3; ++a)
-      k[a] = static_cast<int>(std::clamp(std::floor((x[a] - c_.lower[a]) / width_[a]), 0.0, n_[a] - 1.0));
-    return k;
-  }
-  std::uint32_t index(const std::array<int, 3>& k) const {
-    return static_cast<std::uint32_t>((k[2] * n_[1] + k[1]) * n_[0] + k[0]);
-  }
-
-  const Confinement& c_;
-  std::array<int, 3> n_{};
-  Vec3 width_ = Vec3::Zero();
-  std::vector<std::uint32_t> start_, ids_;
-};
-
-/// One Jacobi sweep at radius scale s: every particle moved by half of each
-/// overlap with a neighbour and all of its overlap with the boundary
-/// (times the relaxation factor). Returns the largest overlap ratio before
-/// the move.
-double relax_sweep(const Confinement& c, const std::vector<double>& d, double s, double d_max, std::vector<Vec3>& x,
-                   std::vector<Vec3>& v, double momentum) {
-  constexpr double kRelaxation = 0.5;
-  const CellGrid grid(c, s * d_max, x);
-  std::vector<Vec3> move(x.size(), Vec3::Zero());
-  std::vector<double> worst(x.size(), 0.0);
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, x.size(), 256), [&](const tbb::blocked_range<std::size_t>& r) {
-    for (std::size_t i = r.begin(); i < r.end(); ++i) {
-      Vec3 m = Vec3::Zero();
-      double w = 0.0;
-      grid.around(x[i], [&](std::uint32_t j) {
-        if (j == i) return;
-        const Vec3 r_ij = c.image(x[i] - x[j]);
-        const double dist = r_ij.norm();
-        const double overlap = 0.5 * s * (d[i] + d[j]) - dist;
-        if (overlap <= 0.0) return;
-        // Coincident centres: apart along x, by id.
-        const Vec3 n = dist > 0.0 ? Vec3(r_ij / dist) : Vec3(i < j ? -1.0 : 1.0, 0.0, 0.0);
-        m += 0.5 * overlap * n;
-        w = std::max(w, overlap / (s * std::min(d[i], d[j])));
-      });
-      const double out = 0.5 * s * d[i] - c.depth(x[i]);
-      if (out > 0.0) {
-        m += out * c.inward(x[i]);
-        w = std::max(w, out / (s * d[i]));
-      }
-      move[i] = kRelaxation * m;
-      worst[i] = w;
-    }
-  });
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    v[i] = momentum * v[i] + move[i];
-    x[i] = c.wrap(x[i] + v[i]);
-  }
-  return worst.empty() ? 0.0 : *std::max_element(worst.begin(), worst.end());
-}
+/// "dense": the largest overlap ratio of an unjammed state, and the net
+/// force / mean overlap below which a state with overlaps is jammed (to
+/// decide; to deliver).
+constexpr double kZeroOverlap = 1e-9, kDecideForce = 1e-4, kFinalForce = 1e-7;
 
 /// Centres drawn uniformly in the bounds, kept where a sphere of radius
 /// s d/2 lies inside the region.
@@ -262,36 +124,58 @@ GenesisResult run_genesis(const PackingParameters& p, const std::vector<double>&
       throw std::invalid_argument("[[particles]] region: a periodic axis needs region = \"box\" at least 3 largest "
                                   "diameters wide");
   GenesisResult out;
-  double s = settings.initial_scale;
-  out.centres = place(c, d, s, p.seed);
-  std::vector<Vec3> v(d.size(), Vec3::Zero());
-  for (;;) {
-    s = std::min(1.0, s * settings.growth);
-    const bool last = s == 1.0;
-    const double tolerance = last ? settings.final_tolerance : settings.stage_tolerance;
-    const int sweeps = last ? settings.final_sweeps : settings.stage_sweeps;
-    double worst = INFINITY;
-    for (int k = 0; k < sweeps && worst >= tolerance; ++k, ++out.sweeps) {
-      const double before = worst;
-      worst = relax_sweep(c, d, s, d_max, out.centres, v, settings.momentum);
-      // The heavy ball overshot: start it again from rest.
-      if (worst > before) std::fill(v.begin(), v.end(), Vec3::Zero());
-    }
-    out.max_overlap_ratio = worst;
-    if (last) break;
+  OverlapRelaxation relaxation(c, d);
+  const auto relax = [&](std::vector<Vec3>& x, double s, const RelaxLimits& limits) {
+    const RelaxResult r = relaxation.relax(x, s, limits);
+    out.sweeps += r.steps;
+    ++out.relaxations;
+    return r;
+  };
+  if (p.solid_fraction) {
+    out.centres = place(c, d, 1.0, p.seed);
+    const RelaxResult r = relax(out.centres, 1.0, {settings.tolerance, 1e-4, settings.max_steps});
+    out.max_overlap_ratio = r.max_overlap_ratio;
+    if (r.outcome != RelaxOutcome::unjammed)
+      throw std::invalid_argument("[[particles]] solid_fraction: the relaxation left overlaps of " +
+                                  format_g(r.max_overlap_ratio, 3) + " of a diameter after " +
+                                  std::to_string(out.sweeps) + " steps (" +
+                                  (r.outcome == RelaxOutcome::jammed ? "jammed" : "not converged") +
+                                  "); the region cannot hold this solid fraction");
+    return out;
   }
-  if (!(out.max_overlap_ratio < settings.final_tolerance))
-    throw std::invalid_argument("[[particles]] solid_fraction: the relaxation left overlaps of " +
-                                format_g(out.max_overlap_ratio, 3) + " of a diameter after " +
-                                std::to_string(out.sweeps) + " sweeps; the region cannot hold this solid fraction");
+  // "dense": grow until jammed, then bisect the scale to the jamming onset.
+  const RelaxLimits decide{kZeroOverlap, kDecideForce, settings.max_steps};
+  double s = std::cbrt(settings.start_fraction / p.target_solid_fraction());
+  double lo = 0.0, hi = INFINITY;
+  std::vector<Vec3> x = place(c, d, s, p.seed), jammed;
+  for (;;) {
+    // A relaxation that does not converge is taken as jammed (the safe side).
+    if (relax(x, s, decide).outcome == RelaxOutcome::unjammed) {
+      lo = s;
+    } else {
+      hi = s;
+      jammed = x;
+    }
+    if (lo > 0.0 && hi < INFINITY && hi - lo <= settings.bracket * hi) break;
+    if (hi == INFINITY) s *= 1.0 + settings.growth;
+    else if (lo == 0.0) s /= 1.0 + settings.growth;
+    else s = 0.5 * (lo + hi);
+  }
+  // The jammed end, its forces balanced closely (contacts: overlap > 0).
+  RelaxResult r = relax(jammed, hi, {kZeroOverlap, kFinalForce, settings.max_steps});
+  out.centres = std::move(jammed);
+  out.scale = hi;
+  out.jammed = r.outcome == RelaxOutcome::jammed;
+  out.max_overlap_ratio = r.max_overlap_ratio;
   return out;
 }
 
 Scene make_packing(const PackingParameters& p, double density, const std::array<bool, 3>& periodic,
                    std::vector<std::string>* report) {
   if (!(std::isfinite(density) && density > 0.0)) throw std::invalid_argument("packing: density must be > 0");
-  const std::vector<double> d = packing_diameters(p, 1ull << 31);
+  std::vector<double> d = packing_diameters(p, 1ull << 31);
   const GenesisResult g = run_genesis(p, d, periodic);
+  for (double& x : d) x *= g.scale;
   Scene s;
   for (std::size_t i = 0; i < d.size(); ++i) {
     ParticleSpec spec;
