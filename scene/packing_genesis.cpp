@@ -161,8 +161,14 @@ GenesisResult run_genesis(const PackingParameters& p, const std::vector<double>&
     else if (lo == 0.0) s /= 1.0 + settings.growth;
     else s = 0.5 * (lo + hi);
   }
-  // The jammed end, its forces balanced closely (contacts: overlap > 0).
+  // The jammed end, its forces balanced closely (contacts: overlap > 0); a
+  // state taken for jammed at the looser balance may still unjam: then on
+  // up by the bracket's width.
   RelaxResult r = relax(jammed, hi, {kZeroOverlap, kFinalForce, settings.max_steps});
+  for (int k = 0; k < 100 && r.outcome == RelaxOutcome::unjammed; ++k) {
+    hi *= 1.0 + settings.bracket;
+    r = relax(jammed, hi, {kZeroOverlap, kFinalForce, settings.max_steps});
+  }
   out.centres = std::move(jammed);
   out.scale = hi;
   out.jammed = r.outcome == RelaxOutcome::jammed;
