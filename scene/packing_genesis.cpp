@@ -4,18 +4,19 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numbers>
 #include <numeric>
 #include <random>
 #include <stdexcept>
 #include <string>
 
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
 
 #include "core/exact_sum.hpp"
 #include "core/format.hpp"
 #include "scene/packing_geometry.hpp"
+#include "scene/packing_contacts.hpp"
+#include "scene/packing_measures.hpp"
 #include "scene/packing_relaxation.hpp"
 
 namespace dem {
@@ -51,46 +52,47 @@ std::vector<Vec3> place(const Confinement& c, const std::vector<double>& d, doub
   return x;
 }
 
-/// The number of neighbours of each particle closer than the sum of the
-/// radii plus `gap` times the smaller diameter.
-std::vector<std::uint32_t> contact_numbers(const Confinement& c, const std::vector<double>& d,
-                                           const std::vector<Vec3>& x, double gap) {
-  const double d_max = d.empty() ? 0.0 : *std::max_element(d.begin(), d.end());
-  const CellGrid grid(c, d_max * (1.0 + gap), x);
-  std::vector<std::uint32_t> z(x.size(), 0);
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, x.size(), 256), [&](const tbb::blocked_range<std::size_t>& r) {
-    for (std::size_t i = r.begin(); i < r.end(); ++i)
-      grid.around(x[i], [&](std::uint32_t j) {
-        if (j != i && c.image(x[i] - x[j]).norm() < 0.5 * (d[i] + d[j]) + gap * std::min(d[i], d[j])) ++z[i];
-      });
-  });
-  return z;
-}
-
-/// The lines of make_packing's report.
-void report_packing(const PackingParameters& p, const std::array<bool, 3>& periodic, const std::vector<double>& d,
-                    const GenesisResult& g, std::vector<std::string>& report) {
+/// Fills the report of the delivered particles (diameters d, centres x, of
+/// the drawn `drawn`), docs/model.md §21.4.
+void measure(const PackingParameters& p, const Confinement& c, const std::vector<double>& d,
+             const std::vector<Vec3>& x, const GenesisResult& g, PackingReport& r) {
+  const std::size_t n = d.size();
+  r.delivered_count = n;
+  r.requested_solid_fraction = p.solid_fraction;
   ExactSum volume;
   for (const double x : d) volume.add(std::numbers::pi / 6.0 * x * x * x);
-  report.push_back("packing: " + std::to_string(d.size()) + " particles, solid fraction " +
-                   format_g(volume.value() / region_volume(p.region), 4) + " (requested " +
-                   (p.solid_fraction ? format_g(*p.solid_fraction, 4) : "\"dense\" = " + format_g(kDenseSolidFraction, 4)) +
-                   "), largest overlap " + format_g(g.max_overlap_ratio, 2) + " of the smaller diameter after " +
-                   std::to_string(g.sweeps) + " relaxation sweeps");
-  const auto [lower, upper] = region_bounds(p.region);
-  const std::vector<std::uint32_t> z = contact_numbers(Confinement{p.region, periodic, lower, upper}, d, g.centres, 1e-3);
-  std::uint64_t sum = 0, few = 0;
-  for (const std::uint32_t k : z) sum += k, few += k < 3;
-  report.push_back("packing: mean contact number " + format_g(d.empty() ? 0.0 : double(sum) / double(d.size()), 3) +
-                   " (pairs closer than touching plus 1e-3 of the smaller diameter; particle-particle only), " +
-                   std::to_string(few) + " particles with fewer than 3 (floaters: not removed yet)");
-  if (p.sizes.kind != SizeDistributionKind::sieve) return;
-  const std::vector<double> got = achieved_passing(d, p.sizes.sieve_sizes, binder_fines_percent(p.sizes));
-  std::string line = "packing: percent passing by mass, achieved (table):";
-  for (std::size_t k = 0; k < got.size(); ++k)
-    line += (k ? ", " : " ") + format_g(p.sizes.sieve_sizes[k]) + ": " + format_g(got[k], 3) + " (" +
-            format_g(p.sizes.sieve_passing[k], 3) + ")";
-  report.push_back(line);
+  r.solid_fraction = volume.value() / region_volume(p.region);
+  const double d_max = n ? *std::max_element(d.begin(), d.end()) : 0.0;
+  r.interior_margin = 2.0 * d_max;
+  r.interior_volume = interior_volume(c, r.interior_margin);
+  r.interior_solid_fraction = r.interior_volume > 0.0
+                                  ? interior_sphere_volume(c, d, x, r.interior_margin) / r.interior_volume
+                                  : std::numeric_limits<double>::quiet_NaN();
+  const PackingContacts k = find_contacts(c, d, x, 0.0);
+  const std::vector<std::uint8_t> all(n, 1);
+  r.contacts = k.pairs.size();
+  r.mean_coordination = n ? 2.0 * double(k.pairs.size()) / double(n) : 0.0;
+  const std::vector<std::uint8_t> bearing = strip_below(k, n, 4, true);
+  std::uint64_t kept = 0, pairs = 0;
+  for (const std::uint8_t b : bearing) kept += b;
+  for (const auto& [i, j] : k.pairs) pairs += bearing[i] && bearing[j];
+  r.rattlers = n - kept;
+  r.mean_coordination_non_rattlers = kept ? 2.0 * double(pairs) / double(kept) : 0.0;
+  r.below_three = 0;
+  for (const std::uint32_t z : contact_counts(k, all, true)) r.below_three += z < 3;
+  r.fabric = fabric_tensor(k, all);
+  r.fabric_anisotropy = fabric_anisotropy(r.fabric);
+  r.max_overlap_ratio = g.max_overlap_ratio;
+  r.sweeps = g.sweeps;
+  r.relaxations = g.relaxations;
+  r.jammed = g.jammed;
+  r.scale = g.scale;
+  r.sieve.clear();
+  if (p.sizes.kind == SizeDistributionKind::sieve) {
+    const std::vector<double> got = achieved_passing(d, p.sizes.sieve_sizes, binder_fines_percent(p.sizes));
+    for (std::size_t q = 0; q < got.size(); ++q)
+      r.sieve.push_back({p.sizes.sieve_sizes[q], p.sizes.sieve_passing[q], got[q]});
+  }
 }
 
 }  // namespace
@@ -177,13 +179,31 @@ GenesisResult run_genesis(const PackingParameters& p, const std::vector<double>&
 }
 
 Scene make_packing(const PackingParameters& p, double density, const std::array<bool, 3>& periodic,
-                   std::vector<std::string>* report) {
+                   PackingReport* report) {
   if (!(std::isfinite(density) && density > 0.0)) throw std::invalid_argument("packing: density must be > 0");
   std::vector<double> d = packing_diameters(p, 1ull << 31);
   const GenesisResult g = run_genesis(p, d, periodic);
   for (double& x : d) x *= g.scale;
+  const auto [lower, upper] = region_bounds(p.region);
+  const Confinement c{p.region, periodic, lower, upper};
+  // Floaters (fewer than 3 contacts, the boundary's counting) go where a
+  // jammed packing has confining faces (docs/model.md §21.4).
+  const bool walls = p.region.kind != PackingRegionKind::box || !(periodic[0] && periodic[1] && periodic[2]);
+  std::vector<std::uint8_t> keep(d.size(), 1);
+  std::string note;
+  if (!p.solid_fraction && walls)
+    keep = strip_below(find_contacts(c, d, g.centres, 0.0), d.size(), 3, true);
+  else if (p.solid_fraction)
+    note = "not removed: a numeric solid_fraction below jamming leaves no contact network; use \"dense\"";
+  else
+    note = "not removed in a periodic cell: rattlers keep the solid fraction and carry no force";
+  std::vector<double> dk;
+  std::vector<Vec3> xk;
   Scene s;
   for (std::size_t i = 0; i < d.size(); ++i) {
+    if (!keep[i]) continue;
+    dk.push_back(d[i]);
+    xk.push_back(g.centres[i]);
     ParticleSpec spec;
     spec.position = g.centres[i];
     spec.diameter = d[i];
@@ -191,7 +211,13 @@ Scene make_packing(const PackingParameters& p, double density, const std::array<
     spec.inertia = spec.mass * d[i] * d[i] / 10.0;
     s.particles.add(spec);
   }
-  if (report != nullptr) report_packing(p, periodic, d, g, *report);
+  if (report != nullptr) {
+    measure(p, c, dk, xk, g, *report);
+    report->requested_count = d.size();
+    report->floaters_removed = d.size() - dk.size();
+    report->floater_fraction = d.empty() ? 0.0 : double(report->floaters_removed) / double(d.size());
+    report->floaters_note = report->below_three > 0 ? note : "";
+  }
   return s;
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/scene.hpp"
+#include "scene/packing_report.hpp"
 #include "scene/packing_spec.hpp"
 
 namespace dem {
@@ -74,12 +75,14 @@ GenesisResult run_genesis(const PackingParameters& p, const std::vector<double>&
 
 /// The packing's particles (density `density`, mass/length^3), at rest, no
 /// bonds, in the region with the periodic axes of `periodic` (see
-/// run_genesis). If `report` is given, appends lines saying what was made:
-/// the count, the solid fraction against the requested one, the largest
-/// overlap left, and for a sieve table the percent passing by mass at each
-/// sieve size against the table (binder fines counted as passing). Throws
-/// std::invalid_argument for what it cannot make.
+/// run_genesis), diameters the drawn ones times the genesis' scale. For
+/// "dense" with confining faces (a region other than a box periodic on all
+/// three axes), the floaters, particles with fewer than 3 contacts (overlap
+/// > 0; the boundary's counting), are removed repeatedly (the k-core of
+/// the contact graph); ids stay in drawn order. If `report` is given, fills
+/// it (docs/model.md §21.4). Throws std::invalid_argument for what it
+/// cannot make.
 Scene make_packing(const PackingParameters& p, double density, const std::array<bool, 3>& periodic,
-                   std::vector<std::string>* report = nullptr);
+                   PackingReport* report = nullptr);
 
 }  // namespace dem

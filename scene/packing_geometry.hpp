@@ -43,6 +43,38 @@ struct Confinement {
     const double n = g.norm();
     return n > 0.0 ? Vec3(g / n) : Vec3::Zero();
   }
+  /// Calls f(overlap, n) for each confining surface that a sphere of radius
+  /// a at x crosses: overlap = a - distance > 0, n its unit inward normal.
+  /// The surfaces are apart (a box's faces, a cylinder's mantle and end
+  /// caps), so the harmonic wall energy is smooth along edges and corners;
+  /// a sphere's or torus's one surface by its depth.
+  template <class F>
+  void walls(const Vec3& x, double a, F&& f) const {
+    const auto touch = [&](double distance, const Vec3& n) {
+      if (a - distance > 0.0) f(a - distance, n);
+    };
+    switch (region.kind) {
+      case PackingRegionKind::box:
+        for (int k = 0; k < 3; ++k)
+          if (!periodic[k]) {
+            touch(x[k] - lower[k], Vec3::Unit(k));
+            touch(upper[k] - x[k], -Vec3::Unit(k));
+          }
+        return;
+      case PackingRegionKind::cylinder: {
+        const Vec3 r = x - region.base;
+        const double s = r.dot(region.axis);
+        const Vec3 radial = r - s * region.axis;
+        const double rho = radial.norm();
+        touch(s, region.axis);
+        touch(region.height - s, -region.axis);
+        if (rho > 0.0) touch(region.radius - rho, -radial / rho);
+        return;
+      }
+      default:
+        touch(region_depth(region, x), inward(x));
+    }
+  }
   /// The shortest image of a separation on the periodic axes.
   Vec3 image(Vec3 r) const {
     for (int a = 0; a < 3; ++a)

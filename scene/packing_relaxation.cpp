@@ -83,12 +83,11 @@ RelaxResult OverlapRelaxation::forces(const std::vector<Vec3>& x, double s) {
       worst = std::max(worst, overlap / (s * std::min(d_[i], d_[j])));
       sum += overlap, ++count;
     }
-    const double out = 0.5 * s * d_[i] - c_.depth(x[i]);
-    if (out > 0.0) {
-      f += out * c_.inward(x[i]);
+    c_.walls(x[i], 0.5 * s * d_[i], [&](double out, const Vec3& n) {
+      f += out * n;
       worst = std::max(worst, out / (s * d_[i]));
       sum += out, ++count;
-    }
+    });
     f_[i] = f;
     worst_[i] = worst;
     overlap_sum_[i] = sum;
