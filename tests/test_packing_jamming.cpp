@@ -162,7 +162,7 @@ TEST(PackingJamming, MonodisperseDenseInAPeriodicCellIsJammedAndIsostatic) {
 // (b) The same bits on 1, 2 and 3 threads; another seed, another packing
 // whose solid fraction is within 0.005.
 TEST(PackingJamming, SameBitsOn1To3ThreadsAndAnotherSeedAnotherPacking) {
-  const PackingParameters p = dense_box(6.0, 3);
+  const PackingParameters p = dense_box(7.0, 3);
   const Scene one = pack_on(1, p, kPeriodic), two = pack_on(2, p, kPeriodic), three = pack_on(3, p, kPeriodic);
   const auto same = [](const Scene& a, const Scene& b) {
     const ParticleStore &x = a.particles, &y = b.particles;
@@ -172,9 +172,9 @@ TEST(PackingJamming, SameBitsOn1To3ThreadsAndAnotherSeedAnotherPacking) {
   };
   EXPECT_TRUE(same(one, two));
   EXPECT_TRUE(same(one, three));
-  const Scene other = pack_on(2, dense_box(6.0, 4), kPeriodic);
+  const Scene other = pack_on(2, dense_box(7.0, 4), kPeriodic);
   EXPECT_FALSE(same(one, other));
-  const double a = solid_fraction(one.particles, 216.0), b = solid_fraction(other.particles, 216.0);
+  const double a = solid_fraction(one.particles, 343.0), b = solid_fraction(other.particles, 343.0);
   std::printf("seeds 3 and 4: %zu particles, phi %.4f and %.4f\n", one.particles.size(), a, b);
   EXPECT_NEAR(a, b, 0.005);
 }
