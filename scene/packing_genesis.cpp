@@ -64,7 +64,7 @@ void measure(const PackingParameters& p, const Confinement& c, const std::vector
   r.solid_fraction = volume.value() / region_volume(p.region);
   const double d_max = n ? *std::max_element(d.begin(), d.end()) : 0.0;
   r.interior_margin = 2.0 * d_max;
-  r.interior_volume = interior_volume(c, r.interior_margin);
+  r.interior_volume = interior_volume(c, r.interior_margin, d_max);
   r.interior_solid_fraction = r.interior_volume > 0.0
                                   ? interior_sphere_volume(c, d, x, r.interior_margin) / r.interior_volume
                                   : std::numeric_limits<double>::quiet_NaN();

@@ -1,6 +1,7 @@
 // Interior solid fractions of a packing (docs/model.md §21.4).
 #include "scene/packing_measures.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 
@@ -9,9 +10,18 @@
 
 namespace dem {
 
-double interior_volume(const Confinement& c, double m) {
+double interior_volume(const Confinement& c, double m, double min_inradius) {
   constexpr double pi = std::numbers::pi;
   const PackingRegion& r = c.region;
+  // The interior's inradius: too thin an interior is none.
+  double inradius = INFINITY;
+  if (r.kind == PackingRegionKind::box) {
+    for (int a = 0; a < 3; ++a)
+      if (!c.periodic[a]) inradius = std::min(inradius, 0.5 * (c.upper[a] - c.lower[a]) - m);
+  } else {
+    inradius = region_inradius(r) - m;
+  }
+  if (!(inradius >= min_inradius)) return 0.0;
   const auto cube = [](double x) { return x * x * x; };
   switch (r.kind) {
     case PackingRegionKind::box: {

@@ -11,8 +11,9 @@
 namespace dem {
 
 /// The volume (length^3) of the points of c at depth >= m (the region
-/// shrunk by m, periodic faces not moving); 0 if none.
-double interior_volume(const Confinement& c, double m);
+/// shrunk by m, periodic faces not moving); 0 if its inradius (half its
+/// thinnest extent) is below min_inradius.
+double interior_volume(const Confinement& c, double m, double min_inradius);
 
 /// The volume of the spheres (diameters d, centres x) inside the points of
 /// c at depth >= m: a sphere wholly inside counts whole, one wholly outside

@@ -29,7 +29,7 @@ struct PackingReport {
   /// The interior region: the points at least interior_margin (2 largest
   /// diameters) from the confining faces (periodic faces do not count).
   double interior_margin = 0.0;  ///< length
-  double interior_volume = 0.0;  ///< length^3; 0: the region has no such interior
+  double interior_volume = 0.0;  ///< length^3; 0: the region has no such interior at least a largest diameter thick
   /// Sphere volume inside the interior region / its volume (NaN without an
   /// interior): spheres wholly inside count whole, those crossing its
   /// boundary by a 16^3-point quadrature of their bounding cube.
