@@ -425,7 +425,7 @@ int pack_scene(const Options& o) {
   BuiltScene built = build_scene(spec, build_options(o));
   print_summary(built, spec, std::cout);
   const std::filesystem::path folder = std::filesystem::path(o.output_dir.empty() ? "specimen" : o.output_dir);
-  const SpecimenFiles f = write_specimen(folder, built.scene, spec, std::string(), o.overwrite);
+  const SpecimenFiles f = write_specimen(folder, built.scene, spec, built.packing_json, o.overwrite);
   std::cout << "wrote " << built.scene.particles.size() << " particles to " << f.particles.string() << " and "
             << built.scene.bonds.size() << " bonds to " << f.bonds.string()
             << (f.report.empty() ? std::string() : ", the packing report to " + f.report.string())

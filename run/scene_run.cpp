@@ -2,6 +2,8 @@
 
 #include <filesystem>
 
+#include "run/output_folder.hpp"
+
 namespace dem {
 
 RunPlan scene_run_plan(const SceneSpec& spec, const BuiltScene& built, const std::string& scene_path,
@@ -15,6 +17,7 @@ RunPlan scene_run_plan(const SceneSpec& spec, const BuiltScene& built, const std
   plan.energy_limits.max_drift = spec.run.max_energy_drift;
   plan.energy_limits.warn_drift = spec.run.warn_energy_drift;
   plan.energy_limits.implicit_rise = spec.run.implicit_energy_rise;
+  if (!built.packing_json.empty()) plan.scene_files.emplace_back(kPackingReportFile, built.packing_json);
   return plan;
 }
 

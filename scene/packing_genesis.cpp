@@ -4,16 +4,20 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numbers>
+#include <numeric>
 #include <random>
 #include <stdexcept>
 #include <string>
 
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
 
 #include "core/exact_sum.hpp"
 #include "core/format.hpp"
+#include "scene/packing_geometry.hpp"
+#include "scene/packing_contacts.hpp"
+#include "scene/packing_measures.hpp"
+#include "scene/packing_relaxation.hpp"
 
 namespace dem {
 
@@ -22,151 +26,10 @@ namespace {
 /// The placement's random numbers: a stream apart from the sizes'.
 constexpr std::uint64_t kPlacementStream = 0x9e3779b97f4a7c15ull;
 
-/// The region with its periodic axes, seen by the genesis.
-struct Confinement {
-  const PackingRegion& region;
-  std::array<bool, 3> periodic;
-  Vec3 lower, upper;  ///< the bounds (a periodic box: the cell)
-
-  /// The depth, ignoring the faces of periodic axes.
-  double depth(const Vec3& x) const {
-    if (region.kind != PackingRegionKind::box) return region_depth(region, x);
-    double d = INFINITY;
-    for (int a = 0; a < 3; ++a)
-      if (!periodic[a]) d = std::min({d, x[a] - lower[a], upper[a] - x[a]});
-    return d;
-  }
-  /// The unit inward normal at x (the depth's gradient).
-  Vec3 inward(const Vec3& x) const {
-    const double h = 1e-7 * (upper - lower).maxCoeff();
-    Vec3 g = Vec3::Zero();
-    for (int a = 0; a < 3; ++a) {
-      Vec3 e = Vec3::Zero();
-      e[a] = h;
-      g[a] = periodic[a] ? 0.0 : depth(x + e) - depth(x - e);
-    }
-    const double n = g.norm();
-    return n > 0.0 ? Vec3(g / n) : Vec3::Zero();
-  }
-  /// The shortest image of a separation on the periodic axes.
-  Vec3 image(Vec3 r) const {
-    for (int a = 0; a < 3; ++a)
-      if (periodic[a]) r[a] -= (upper[a] - lower[a]) * std::nearbyint(r[a] / (upper[a] - lower[a]));
-    return r;
-  }
-  Vec3 wrap(Vec3 x) const {
-    for (int a = 0; a < 3; ++a)
-      if (periodic[a]) {
-        const double l = upper[a] - lower[a];
-        x[a] -= l * std::floor((x[a] - lower[a]) / l);
-        if (x[a] >= upper[a]) x[a] = lower[a];
-      }
-    return x;
-  }
-};
-
-/// A cell list over the bounds, cells at least `reach` wide; ids in id order
-/// within a cell.
-class CellGrid {
- public:
-  CellGrid(const Confinement& c, double reach, const std::vector<Vec3>& x) : c_(c) {
-    for (int a = 0; a < 3; ++a)
-      n_[a] = static_cast<int>(std::clamp(std::floor((c.upper[a] - c.lower[a]) / reach), 1.0, 1024.0));
-    // At most about two cells a particle (a sparse start in a large region).
-    while (static_cast<double>(n_[0]) * n_[1] * n_[2] > 2.0 * static_cast<double>(x.size()) + 64.0) {
-      int& big = n_[std::max_element(n_.begin(), n_.end()) - n_.begin()];
-      big = std::max(1, big / 2);
-    }
-    for (int a = 0; a < 3; ++a) width_[a] = (c.upper[a] - c.lower[a]) / n_[a];
-    std::vector<std::uint32_t> cell(x.size());
-    start_.assign(static_cast<std::size_t>(n_[0]) * n_[1] * n_[2] + 1, 0);
-    for (std::size_t i = 0; i < x.size(); ++i) ++start_[(cell[i] = index(coords(x[i]))) + 1];
-    for (std::size_t k = 1; k < start_.size(); ++k) start_[k] += start_[k - 1];
-    ids_.resize(x.size());
-    std::vector<std::uint32_t> fill(start_.begin(), start_.end() - 1);
-    for (std::size_t i = 0; i < x.size(); ++i) ids_[fill[cell[i]]++] = static_cast<std::uint32_t>(i);
-  }
-
-  /// Calls f(j) for every particle in the cells around x (each cell once).
-  template <class F>
-  void around(const Vec3& x, F&& f) const {
-    const std::array<int, 3> c = coords(x);
-    std::array<std::uint32_t, 27> cells;
-    int count = 0;
-    for (int dz = -1; dz <= 1; ++dz)
-      for (int dy = -1; dy <= 1; ++dy)
-        for (int dx = -1; dx <= 1; ++dx) {
-          std::array<int, 3> k{c[0] + dx, c[1] + dy, c[2] + dz};
-          bool inside = true;
-          for (int a = 0; a < 3; ++a) {
-            if (c_.periodic[a]) k[a] = (k[a] + n_[a]) % n_[a];
-            inside = inside && k[a] >= 0 && k[a] < n_[a];
-          }
-          if (inside) cells[count++] = index(k);
-        }
-    std::sort(cells.begin(), cells.begin() + count);
-    count = static_cast<int>(std::unique(cells.begin(), cells.begin() + count) - cells.begin());
-    for (int m = 0; m < count; ++m)
-      for (std::uint32_t q = start_[cells[m]]; q < start_[cells[m] + 1]; ++q) f(ids_[q]);
-  }
-
- private:
-  std::array<int, 3> coords(const Vec3& x) const {
-    std::array<int, 3> k;
-    for (int a = 0; a < 3; ++a)
-      k[a] = static_cast<int>(std::clamp(std::floor((x[a] - c_.lower[a]) / width_[a]), 0.0, n_[a] - 1.0));
-    return k;
-  }
-  std::uint32_t index(const std::array<int, 3>& k) const {
-    return static_cast<std::uint32_t>((k[2] * n_[1] + k[1]) * n_[0] + k[0]);
-  }
-
-  const Confinement& c_;
-  std::array<int, 3> n_{};
-  Vec3 width_ = Vec3::Zero();
-  std::vector<std::uint32_t> start_, ids_;
-};
-
-/// One Jacobi sweep at radius scale s: every particle moved by half of each
-/// overlap with a neighbour and all of its overlap with the boundary
-/// (times the relaxation factor). Returns the largest overlap ratio before
-/// the move.
-double relax_sweep(const Confinement& c, const std::vector<double>& d, double s, double d_max, std::vector<Vec3>& x,
-                   std::vector<Vec3>& v, double momentum) {
-  constexpr double kRelaxation = 0.5;
-  const CellGrid grid(c, s * d_max, x);
-  std::vector<Vec3> move(x.size(), Vec3::Zero());
-  std::vector<double> worst(x.size(), 0.0);
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, x.size(), 256), [&](const tbb::blocked_range<std::size_t>& r) {
-    for (std::size_t i = r.begin(); i < r.end(); ++i) {
-      Vec3 m = Vec3::Zero();
-      double w = 0.0;
-      grid.around(x[i], [&](std::uint32_t j) {
-        if (j == i) return;
-        const Vec3 r_ij = c.image(x[i] - x[j]);
-        const double dist = r_ij.norm();
-        const double overlap = 0.5 * s * (d[i] + d[j]) - dist;
-        if (overlap <= 0.0) return;
-        // Coincident centres: apart along x, by id.
-        const Vec3 n = dist > 0.0 ? Vec3(r_ij / dist) : Vec3(i < j ? -1.0 : 1.0, 0.0, 0.0);
-        m += 0.5 * overlap * n;
-        w = std::max(w, overlap / (s * std::min(d[i], d[j])));
-      });
-      const double out = 0.5 * s * d[i] - c.depth(x[i]);
-      if (out > 0.0) {
-        m += out * c.inward(x[i]);
-        w = std::max(w, out / (s * d[i]));
-      }
-      move[i] = kRelaxation * m;
-      worst[i] = w;
-    }
-  });
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    v[i] = momentum * v[i] + move[i];
-    x[i] = c.wrap(x[i] + v[i]);
-  }
-  return worst.empty() ? 0.0 : *std::max_element(worst.begin(), worst.end());
-}
+/// "dense": the largest overlap ratio of an unjammed state, and the net
+/// force / mean overlap below which a state with overlaps is jammed (to
+/// decide; to deliver).
+constexpr double kZeroOverlap = 1e-9, kDecideForce = 1e-4, kFinalForce = 1e-7;
 
 /// Centres drawn uniformly in the bounds, kept where a sphere of radius
 /// s d/2 lies inside the region.
@@ -189,46 +52,47 @@ std::vector<Vec3> place(const Confinement& c, const std::vector<double>& d, doub
   return x;
 }
 
-/// The number of neighbours of each particle closer than the sum of the
-/// radii plus `gap` times the smaller diameter.
-std::vector<std::uint32_t> contact_numbers(const Confinement& c, const std::vector<double>& d,
-                                           const std::vector<Vec3>& x, double gap) {
-  const double d_max = d.empty() ? 0.0 : *std::max_element(d.begin(), d.end());
-  const CellGrid grid(c, d_max * (1.0 + gap), x);
-  std::vector<std::uint32_t> z(x.size(), 0);
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, x.size(), 256), [&](const tbb::blocked_range<std::size_t>& r) {
-    for (std::size_t i = r.begin(); i < r.end(); ++i)
-      grid.around(x[i], [&](std::uint32_t j) {
-        if (j != i && c.image(x[i] - x[j]).norm() < 0.5 * (d[i] + d[j]) + gap * std::min(d[i], d[j])) ++z[i];
-      });
-  });
-  return z;
-}
-
-/// The lines of make_packing's report.
-void report_packing(const PackingParameters& p, const std::array<bool, 3>& periodic, const std::vector<double>& d,
-                    const GenesisResult& g, std::vector<std::string>& report) {
+/// Fills the report of the delivered particles (diameters d, centres x, of
+/// the drawn `drawn`), docs/model.md §21.4.
+void measure(const PackingParameters& p, const Confinement& c, const std::vector<double>& d,
+             const std::vector<Vec3>& x, const GenesisResult& g, PackingReport& r) {
+  const std::size_t n = d.size();
+  r.delivered_count = n;
+  r.requested_solid_fraction = p.solid_fraction;
   ExactSum volume;
   for (const double x : d) volume.add(std::numbers::pi / 6.0 * x * x * x);
-  report.push_back("packing: " + std::to_string(d.size()) + " particles, solid fraction " +
-                   format_g(volume.value() / region_volume(p.region), 4) + " (requested " +
-                   (p.solid_fraction ? format_g(*p.solid_fraction, 4) : "\"dense\" = " + format_g(kDenseSolidFraction, 4)) +
-                   "), largest overlap " + format_g(g.max_overlap_ratio, 2) + " of the smaller diameter after " +
-                   std::to_string(g.sweeps) + " relaxation sweeps");
-  const auto [lower, upper] = region_bounds(p.region);
-  const std::vector<std::uint32_t> z = contact_numbers(Confinement{p.region, periodic, lower, upper}, d, g.centres, 1e-3);
-  std::uint64_t sum = 0, few = 0;
-  for (const std::uint32_t k : z) sum += k, few += k < 3;
-  report.push_back("packing: mean contact number " + format_g(d.empty() ? 0.0 : double(sum) / double(d.size()), 3) +
-                   " (pairs closer than touching plus 1e-3 of the smaller diameter; particle-particle only), " +
-                   std::to_string(few) + " particles with fewer than 3 (floaters: not removed yet)");
-  if (p.sizes.kind != SizeDistributionKind::sieve) return;
-  const std::vector<double> got = achieved_passing(d, p.sizes.sieve_sizes, binder_fines_percent(p.sizes));
-  std::string line = "packing: percent passing by mass, achieved (table):";
-  for (std::size_t k = 0; k < got.size(); ++k)
-    line += (k ? ", " : " ") + format_g(p.sizes.sieve_sizes[k]) + ": " + format_g(got[k], 3) + " (" +
-            format_g(p.sizes.sieve_passing[k], 3) + ")";
-  report.push_back(line);
+  r.solid_fraction = volume.value() / region_volume(p.region);
+  const double d_max = n ? *std::max_element(d.begin(), d.end()) : 0.0;
+  r.interior_margin = 2.0 * d_max;
+  r.interior_volume = interior_volume(c, r.interior_margin, d_max);
+  r.interior_solid_fraction = r.interior_volume > 0.0
+                                  ? interior_sphere_volume(c, d, x, r.interior_margin) / r.interior_volume
+                                  : std::numeric_limits<double>::quiet_NaN();
+  const PackingContacts k = find_contacts(c, d, x, 0.0);
+  const std::vector<std::uint8_t> all(n, 1);
+  r.contacts = k.pairs.size();
+  r.mean_coordination = n ? 2.0 * double(k.pairs.size()) / double(n) : 0.0;
+  const std::vector<std::uint8_t> bearing = strip_below(k, n, 4, true);
+  std::uint64_t kept = 0, pairs = 0;
+  for (const std::uint8_t b : bearing) kept += b;
+  for (const auto& [i, j] : k.pairs) pairs += bearing[i] && bearing[j];
+  r.rattlers = n - kept;
+  r.mean_coordination_non_rattlers = kept ? 2.0 * double(pairs) / double(kept) : 0.0;
+  r.below_three = 0;
+  for (const std::uint32_t z : contact_counts(k, all, true)) r.below_three += z < 3;
+  r.fabric = fabric_tensor(k, all);
+  r.fabric_anisotropy = fabric_anisotropy(r.fabric);
+  r.max_overlap_ratio = g.max_overlap_ratio;
+  r.sweeps = g.sweeps;
+  r.relaxations = g.relaxations;
+  r.jammed = g.jammed;
+  r.scale = g.scale;
+  r.sieve.clear();
+  if (p.sizes.kind == SizeDistributionKind::sieve) {
+    const std::vector<double> got = achieved_passing(d, p.sizes.sieve_sizes, binder_fines_percent(p.sizes));
+    for (std::size_t q = 0; q < got.size(); ++q)
+      r.sieve.push_back({p.sizes.sieve_sizes[q], p.sizes.sieve_passing[q], got[q]});
+  }
 }
 
 }  // namespace
@@ -262,38 +126,84 @@ GenesisResult run_genesis(const PackingParameters& p, const std::vector<double>&
       throw std::invalid_argument("[[particles]] region: a periodic axis needs region = \"box\" at least 3 largest "
                                   "diameters wide");
   GenesisResult out;
-  double s = settings.initial_scale;
-  out.centres = place(c, d, s, p.seed);
-  std::vector<Vec3> v(d.size(), Vec3::Zero());
-  for (;;) {
-    s = std::min(1.0, s * settings.growth);
-    const bool last = s == 1.0;
-    const double tolerance = last ? settings.final_tolerance : settings.stage_tolerance;
-    const int sweeps = last ? settings.final_sweeps : settings.stage_sweeps;
-    double worst = INFINITY;
-    for (int k = 0; k < sweeps && worst >= tolerance; ++k, ++out.sweeps) {
-      const double before = worst;
-      worst = relax_sweep(c, d, s, d_max, out.centres, v, settings.momentum);
-      // The heavy ball overshot: start it again from rest.
-      if (worst > before) std::fill(v.begin(), v.end(), Vec3::Zero());
-    }
-    out.max_overlap_ratio = worst;
-    if (last) break;
+  OverlapRelaxation relaxation(c, d);
+  const auto relax = [&](std::vector<Vec3>& x, double s, const RelaxLimits& limits) {
+    const RelaxResult r = relaxation.relax(x, s, limits);
+    out.sweeps += r.steps;
+    ++out.relaxations;
+    return r;
+  };
+  if (p.solid_fraction) {
+    out.centres = place(c, d, 1.0, p.seed);
+    const RelaxResult r = relax(out.centres, 1.0, {settings.tolerance, 1e-4, settings.max_steps});
+    out.max_overlap_ratio = r.max_overlap_ratio;
+    if (r.outcome != RelaxOutcome::unjammed)
+      throw std::invalid_argument("[[particles]] solid_fraction: the relaxation left overlaps of " +
+                                  format_g(r.max_overlap_ratio, 3) + " of a diameter after " +
+                                  std::to_string(out.sweeps) + " steps (" +
+                                  (r.outcome == RelaxOutcome::jammed ? "jammed" : "not converged") +
+                                  "); the region cannot hold this solid fraction");
+    return out;
   }
-  if (!(out.max_overlap_ratio < settings.final_tolerance))
-    throw std::invalid_argument("[[particles]] solid_fraction: the relaxation left overlaps of " +
-                                format_g(out.max_overlap_ratio, 3) + " of a diameter after " +
-                                std::to_string(out.sweeps) + " sweeps; the region cannot hold this solid fraction");
+  // "dense": grow until jammed, then bisect the scale to the jamming onset.
+  const RelaxLimits decide{kZeroOverlap, kDecideForce, settings.max_steps};
+  double s = std::cbrt(settings.start_fraction / p.target_solid_fraction());
+  double lo = 0.0, hi = INFINITY;
+  std::vector<Vec3> x = place(c, d, s, p.seed), jammed;
+  for (;;) {
+    // A relaxation that does not converge is taken as jammed (the safe side).
+    if (relax(x, s, decide).outcome == RelaxOutcome::unjammed) {
+      lo = s;
+    } else {
+      hi = s;
+      jammed = x;
+    }
+    if (lo > 0.0 && hi < INFINITY && hi - lo <= settings.bracket * hi) break;
+    if (hi == INFINITY) s *= 1.0 + settings.growth;
+    else if (lo == 0.0) s /= 1.0 + settings.growth;
+    else s = 0.5 * (lo + hi);
+  }
+  // The jammed end, its forces balanced closely (contacts: overlap > 0); a
+  // state taken for jammed at the looser balance may still unjam: then on
+  // up by the bracket's width.
+  RelaxResult r = relax(jammed, hi, {kZeroOverlap, kFinalForce, settings.max_steps});
+  for (int k = 0; k < 100 && r.outcome == RelaxOutcome::unjammed; ++k) {
+    hi *= 1.0 + settings.bracket;
+    r = relax(jammed, hi, {kZeroOverlap, kFinalForce, settings.max_steps});
+  }
+  out.centres = std::move(jammed);
+  out.scale = hi;
+  out.jammed = r.outcome == RelaxOutcome::jammed;
+  out.max_overlap_ratio = r.max_overlap_ratio;
   return out;
 }
 
 Scene make_packing(const PackingParameters& p, double density, const std::array<bool, 3>& periodic,
-                   std::vector<std::string>* report) {
+                   PackingReport* report) {
   if (!(std::isfinite(density) && density > 0.0)) throw std::invalid_argument("packing: density must be > 0");
-  const std::vector<double> d = packing_diameters(p, 1ull << 31);
+  std::vector<double> d = packing_diameters(p, 1ull << 31);
   const GenesisResult g = run_genesis(p, d, periodic);
+  for (double& x : d) x *= g.scale;
+  const auto [lower, upper] = region_bounds(p.region);
+  const Confinement c{p.region, periodic, lower, upper};
+  // Floaters (fewer than 3 contacts, the boundary's counting) go where a
+  // jammed packing has confining faces (docs/model.md §21.4).
+  const bool walls = p.region.kind != PackingRegionKind::box || !(periodic[0] && periodic[1] && periodic[2]);
+  std::vector<std::uint8_t> keep(d.size(), 1);
+  std::string note;
+  if (!p.solid_fraction && walls)
+    keep = strip_below(find_contacts(c, d, g.centres, 0.0), d.size(), 3, true);
+  else if (p.solid_fraction)
+    note = "not removed: a numeric solid_fraction below jamming leaves no contact network; use \"dense\"";
+  else
+    note = "not removed in a periodic cell: rattlers keep the solid fraction and carry no force";
+  std::vector<double> dk;
+  std::vector<Vec3> xk;
   Scene s;
   for (std::size_t i = 0; i < d.size(); ++i) {
+    if (!keep[i]) continue;
+    dk.push_back(d[i]);
+    xk.push_back(g.centres[i]);
     ParticleSpec spec;
     spec.position = g.centres[i];
     spec.diameter = d[i];
@@ -301,7 +211,13 @@ Scene make_packing(const PackingParameters& p, double density, const std::array<
     spec.inertia = spec.mass * d[i] * d[i] / 10.0;
     s.particles.add(spec);
   }
-  if (report != nullptr) report_packing(p, periodic, d, g, *report);
+  if (report != nullptr) {
+    measure(p, c, dk, xk, g, *report);
+    report->requested_count = d.size();
+    report->floaters_removed = d.size() - dk.size();
+    report->floater_fraction = d.empty() ? 0.0 : double(report->floaters_removed) / double(d.size());
+    report->floaters_note = report->below_three > 0 ? note : "";
+  }
   return s;
 }
 

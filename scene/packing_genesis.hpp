@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/scene.hpp"
+#include "scene/packing_report.hpp"
 #include "scene/packing_spec.hpp"
 
 namespace dem {
@@ -27,45 +28,61 @@ std::uint64_t packing_count(const PackingParameters& p, std::uint64_t max_count)
 /// The build's scratch memory (bytes) for a packing of n particles.
 std::uint64_t packing_scratch_bytes(std::uint64_t n);
 
-/// How the genesis grows and relaxes (docs/model.md §21.3).
+/// How the genesis relaxes and finds the jamming point (docs/model.md §21.3).
 struct GenesisSettings {
-  double initial_scale = 0.5;     ///< radii at placement, as a fraction of the drawn ones
-  double growth = 1.04;           ///< radius factor per stage
-  double stage_tolerance = 1e-2;  ///< overlap / smaller diameter that ends a growth stage
-  double final_tolerance = 5e-4;  ///< ... that ends the last stage (the delivered specimen)
-  int stage_sweeps = 400;         ///< relaxation sweeps at most per growth stage
-  int final_sweeps = 20000;       ///< ... in the last stage
-  /// Heavy-ball momentum of the sweeps' moves (0: plain steepest descent);
-  /// the moves restart from rest when the largest overlap grows.
-  double momentum = 0.9;
+  /// A numeric solid_fraction: the largest overlap / smaller diameter the
+  /// relaxation may leave (else the target is refused).
+  double tolerance = 1e-4;
+  /// "dense": the solid fraction of the first relaxation, below jamming.
+  double start_fraction = 0.58;
+  /// "dense": the relative radius step of the growth until the first jam.
+  double growth = 0.005;
+  /// "dense": the relative width of the radius scale's bracket [unjammed,
+  /// jammed] that ends the bisection.
+  double bracket = 1e-4;
+  /// FIRE steps at most per relaxation.
+  std::uint64_t max_steps = 200000;
 };
 
 /// The genesis' result: centres in id order and what it reached.
 struct GenesisResult {
-  std::vector<Vec3> centres;      ///< length, inside the region (wrapped into a periodic box)
+  std::vector<Vec3> centres;  ///< length, inside the region (wrapped into a periodic box)
+  /// The radius scale of the delivered specimen: its diameters are scale
+  /// times the drawn ones (1 for a numeric solid_fraction; "dense": the
+  /// jammed end of the bracket).
+  double scale = 1.0;
+  bool jammed = false;            ///< "dense": the delivered state is jammed (forces balanced with overlaps)
   double max_overlap_ratio = 0.0;  ///< largest overlap / smaller diameter (and wall overlap / diameter)
-  std::uint64_t sweeps = 0;        ///< relaxation sweeps in all
+  std::uint64_t sweeps = 0;        ///< FIRE steps in all
+  int relaxations = 0;             ///< energy minimisations in all
 };
 
 /// Places and relaxes particles of `diameters` in `p.region`; on the axes
 /// where `periodic` is true the region must be a box and is a periodic cell
-/// (minimum images; centres wrapped into [lower, upper)). The same bits for
-/// any thread count (Jacobi sweeps: each particle's displacement a sum over
-/// its neighbours in a fixed order). Throws std::invalid_argument if the
-/// last stage does not bring the overlaps below final_tolerance (a target
-/// above what the region can hold), or for a periodic axis of a region
-/// other than a box or a box narrower than 3 largest diameters.
+/// (minimum images; centres wrapped into [lower, upper)). A numeric
+/// solid_fraction: random centres at the drawn sizes, relaxed until no
+/// overlap is above settings.tolerance. "dense": the O'Hern et al. (2003)
+/// protocol: from random centres at start_fraction, the radii grow in
+/// steps until the relaxation cannot remove the overlaps (jammed), then the
+/// scale is bisected between the last unjammed and the first jammed state
+/// to the relative width `bracket`; the jammed end is delivered. The same
+/// bits for any thread count. Throws std::invalid_argument if a numeric
+/// target leaves overlaps (jammed: the region cannot hold it), or for a
+/// periodic axis of a region other than a box or a box narrower than 3
+/// largest diameters.
 GenesisResult run_genesis(const PackingParameters& p, const std::vector<double>& diameters,
                           const std::array<bool, 3>& periodic, const GenesisSettings& settings = {});
 
 /// The packing's particles (density `density`, mass/length^3), at rest, no
 /// bonds, in the region with the periodic axes of `periodic` (see
-/// run_genesis). If `report` is given, appends lines saying what was made:
-/// the count, the solid fraction against the requested one, the largest
-/// overlap left, and for a sieve table the percent passing by mass at each
-/// sieve size against the table (binder fines counted as passing). Throws
-/// std::invalid_argument for what it cannot make.
+/// run_genesis), diameters the drawn ones times the genesis' scale. For
+/// "dense" with confining faces (a region other than a box periodic on all
+/// three axes), the floaters, particles with fewer than 3 contacts (overlap
+/// > 0; the boundary's counting), are removed repeatedly (the k-core of
+/// the contact graph); ids stay in drawn order. If `report` is given, fills
+/// it (docs/model.md §21.4). Throws std::invalid_argument for what it
+/// cannot make.
 Scene make_packing(const PackingParameters& p, double density, const std::array<bool, 3>& periodic,
-                   std::vector<std::string>* report = nullptr);
+                   PackingReport* report = nullptr);
 
 }  // namespace dem

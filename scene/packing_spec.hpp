@@ -11,10 +11,11 @@
 
 namespace dem {
 
-/// The solid fraction "dense" aims at for now: what the genesis reaches for
-/// equal spheres in a periodic cell, just below random close packing (0.64;
-/// docs/model.md §21.3). To be replaced by the jamming point itself.
-inline constexpr double kDenseSolidFraction = 0.63;
+/// The solid fraction "dense" draws the particles for: an estimate of the
+/// jamming point (random close packing of equal spheres, 0.64). The genesis
+/// then scales the radii to where the packing jams, so the delivered solid
+/// fraction is the jamming point's (docs/model.md §21.3).
+inline constexpr double kDenseSolidFraction = 0.64;
 
 /// The largest solid fraction a scene may ask for: pi / sqrt(18) = 0.7405,
 /// the densest packing of equal spheres, rounded down.

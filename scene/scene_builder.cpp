@@ -282,7 +282,7 @@ std::array<bool, 3> packing_periodic_axes(const ParticleSourceSpec& src, const S
 /// One source's particles (and its own neighbour bonds); a CSV source's
 /// row lines into `lines`.
 Scene generate(const ParticleSourceSpec& src, const MaterialSpec& material, const SceneSpec& spec,
-               std::vector<std::size_t>& lines, std::vector<std::string>& notes) {
+               std::vector<std::size_t>& lines, BuiltScene& out) {
   try {
     switch (src.kind) {
       case SourceKind::fcc_block: {
@@ -295,9 +295,13 @@ Scene generate(const ParticleSourceSpec& src, const MaterialSpec& material, cons
         p.density = spec.materials.at(src.material_index).material.density;
         return make_chain(p);
       }
-      case SourceKind::packing:
-        return make_packing(src.packing, spec.materials.at(src.material_index).material.density,
-                            packing_periodic_axes(src, spec), &notes);
+      case SourceKind::packing: {
+        PackingReport report;
+        Scene s = make_packing(src.packing, spec.materials.at(src.material_index).material.density,
+                               packing_periodic_axes(src, spec), &report);
+        add_packing_report(report, out.notes, out.packing_json);
+        return s;
+      }
       case SourceKind::ring_torus:
         return make_ring_torus(src.ring);
       case SourceKind::solid_torus:
@@ -896,7 +900,7 @@ void add_particle_sources(SceneBuild& b) {
     origin.kind = src.kind;
     origin.place = src.place;
     origin.csv = src.file;
-    Scene part = generate(src, material, spec, origin.lines, b.out.notes);
+    Scene part = generate(src, material, spec, origin.lines, b.out);
     // (A CSV source sets each row's own, from its material column.)
     if (src.kind != SourceKind::csv)
       std::fill(part.particles.material.begin(), part.particles.material.end(), src.material_index);

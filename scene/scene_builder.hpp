@@ -69,6 +69,11 @@ struct BuiltScene {
   /// overlaps and size distribution), one line each, for dem check and dem
   /// run to print.
   std::vector<std::string> notes;
+  /// The packing report (scene/packing_report.hpp, docs/scene-format.md) of
+  /// the [[particles]] source = "packing" tables as JSON: empty if there is
+  /// none, one object for one, an array of objects in source order for
+  /// several; dem run and dem pack write it to packing.json.
+  std::string packing_json;
 };
 
 /// How build_scene sizes and limits a scene.

@@ -122,24 +122,6 @@ TEST(PackingGenesis, CurvedRegionsHoldTheirParticles) {
   }
 }
 
-// Equal spheres at "dense" (0.63) in a periodic cell of 7 diameters: the
-// relaxation reaches it with no overlap above 1e-3 of a diameter.
-TEST(PackingGenesis, MonodisperseDenseInAPeriodicCell) {
-  PackingParameters p;
-  p.region.kind = PackingRegionKind::box;
-  p.region.upper = Vec3(7.0, 7.0, 7.0);
-  p.sizes.d_min = 0.9999, p.sizes.d_max = 1.0;
-  p.seed = 1;
-  ASSERT_FALSE(p.solid_fraction.has_value());  // "dense"
-  const std::vector<double> d = packing_diameters(p, 1u << 20);
-  const std::array<bool, 3> periodic{true, true, true};
-  const GenesisResult g = genesis_on(2, p, d, periodic);
-  EXPECT_GE(solid_fraction(d, p.region), 0.63);
-  EXPECT_LT(worst_pair_overlap(g.centres, d, p.region, periodic), 1e-3);
-  std::printf("dense: %zu particles, solid fraction %.4f, %llu sweeps\n", d.size(), solid_fraction(d, p.region),
-              static_cast<unsigned long long>(g.sweeps));
-}
-
 TEST(PackingGenesis, MakePackingGivesMassesFromDensity) {
   const PackingParameters p = box_packing(0.3, 1);
   const Scene s = make_packing(p, 2000.0, {false, false, false});
