@@ -29,9 +29,9 @@ struct MeshRegion::Impl {
   mutable tbb::enumerable_thread_specific<vtkSmartPointer<vtkImplicitPolyDataDistance>> query;
 
   vtkImplicitPolyDataDistance& local() const {
-    bool fresh = false;
-    auto& q = query.local(fresh);
-    if (fresh) {
+    bool exists = false;
+    auto& q = query.local(exists);  // exists: this thread had made its query before
+    if (!exists || !q) {
       vtkNew<vtkPolyData> copy;
       copy->DeepCopy(surface);
       q = vtkSmartPointer<vtkImplicitPolyDataDistance>::New();
