@@ -111,10 +111,10 @@ fs::path run_at(double speed, const std::string& name, int vtk_every = 0) {
   char velocity[80], end[80];
   std::snprintf(velocity, sizeof velocity, "velocity = [0.0, 0.0, %.17g]", -speed);
   std::snprintf(end, sizeof end, "end_time = %.17g ", 0.008 * kHeight / speed);
-  text = testing::replaced(text, "velocity = [0.0, 0.0, -0.1]", velocity);
-  text = testing::replaced(text, "end_time = 0.006 ", end);
+  text = testing::replaced(text, "velocity = [0.0, 0.0, -0.05]", velocity);
+  text = testing::replaced(text, "end_time = 0.012 ", end);
   text = testing::replaced(text, "energy_every = 100", "energy_every = 20");
-  text = testing::replaced(text, "vtk_every = 800", "vtk_every = " + std::to_string(vtk_every));
+  text = testing::replaced(text, "vtk_every = 1600", "vtk_every = " + std::to_string(vtk_every));
   const fs::path dir = testing::scratch_folder("strength");
   testing::write_text(dir / (name + ".toml"), text);
   const auto r = testing::run_command(std::string(DEM_BINARY_DIR) + "/apps/dem run " + (dir / (name + ".toml")).string() +
@@ -155,14 +155,14 @@ double gauge_modulus(const fs::path& run, double speed, double lo, double hi) {
 
 /// Young's modulus of a periodic cube of the same grains (the packing of
 /// scenes/ucs_cylinder.toml filling a cell of 10 mm) and bonds, strained
-/// along z at 5 /s with the servo holding s_xx = s_yy = 0: the slope of
-/// -s_zz against the strain 5 t for strains in [lo, hi].
+/// along z at 2.5 /s with the servo holding s_xx = s_yy = 0: the slope of
+/// -s_zz against the strain 2.5 t for strains in [lo, hi].
 double periodic_modulus(double lo, double hi) {
   std::string text = testing::read_file_text(fs::path(DEM_SOURCE_DIR) / "scenes" / "ucs_cylinder.toml");
   text = text.substr(0, text.find("[[wall]]"));
-  text = testing::replaced(text, "end_time = 0.006 ", "end_time = 0.0016 ");
+  text = testing::replaced(text, "end_time = 0.012 ", "end_time = 0.0032 ");
   text = testing::replaced(text, "energy_every = 100", "energy_every = 20");
-  text = testing::replaced(text, "vtk_every = 800", "vtk_every = 0");
+  text = testing::replaced(text, "vtk_every = 1600", "vtk_every = 0");
   text = testing::replaced(text, "region = \"cylinder\"\nbase = [0.0, 0.0, 0.0]\naxis = [0.0, 0.0, 1.0]\nradius = 0.005\nheight = 0.02",
                            "region = \"box\"\nlower = [0.0, 0.0, 0.0]\nupper = [0.01, 0.01, 0.01]");
   text += R"(
@@ -170,7 +170,7 @@ double periodic_modulus(double lo, double hi) {
 lower = [0.0, 0.0, 0.0]
 upper = [0.01, 0.01, 0.01]
 periodic = [true, true, true]
-velocity_gradient = [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, -5.0]]
+velocity_gradient = [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, -2.5]]
 target_stress = [0.0, 0.0, 0.0]
 servo_axes = [true, true, false]
 servo_gain = 3e-4
@@ -184,21 +184,21 @@ max_strain_rate = 20.0
   const auto stress = read_columns(dir / "periodic" / "stress.csv");
   std::vector<double> e, s;
   for (std::size_t k = 0; k < stress.at("t").size(); ++k) {
-    const double strain = 5.0 * stress.at("t")[k];
+    const double strain = 2.5 * stress.at("t")[k];
     if (strain < lo || strain > hi) continue;
     e.push_back(strain), s.push_back(-stress.at("s_zz")[k]);
-    EXPECT_LT(std::abs(stress.at("s_xx")[k]), 0.02 * s.back()) << "the servo holds the lateral stress near zero";
+    EXPECT_LT(std::abs(stress.at("s_xx")[k]), 0.04 * s.back()) << "the servo holds the lateral stress near zero";
   }
   return fit_slope(e, s);
 }
 
 TEST(UniaxialCompression, TheInitialSlopeDoesNotDependOnThePlatenSpeedAndMatchesThePeriodicCellsModulus) {
-  const double fast = slope(run_at(0.1, "fast"), 0.003, 0.008);
-  const fs::path slow_walls = run_at(0.025, "slow", 800);
+  const double fast = slope(run_at(0.05, "fast"), 0.003, 0.008);
+  const fs::path slow_walls = run_at(0.0125, "slow", 1600);
   const double slow = slope(slow_walls, 0.003, 0.008);
-  const double gauge = gauge_modulus(slow_walls.parent_path(), 0.025, 0.003, 0.008);
+  const double gauge = gauge_modulus(slow_walls.parent_path(), 0.0125, 0.003, 0.008);
   const double cell = periodic_modulus(0.003, 0.008);
-  std::printf("E: platens %.4g Pa at 0.1 m/s, %.4g Pa at 0.025 m/s; middle half %.4g Pa; periodic cell %.4g Pa\n",
+  std::printf("E: platens %.4g Pa at 0.05 m/s, %.4g Pa at 0.0125 m/s; middle half %.4g Pa; periodic cell %.4g Pa\n",
               fast, slow, gauge, cell);
   // The platens' strain includes their contact compliance (lower), the
   // middle half is denser than the specimen's mean (the layer along the
@@ -208,7 +208,7 @@ TEST(UniaxialCompression, TheInitialSlopeDoesNotDependOnThePlatenSpeedAndMatches
   EXPECT_LT(cell, gauge);
   EXPECT_NEAR(cell / slow, 1.0, 0.2);
   EXPECT_NEAR(cell / gauge, 1.0, 0.2);
-  EXPECT_NEAR(fast / slow, 1.0, 0.02) << "E at 0.1 m/s " << fast << " Pa, at 0.025 m/s " << slow << " Pa";
+  EXPECT_NEAR(fast / slow, 1.0, 0.02) << "E at 0.05 m/s " << fast << " Pa, at 0.0125 m/s " << slow << " Pa";
   // A bonded specimen of E = 1e8 Pa grains and bonds: tens of MPa.
   EXPECT_GT(slow, 1e7);
   EXPECT_LT(slow, 1e8);
