@@ -112,8 +112,11 @@ std::uint64_t packing_count(const PackingParameters& p, std::uint64_t max_count)
 }
 
 std::uint64_t packing_scratch_bytes(std::uint64_t n) {
-  // Diameters, centres, moves, overlap ratios, the cell index.
-  return n * (8 + 24 + 24 + 8 + 12);
+  // Diameters; centres (and the jammed copy); forces, velocities and moves;
+  // per-particle overlap data; the cell index; the Verlet list (about 40
+  // neighbours and its start); the contacts (about 3.5 a particle, pair and
+  // normal) and their peeling (CSR, counts).
+  return n * (8 + 2 * 24 + 3 * 24 + 8 + 8 + 4 + 12 + (40 * 4 + 8) + 7 * (8 + 24) / 2 + (8 + 7 * 4 + 4));
 }
 
 GenesisResult run_genesis(const PackingParameters& p, const std::vector<double>& d,

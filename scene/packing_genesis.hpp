@@ -2,8 +2,9 @@
 /// \file packing_genesis.hpp
 /// A random packing of spheres in a region (docs/model.md §21): diameters
 /// drawn from the size distribution until their volume is the target solid
-/// fraction of the region's, then placed at random at reduced radii and
-/// grown to their drawn sizes with frictionless relaxation (the genesis).
+/// fraction of the region's (for "dense": 0.64), placed at random and
+/// relaxed by minimising the frictionless overlap energy; "dense" grows or
+/// shrinks the radii to the jamming point (the genesis).
 
 #include <array>
 #include <cstdint>

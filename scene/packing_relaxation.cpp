@@ -33,7 +33,7 @@ OverlapRelaxation::OverlapRelaxation(const Confinement& c, const std::vector<dou
   const std::size_t n = d.size();
   d_max_ = n ? *std::max_element(d.begin(), d.end()) : 0.0;
   const double mean = n ? std::accumulate(d.begin(), d.end(), 0.0) / double(n) : 0.0;
-  skin_ = 0.15 * mean;
+  skin_ = 0.3 * mean;
   f_.assign(n, Vec3::Zero());
   v_.assign(n, Vec3::Zero());
   moved_.assign(n, Vec3::Zero());
