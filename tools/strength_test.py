@@ -121,9 +121,23 @@ def frames(folder):
 
 def linear_range(stress, lo=0.2, hi=0.5):
     """Indices of the rising branch before the peak with stress in [lo, hi] of it."""
-    peak = int(np.argmax(stress))
+    peak = first_peak(stress)
     s_max = stress[peak]
     return [k for k in range(peak + 1) if lo * s_max <= stress[k] <= hi * s_max], peak
+
+
+def first_peak(load, drop=0.6):
+    """The index of the peak before the load first falls below `drop` of its
+    running maximum, once that maximum is at least half the largest load
+    (the first failure; later oscillations of the broken specimen may
+    exceed it), else of the largest load."""
+    top, largest = 0, max(load)
+    for k in range(len(load)):
+        if load[k] > load[top]:
+            top = k
+        elif load[k] < drop * load[top] and load[top] >= 0.5 * largest:  # (not the first contacts' wiggles)
+            return top
+    return top
 
 
 def save(fig, output):
@@ -206,7 +220,7 @@ def failures(folder):
 def brazilian(a):
     t, u, f = curve(a, "y")
     d = 2.0 * a.radius
-    k = int(np.argmax(f))
+    k = first_peak(f)
     bts = 2.0 * f[k] / (math.pi * d * a.thickness)
     broken = failures(a.folder)
     # The crack: broken bonds near the loaded (y) diameter.
@@ -244,7 +258,7 @@ def brazilian(a):
 
 def bending(a):
     t, u, f = curve(a, "z")
-    k = int(np.argmax(f))
+    k = first_peak(f)
     strength = 3.0 * f[k] * a.span / (2.0 * a.width * a.depth ** 2)
     broken = failures(a.folder)
     result = {"test": "bending", "peak_load_N": float(f[k]), "flexural_strength_Pa": float(strength),
