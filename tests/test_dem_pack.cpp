@@ -113,6 +113,7 @@ TEST(DemPack, FromTheCommandLineTheFilesAreTheSameOnOneTwoAndThreeThreadsAndARun
                                         " --output-dir " + out.string());
     ASSERT_EQ(r.status, 0) << r.output;
     EXPECT_NE(r.output.find("bonds to"), std::string::npos) << r.output;
+    EXPECT_TRUE(fs::exists(out / "packing.json")) << out;
     const std::string particles = testing::read_file_text(out / "particles.csv");
     const std::string bonds = testing::read_file_text(out / "bonds.csv");
     if (threads == 1) {
@@ -138,6 +139,10 @@ TEST(DemPack, FromTheCommandLineTheFilesAreTheSameOnOneTwoAndThreeThreadsAndARun
   }
   EXPECT_EQ(testing::read_file_text(dir / "run_a" / "energy.csv"),
             testing::read_file_text(dir / "run_b" / "energy.csv"));
+  // The run of the packing writes its report; the run of the files has none.
+  EXPECT_NE(testing::read_file_text(dir / "run_a" / "packing.json").find("\"solid_fraction\""), std::string::npos);
+  EXPECT_EQ(testing::read_file_text(dir / "run_a" / "packing.json"), testing::read_file_text(dir / "t1" / "packing.json"));
+  EXPECT_FALSE(fs::exists(dir / "run_b" / "packing.json"));
   // The files are kept unless --overwrite.
   const auto again = testing::run_command(dem_app() + " pack " + (dir / "a.toml").string() + " --output-dir " +
                                           (dir / "t1").string());
