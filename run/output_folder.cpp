@@ -293,6 +293,8 @@ void OutputFolder::continue_series(const fs::path& from, const CheckpointState& 
   for (const char* table : {kGroupsFile, kStressFile, kWallsFile})
     copy_rows_up_to_step(from / table, out / table, last_scheduled_row(c.step_count, energy_every));
   for (const std::string& name : frame_files) link_or_copy(from / name, out / name);
+  // The scene's reports written when the run began (packing.json).
+  if (fs::exists(from / kPackingReportFile, ec)) link_or_copy(from / kPackingReportFile, out / kPackingReportFile);
   write_run_id(c.run_id);  // last: the folder is the run's once complete
   log << "continuing the series of " << from.string() << " in " << out.string() << ": " << c.energy_rows
       << " energy rows and " << c.frame_times.size() << " frames up to the checkpoint\n";
