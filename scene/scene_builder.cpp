@@ -62,10 +62,10 @@ std::string point_text(const Vec3& x) {
   return out;
 }
 
-/// docs/model.md §7 bond stiffnesses for ends of radii r_i, r_j and rest length r0.
-BondStiffness binder_stiffness(double e_b, double beta, double r_i, double r_j, double r0) {
+/// docs/model.md §7 bond stiffnesses of a binder cylinder of Young's modulus
+/// e_b, radius rb and rest length r0.
+BondStiffness binder_stiffness(double e_b, double rb, double r0) {
   const double pi = std::numbers::pi;
-  const double rb = 0.5 * beta * (r_i + r_j);
   const double area = pi * rb * rb;
   BondStiffness k;
   k.axial = e_b * area * r0;
@@ -921,10 +921,10 @@ void add_particle_sources(SceneBuild& b) {
     std::optional<BondStiffness> override = direct;
     if (own_bonds && !direct && from_material && src.kind == SourceKind::ring_torus) {
       const double r = part.particles.radius[0];
+      const double beta = need(material.bond_radius_ratio, material, "bond_radius_ratio", bonds.place, "bond stiffness");
       override = binder_stiffness(
           need(material.binder_modulus, material, "binder_modulus", bonds.place, "bond stiffness"),
-          need(material.bond_radius_ratio, material, "bond_radius_ratio", bonds.place, "bond stiffness"), r, r,
-          part.bonds.rest_length.empty() ? 2 * r : part.bonds.rest_length[0]);
+          0.5 * beta * (r + r), part.bonds.rest_length.empty() ? 2 * r : part.bonds.rest_length[0]);
     }
     try {
       append(scene, std::move(part), own_bonds, override);
@@ -1253,18 +1253,19 @@ void add_listed_bonds(SceneBuild& b) {
         // (BondStiffness{}: the law's provider sets each bond's constants.)
       } else if (direct) {
         k = *direct;
-      } else if (bonds.binder_modulus) {
-        // [bonds] binder_modulus, bond_radius_ratio: r_b = ratio min(r_i, r_j) (docs/model.md §21.5).
-        const double r0 = (particles.position[i] - (particles.position[j] + image)).norm();
-        const double beta = *bonds.bond_radius_ratio * 2.0 * std::min(particles.radius[i], particles.radius[j]) /
-                            (particles.radius[i] + particles.radius[j]);
-        k = binder_stiffness(*bonds.binder_modulus, beta, particles.radius[i], particles.radius[j], r0);
       } else {
+        const double r_i = particles.radius[i], r_j = particles.radius[j];
         const double r0 = (particles.position[i] - (particles.position[j] + image)).norm();
-        k = binder_stiffness(
-            need(material.binder_modulus, material, "binder_modulus", bonds.place, "bond stiffness"),
-            need(material.bond_radius_ratio, material, "bond_radius_ratio", bonds.place, "bond stiffness"),
-            particles.radius[i], particles.radius[j], r0);
+        if (bonds.binder_modulus) {
+          // [bonds] binder_modulus, bond_radius_ratio: r_b = ratio min(r_i, r_j) (docs/model.md §21.5).
+          k = binder_stiffness(*bonds.binder_modulus, *bonds.bond_radius_ratio * std::min(r_i, r_j), r0);
+        } else {
+          // [material]: r_b = beta (r_i + r_j)/2 (docs/model.md §7).
+          const double beta = need(material.bond_radius_ratio, material, "bond_radius_ratio", bonds.place,
+                                   "bond stiffness");
+          k = binder_stiffness(need(material.binder_modulus, material, "binder_modulus", bonds.place, "bond stiffness"),
+                               0.5 * beta * (r_i + r_j), r0);
+        }
       }
       try {
         scene.bonds.add(particles, i, j, k, image);
