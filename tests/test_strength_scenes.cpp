@@ -80,29 +80,17 @@ std::vector<Vec3> frame_positions(const fs::path& vtp) {
 /// The least-squares slope of the axial stress against the axial strain
 /// for strains in [lo, hi], from the top platen's rows of walls.csv.
 double slope(const fs::path& walls, double lo, double hi) {
-  std::istringstream in(testing::read_file_text(walls));
-  std::string line;
-  std::getline(in, line);
-  std::vector<std::string> header;
-  for (std::istringstream h(line); std::getline(h, line, ',');) header.push_back(line);
-  const auto column = [&](const std::string& name) {
-    const auto it = std::find(header.begin(), header.end(), name);
-    EXPECT_NE(it, header.end()) << walls << ": no column " << name;
-    return static_cast<std::size_t>(it - header.begin());
-  };
-  const std::size_t u = column("top_u_n"), f = column("top_F_z");
-  double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
-  while (std::getline(in, line)) {
-    std::vector<double> row;
-    for (std::istringstream r(line); std::getline(r, line, ',');) row.push_back(std::stod(line));
-    if (row.size() != header.size()) continue;
-    const double e = std::abs(row[u]) / kHeight;
-    const double s = std::abs(row[f]) / (std::numbers::pi * kRadius * kRadius);
+  const auto table = read_columns(walls);
+  const std::vector<double>&u = table.at("top_u_n"), &f = table.at("top_F_z");
+  std::vector<double> strains, stresses;
+  for (std::size_t r = 0; r < u.size() && r < f.size(); ++r) {
+    const double e = std::abs(u[r]) / kHeight;
     if (e < lo || e > hi) continue;
-    n += 1, sx += e, sy += s, sxx += e * e, sxy += e * s;
+    strains.push_back(e);
+    stresses.push_back(std::abs(f[r]) / (std::numbers::pi * kRadius * kRadius));
   }
-  EXPECT_GT(n, 20) << walls;
-  return (n * sxy - sx * sy) / (n * sxx - sx * sx);
+  EXPECT_GT(strains.size(), 20u) << walls;
+  return fit_slope(strains, stresses);
 }
 
 /// The shipped scene with the platen at `speed` (m/s) until 0.8% strain.
