@@ -6,6 +6,7 @@
 /// length, or a fraction of the smaller radius), touching and overlapping
 /// pairs included (g_ij <= 0).
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <utility>
@@ -17,8 +18,33 @@
 namespace dem {
 
 /// The largest gap bonded anywhere (length): max_gap, or max_gap_ratio
-/// times the largest radius of `radii` (length). Requires pairs = gap.
+/// times the largest radius of `radii` (length); with binder_volume_fraction
+/// the largest radius (the widest gap it may choose: kWidestBinderGapRatio
+/// times it). Requires pairs = gap.
 double widest_bond_gap(const BondSpec& bonds, std::span<const double> radii);
+
+/// The widest gap binder_volume_fraction may choose, as a fraction of the
+/// smaller radius.
+inline constexpr double kWidestBinderGapRatio = 1.0;
+
+/// The volume of the binder bridge of a bond (docs/model.md §21.5): the
+/// cylinder of radius a between the centres, `length` apart, less the
+/// parts of the two spheres (radii r_i, r_j >= a) inside it, each
+/// (2π/3)(r³ - (r² - a²)^{3/2}); 0 where the spheres overlap so far that
+/// this is negative. All lengths in one unit; volume in its cube.
+double bridge_volume(double length, double r_i, double r_j, double a);
+
+/// The bond gap ratio for a binder volume fraction f = V_b / (V_b + V_p)
+/// (docs/model.md §21.5): the pairs within kWidestBinderGapRatio of the
+/// smaller radius (nearest images in a periodic `cell`) are taken in
+/// increasing gap / min(r_i, r_j), their bridges of radius
+/// bridge_radius(i, j) (at most min(r_i, r_j)) added up, and the ratio of the pair at which
+/// the sum first reaches f / (1 - f) times the particles' volume V_p is
+/// returned. Throws std::invalid_argument naming binder_volume_fraction if
+/// all those pairs' bridges hold less.
+template <class BridgeRadius>
+double binder_gap_ratio(double fraction, std::span<const Vec3> positions, std::span<const double> radii,
+                        const PeriodicCell& cell, BridgeRadius&& bridge_radius);
 
 /// The largest gap bonded between particles of radii r_i, r_j (length).
 double bond_gap(const BondSpec& bonds, double r_i, double r_j);
@@ -33,5 +59,29 @@ std::vector<std::pair<std::uint32_t, std::uint32_t>> gap_bond_pairs(const BondSp
                                                                     std::span<const Vec3> positions,
                                                                     std::span<const double> radii,
                                                                     const PeriodicCell& cell);
+
+/// The pairs (i, j, distance to the nearest image) closer than r_i + r_j +
+/// skin, from the neighbour search (in its order).
+struct NearPair {
+  std::uint32_t i, j;
+  double length;
+};
+std::vector<NearPair> near_pairs(std::span<const Vec3> positions, std::span<const double> radii, double skin,
+                                 const PeriodicCell& cell);
+
+/// The ratio search of binder_gap_ratio on the pairs given.
+double binder_gap_ratio_of(double fraction, std::span<const double> radii, const std::vector<NearPair>& pairs,
+                           const std::vector<double>& bridge_radii);
+
+template <class BridgeRadius>
+double binder_gap_ratio(double fraction, std::span<const Vec3> positions, std::span<const double> radii,
+                        const PeriodicCell& cell, BridgeRadius&& bridge_radius) {
+  const double r_max = radii.empty() ? 0.0 : *std::max_element(radii.begin(), radii.end());
+  const std::vector<NearPair> pairs = near_pairs(positions, radii, kWidestBinderGapRatio * r_max, cell);
+  std::vector<double> a(pairs.size());
+  for (std::size_t k = 0; k < pairs.size(); ++k)
+    a[k] = std::min(bridge_radius(pairs[k].i, pairs[k].j), std::min(radii[pairs[k].i], radii[pairs[k].j]));
+  return binder_gap_ratio_of(fraction, radii, pairs, a);
+}
 
 }  // namespace dem

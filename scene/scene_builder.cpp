@@ -559,7 +559,10 @@ void check_memory(const SceneSpec& spec, const SourceCounts& counts, const Scene
   if (stopped == Stopped::distance || (stopped == Stopped::none && pairs_weigh && distance_weighs)) {
     place = spec.bonds.place;
     const bool gap = spec.bonds.pairs == BondPairs::gap;
-    key = gap ? (spec.bonds.max_gap ? "[bonds] max_gap" : "[bonds] max_gap_ratio") : "[bonds] distance";
+    key = gap ? (spec.bonds.max_gap                  ? "[bonds] max_gap"
+                 : spec.bonds.binder_volume_fraction ? "[bonds] binder_volume_fraction"
+                                                     : "[bonds] max_gap_ratio")
+              : "[bonds] distance";
     advice = gap ? "use a smaller gap" : "use a smaller distance";
   } else if (stopped == Stopped::contact || pairs_weigh) {
     place = spec.contact.place;
@@ -700,6 +703,17 @@ void check_overflowing_values(const SceneSpec& spec, const Scene& scene, const P
                                            std::to_string(particles.id[i]) +
                                            "): their velocity, speed, spin or temperature is too large");
   }
+  // The contact laws' effective mass m_i m_j / (m_i + m_j) (effective_mass,
+  // core/particle_store.hpp): the product of two masses must be finite.
+  if (scene.contact_setup)
+    for (std::size_t i = 0; i < n; ++i)
+      if (!std::isfinite(particles.mass[i] * particles.mass[i])) {
+        const std::size_t m = particles.material.empty() ? spec.materials.size() : particles.material[i];
+        fail(m < spec.materials.size() ? spec.materials[m].place : spec.sources.front().place,
+             "density: the mass " + format_g(particles.mass[i]) + " of particle " + std::to_string(particles.id[i]) +
+                 " overflows the contact's effective mass m_i m_j / (m_i + m_j) (a product of masses over 1e308); "
+                 "use a smaller density");
+      }
   if (scene.bond_setup)
     if (const auto over = scene.bond_setup->overflow())
       fail(over->first < spec.materials.size() ? spec.materials[over->first].place : spec.bonds.place, over->second);
@@ -1160,6 +1174,38 @@ void count_pairs(SceneBuild& b) {
   check_memory(spec, counts, sizes, limit, options.output_files, distance_bonds, Stopped::none);
 }
 
+/// [bonds] with pairs = "gap" and the gap chosen: for binder_volume_fraction
+/// the max_gap_ratio that gives it (docs/model.md §21.5), the bridges'
+/// radius r_b that of the bonds: [bonds] bond_radius_ratio min(r_i, r_j),
+/// else beta (r_i + r_j)/2 with [material] bond_radius_ratio or the
+/// smaller [[material]] beta of the two (as the BDEM law's); noted in the
+/// built scene's notes.
+BondSpec chosen_gap(SceneBuild& b) {
+  BondSpec bonds = b.spec.bonds;
+  if (!bonds.binder_volume_fraction) return bonds;
+  const std::optional<double> own = bonds.bond_radius_ratio, beta = b.spec.material.bond_radius_ratio;
+  const Scene& scene = b.out.scene;
+  const ParticleStore& particles = scene.particles;
+  const auto radius = [&](std::uint32_t i, std::uint32_t j) {
+    const double r_i = particles.radius[i], r_j = particles.radius[j];
+    if (own) return *own * std::min(r_i, r_j);
+    const double factor = beta ? *beta
+                               : std::min(scene.materials[particles.material[i]].bond_radius_factor,
+                                          scene.materials[particles.material[j]].bond_radius_factor);
+    return factor * 0.5 * (r_i + r_j);
+  };
+  try {
+    bonds.max_gap_ratio = binder_gap_ratio(*bonds.binder_volume_fraction, std::span(particles.position).first(b.n),
+                                           std::span(particles.radius).first(b.n), b.out.scene.cell, radius);
+  } catch (const std::invalid_argument& e) {
+    fail(bonds.place, e.what());
+  }
+  b.out.notes.push_back("bonds: binder_volume_fraction " + format_g(*bonds.binder_volume_fraction) +
+                        " is reached at max_gap_ratio = " + format_g(*bonds.max_gap_ratio, 6));
+  bonds.binder_volume_fraction.reset();
+  return bonds;
+}
+
 /// Bonds found by distance or read from a CSV file ([bonds] pairs).
 void add_listed_bonds(SceneBuild& b) {
   Scene& scene = b.out.scene;
@@ -1174,8 +1220,8 @@ void add_listed_bonds(SceneBuild& b) {
     std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
     if (bonds.pairs == BondPairs::gap) {
       try {
-        pairs = gap_bond_pairs(bonds, std::span(particles.position).first(n), std::span(particles.radius).first(n),
-                               scene.cell);
+        pairs = gap_bond_pairs(chosen_gap(b), std::span(particles.position).first(n),
+                               std::span(particles.radius).first(n), scene.cell);
       } catch (const std::invalid_argument& e) {
         fail(bonds.place, e.what());
       }
@@ -1474,20 +1520,33 @@ void estimate_critical_step(SceneBuild& b) {
     out.critical = CriticalTimeStep{};
     out.critical.h = std::numeric_limits<double>::infinity();
     std::string source;
+    bool per_particle = false;  // the bonds' limit is docs/model.md §7's estimate (its default fraction 0.1)
     if (const std::optional<StepLimit> own = scene.bond_setup->time_step_limit(particles, scene.bonds);
         own && own->h < out.critical.h) {
       out.critical.h = own->h;
       source = own->source;
+    } else if (!own && bond_law.combined_estimate && scene.bonds.size() > 0) {
+      // A law without a limit of its own (Baker-Gonzalez) beside a contact
+      // law with one: its bonds' per-particle estimate, contact left out.
+      const CriticalTimeStep bonded = critical_time_step_of(particles, scene.bonds, ContactSettings{});
+      if (bonded.h < out.critical.h) {
+        out.critical.h = bonded.h;
+        source = "the " + bonded.term + " stiffness " + format_g(bonded.term_stiffness, 4) + " of the " +
+                 scene.bond_law + " bonds of particle " + std::to_string(particles.id[bonded.particle]) + " (" +
+                 (bonded.rotation ? "rotation" : "translation") + "; docs/model.md §7)";
+        per_particle = true;
+      }
     }
     // The contact law's own limit (contact/contact_laws.hpp).
     if (const std::optional<StepLimit> own = scene.contact_setup->time_step_limit(particles);
         own && own->h < out.critical.h) {
       out.critical.h = own->h;
       source = own->source;
+      per_particle = false;
     }
     out.critical_time_step = out.critical.h;
     out.critical_source = source;
-    if (!spec.run.time_step_fraction_given) fraction = 0.2;
+    if (!spec.run.time_step_fraction_given) fraction = per_particle ? kDefaultTimeStepFraction : 0.2;
   } else if (!out.critical.term.empty()) {
     SourcePlace place;
     const std::string key = stiffness_key(out.critical.term, spec, place);

@@ -3,6 +3,7 @@
 // file, the line and the key.
 #include <toml++/toml.h>
 
+#include <array>
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -308,22 +309,33 @@ void read_source(TableReader& t, ParticleSourceSpec& s, const std::filesystem::p
   t.finish();
 }
 
-/// [bonds] max_gap and max_gap_ratio (pairs = "gap").
+/// [bonds] max_gap, max_gap_ratio and binder_volume_fraction (pairs = "gap").
 void read_gap_keys(TableReader& t, BondSpec& b) {
   b.max_gap = t.number("max_gap", "nonnegative");
   b.max_gap_ratio = t.number("max_gap_ratio", "nonnegative");
+  b.binder_volume_fraction = t.number("binder_volume_fraction", "positive");
+  constexpr std::array<const char*, 3> keys{"max_gap", "max_gap_ratio", "binder_volume_fraction"};
   if (b.pairs != BondPairs::gap) {
-    for (const char* key : {"max_gap", "max_gap_ratio"})
+    for (const char* key : keys)
       if (t.find(key) != nullptr) t.fail(t.find(key), key, "only applies with pairs = \"gap\"");
     return;
   }
-  if (b.max_gap && b.max_gap_ratio)
-    t.fail(t.find("max_gap_ratio"), "max_gap_ratio",
-           "give max_gap (a length) or max_gap_ratio (a fraction of the smaller radius), not both");
-  if (!b.max_gap && !b.max_gap_ratio)
+  if (b.binder_volume_fraction && !(*b.binder_volume_fraction < 1.0))
+    t.fail(t.find("binder_volume_fraction"), "binder_volume_fraction",
+           "expected a number in (0, 1) (binder volume / (binder + particle volume)), got " +
+               format_g(*b.binder_volume_fraction));
+  const int given = int(b.max_gap.has_value()) + int(b.max_gap_ratio.has_value()) +
+                    int(b.binder_volume_fraction.has_value());
+  if (given > 1) {
+    const char* second = b.binder_volume_fraction ? "binder_volume_fraction" : "max_gap_ratio";
+    t.fail(t.find(second), second,
+           "give one of max_gap (a length), max_gap_ratio (a fraction of the smaller radius) and "
+           "binder_volume_fraction (the gap chosen for a binder volume), not two");
+  }
+  if (given == 0)
     t.fail(nullptr, "max_gap",
            "is required with pairs = \"gap\": the largest surface gap bonded, as a length (max_gap) or as a "
-           "fraction of the smaller radius (max_gap_ratio)");
+           "fraction of the smaller radius (max_gap_ratio), or binder_volume_fraction to choose it");
 }
 
 /// [bonds] binder_modulus and bond_radius_ratio (listed bonds' stiffnesses).

@@ -90,9 +90,13 @@ struct BondSpec {
   double distance = 0.0;       ///< pairs = distance: bond every pair closer than this
   /// pairs = gap: bond every pair whose surface gap |x_i - x_j| - r_i - r_j
   /// is at most max_gap (length), or at most max_gap_ratio times the smaller
-  /// radius (exactly one of the two is set; docs/scene-format.md [bonds]).
+  /// radius, or at the max_gap_ratio that makes the binder bridges of the
+  /// bonds binder_volume_fraction of the binder and particles' volume
+  /// (exactly one of the three is set; docs/scene-format.md [bonds],
+  /// docs/model.md §21.5).
   std::optional<double> max_gap;
   std::optional<double> max_gap_ratio;
+  std::optional<double> binder_volume_fraction;
   /// Per-bond stiffnesses of listed bonds (pairs = distance, gap or csv;
   /// laws with stiffnesses per bond) from the binder's Young's modulus
   /// (pressure) and the bond radius r_b = bond_radius_ratio min(r_i, r_j)

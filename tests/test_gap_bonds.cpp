@@ -13,6 +13,11 @@
 #include <string>
 #include <utility>
 
+#include <random>
+
+#include "contact/contact_provider.hpp"
+#include "engine/time_step.hpp"
+#include "scene/gap_bonds.hpp"
 #include "scene/scene_builder.hpp"
 #include "scene/scene_spec.hpp"
 #include "scene_support.hpp"
@@ -170,6 +175,136 @@ TEST(GapBonds, BadKeysAreRefusedNamingThem) {
   std::string distance = gap_scene("max_gap = 1e-5\n");
   distance = testing::replaced(distance, "pairs = \"gap\"", "pairs = \"distance\"\ndistance = 0.001");
   refused(distance, "max_gap");
+}
+
+// The binder bridge's volume (docs/model.md §21.5) against a Monte Carlo
+// count of the points of the cylinder between the centres that lie in
+// neither sphere: apart, touching, and with the bridge as wide as the
+// smaller sphere.
+TEST(GapBonds, TheBridgeVolumeEqualsAMonteCarloCountOfTheBinderBetweenTwoSpheres) {
+  struct Case {
+    double length, r_i, r_j, a;
+  };
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  for (const Case c : {Case{2.6, 1.0, 1.2, 0.5}, Case{2.0, 1.0, 1.0, 0.7}, Case{1.9, 0.5, 1.4, 0.5},
+                       Case{3.0, 1.0, 1.0, 0.2}}) {
+    // Points in the box [0, length] x [-a, a]^2 around the axis (x).
+    const int samples = 2000000;
+    int inside = 0;
+    for (int k = 0; k < samples; ++k) {
+      const double x = u(rng) * c.length, y = (2.0 * u(rng) - 1.0) * c.a, z = (2.0 * u(rng) - 1.0) * c.a;
+      if (y * y + z * z > c.a * c.a) continue;
+      if (x * x + y * y + z * z < c.r_i * c.r_i) continue;
+      const double xj = c.length - x;
+      if (xj * xj + y * y + z * z < c.r_j * c.r_j) continue;
+      ++inside;
+    }
+    const double counted = 4.0 * c.a * c.a * c.length * double(inside) / samples;
+    const double v = bridge_volume(c.length, c.r_i, c.r_j, c.a);
+    // 2e6 samples: the count's relative error is about 1/sqrt(inside) < 0.3%.
+    EXPECT_NEAR(v / counted, 1.0, 0.01) << c.length << " " << c.r_i << " " << c.r_j << " " << c.a;
+  }
+  // Spheres overlapping far: no binder.
+  EXPECT_EQ(bridge_volume(0.5, 1.0, 1.0, 0.9), 0.0);
+}
+
+/// The bridge volume and gap ratio of every bonded pair of s (bridge radius
+/// ratio min(r_i, r_j)).
+struct Bridge {
+  double ratio, volume;
+};
+std::vector<Bridge> bridges(const BuiltScene& s, double ratio) {
+  const ParticleStore& p = s.scene.particles;
+  std::vector<Bridge> out;
+  for (const auto& [i, j] : bonded(s.scene.bonds)) {
+    const double length = (p.position[i] - p.position[j]).norm(), r = std::min(p.radius[i], p.radius[j]);
+    out.push_back({(length - p.radius[i] - p.radius[j]) / r, bridge_volume(length, p.radius[i], p.radius[j], ratio * r)});
+  }
+  return out;
+}
+
+// [bonds] binder_volume_fraction: the bonds are every pair within the
+// chosen gap ratio (a brute-force count), their bridges hold at least the
+// fraction and those below the widest bonded ratio less; a larger fraction
+// bonds more pairs; the chosen ratio is in dem check's notes.
+TEST(GapBonds, BinderVolumeFractionChoosesTheGapWhoseBridgesHoldIt) {
+  std::size_t previous = 0;
+  for (const double f : {0.005, 0.03}) {
+    char line[64];
+    std::snprintf(line, sizeof line, "binder_volume_fraction = %.17g\n", f);
+    const BuiltScene s = build(gap_scene(line + kBinder));
+    const ParticleStore& p = s.scene.particles;
+    const std::vector<Bridge> b = bridges(s, 0.5);
+    ASSERT_FALSE(b.empty());
+    double widest = -INFINITY;
+    for (const Bridge& x : b) widest = std::max(widest, x.ratio);
+    EXPECT_EQ(bonded(s.scene.bonds), brute_force(p, 0.0, widest)) << f;
+    double grains = 0.0, all = 0.0, below = 0.0;
+    for (std::size_t i = 0; i < p.size(); ++i) grains += 4.0 / 3.0 * std::numbers::pi * std::pow(p.radius[i], 3);
+    for (const Bridge& x : b) all += x.volume, below += x.ratio < widest ? x.volume : 0.0;
+    const double target = f / (1.0 - f) * grains;
+    std::printf("binder_volume_fraction %g: %zu bonds, gap ratio %.4g, binder %.5g of the volume\n", f, b.size(),
+                widest, all / (all + grains));
+    EXPECT_GE(all, target * (1.0 - 1e-12)) << f;
+    EXPECT_LT(below, target) << f;
+    EXPECT_GT(b.size(), previous) << f;
+    previous = b.size();
+    bool noted = false;
+    for (const std::string& note : s.notes) noted = noted || note.find("max_gap_ratio") != std::string::npos;
+    EXPECT_TRUE(noted);
+  }
+}
+
+// Baker-Gonzalez bonds have no time-step limit of their own: beside a
+// contact law that has one (Hertz-Mindlin's Rayleigh step), the bonds'
+// per-particle estimate (docs/model.md §7) still limits the step when it
+// is the smaller, with its default fraction 0.1.
+TEST(GapBonds, StiffBakerGonzalezBondsLimitTheTimeStepBesideHertzMindlinContact) {
+  const auto scene = [](const char* modulus) {
+    std::string text = gap_scene(std::string("max_gap_ratio = 0.1\nbinder_modulus = ") + modulus +
+                                 "\nbond_radius_ratio = 0.5\n");
+    return build(testing::replaced(text, "time_step = 1e-9", "time_step = \"auto\""));
+  };
+  const BuiltScene soft = scene("2e3"), stiff = scene("2e11");
+  const double rayleigh = soft.critical_time_step;  // the contact law's own limit
+  EXPECT_EQ(soft.critical_source.find("bonds"), std::string::npos) << soft.critical_source;
+  const double bonded = critical_time_step_of(stiff.scene.particles, stiff.scene.bonds, ContactSettings{}).h;
+  std::printf("Rayleigh step %.4g, stiff bonds' estimate %.4g\n", rayleigh, bonded);
+  ASSERT_LT(bonded, 0.2 * rayleigh);
+  EXPECT_DOUBLE_EQ(stiff.critical_time_step, bonded);
+  EXPECT_DOUBLE_EQ(stiff.time_step, 0.1 * bonded);
+  EXPECT_NE(stiff.critical_source.find("baker-gonzalez bonds"), std::string::npos) << stiff.critical_source;
+}
+
+// A density whose masses overflow the contact's effective mass m_i m_j /
+// (m_i + m_j) is refused naming density (it made NaN forces at step 0).
+TEST(GapBonds, ADensityWhoseMassesOverflowTheEffectiveMassIsRefused) {
+  try {
+    build(testing::replaced(gap_scene("max_gap_ratio = 0.1\n" + kBinder), "density = 2500", "density = 1e300"));
+    ADD_FAILURE() << "density 1e300 was accepted";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("density: the mass"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("effective mass"), std::string::npos) << e.what();
+  }
+}
+
+TEST(GapBonds, BadBinderVolumeFractionsAreRefusedNamingTheKey) {
+  const auto refused = [](const std::string& text) {
+    try {
+      build(text);
+    } catch (const std::exception& e) {
+      EXPECT_NE(std::string(e.what()).find("binder_volume_fraction"), std::string::npos) << e.what();
+      return;
+    }
+    ADD_FAILURE() << "accepted " << text;
+  };
+  refused(gap_scene("binder_volume_fraction = 0\n" + kBinder));
+  refused(gap_scene("binder_volume_fraction = 1\n" + kBinder));
+  refused(gap_scene("binder_volume_fraction = -0.1\n" + kBinder));
+  refused(gap_scene("binder_volume_fraction = 0.1\nmax_gap_ratio = 0.1\n" + kBinder));
+  // More binder than the bridges within a gap of the smaller radius hold.
+  refused(gap_scene("binder_volume_fraction = 0.6\n" + kBinder));
 }
 
 }  // namespace
