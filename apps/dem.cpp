@@ -12,10 +12,12 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <iostream>
 #include <sstream>
+#include <vector>
 
 #include "apps/cli_checks.hpp"
 #include "run/run_loop.hpp"
@@ -25,6 +27,7 @@
 #include "scene/scene_builder.hpp"
 #include "scene/specimen_files.hpp"
 #include "core/format.hpp"
+#include "core/peak_memory.hpp"
 #ifdef DEM_WITH_MPI
 #include "mpi/agreement.hpp"
 #include "mpi/domain.hpp"
@@ -184,6 +187,28 @@ void print_summary(const BuiltScene& b, const SceneSpec& spec, std::ostream& out
       << "\n";
 }
 
+#ifdef DEM_WITH_MPI
+/// Every rank's peak resident memory, gathered on rank 0 and printed there
+/// with the largest and the sum (issue 28: memory per rank). Collective.
+void print_rank_peaks(int ranks) {
+  const double mine = static_cast<double>(peak_resident_bytes());
+  std::vector<double> all(static_cast<std::size_t>(ranks), 0.0);
+  MPI_Gather(&mine, 1, MPI_DOUBLE, all.data(), 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank != 0) return;
+  const auto largest = std::max_element(all.begin(), all.end());
+  double sum = 0.0;
+  std::cout << "  MPI: peak memory per rank (MiB):";
+  for (const double b : all) {
+    std::cout << " " << format_g(b / 1048576.0, 4);
+    sum += b;
+  }
+  std::cout << "; largest " << format_g(*largest / 1048576.0, 4) << " (rank " << (largest - all.begin())
+            << "), all ranks " << format_g(sum / 1048576.0, 4) << "\n";
+}
+#endif
+
 /// Runs `sim` to the end: on this process's threads, or, started by mpirun
 /// on more than one rank, split into one part per rank (mpi/domain.hpp).
 int run(Simulation sim, RunPlan& plan) {
@@ -223,6 +248,7 @@ int run(Simulation sim, RunPlan& plan) {
       std::cout << "  MPI: parts made " << domain.partitions() << " times (at the start, then when particles had "
                    "moved half the ghost margin"
                 << (std::getenv("DEM_REPARTITION_EVERY") != nullptr ? " or by DEM_REPARTITION_EVERY" : "") << ")\n";
+    if (status == kExitOk) print_rank_peaks(ranks);
     return status;
   }
 #endif

@@ -16,6 +16,7 @@
 # make new parts every N steps (DEM_REPARTITION_EVERY), so that particles
 # migrate between ranks many times. MIN_PARTS (default 0): each decomposed
 # run must report ("parts made N times") at least that many parts made.
+# Each decomposed run must print every rank's peak memory and the largest.
 # The reference is `dem run` on 1 process at 2 threads. Prints one line per
 # layout and "N passed, M failed"; exits 1 on any difference or failure.
 set -uo pipefail
@@ -83,6 +84,12 @@ for r in "${ranks[@]}"; do
     made=$(sed -n 's/.*MPI: parts made \([0-9]*\) times.*/\1/p' "$out.log")
     if [ "${made:-0}" -lt "${MIN_PARTS:-0}" ]; then
       echo "FAIL: $label: parts made ${made:-0} times, expected at least $MIN_PARTS"
+      failed=$((failed + 1)); continue
+    fi
+    # Every rank's peak memory, and the largest (issue 28 item 4).
+    peaks=$(sed -n 's/.*MPI: peak memory per rank (MiB):\([^;]*\); largest .*/\1/p' "$out.log" | wc -w)
+    if [ "$peaks" -ne "$r" ]; then
+      echo "FAIL: $label: expected the peak memory of $r ranks, got: $(grep 'peak memory per rank' "$out.log")"
       failed=$((failed + 1)); continue
     fi
     if compare "$out"; then
