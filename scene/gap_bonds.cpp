@@ -12,18 +12,14 @@
 
 namespace dem {
 
-double widest_bond_gap(const BondSpec& bonds, std::span<const double> radii) {
-  if (bonds.max_gap) return *bonds.max_gap;
-  const double r_max = radii.empty() ? 0.0 : *std::max_element(radii.begin(), radii.end());
-  if (bonds.binder_volume_fraction) return kWidestBinderGapRatio * r_max;
-  // (A ratio chosen for a binder volume may be negative: overlapping pairs only.)
-  return std::max(0.0, bonds.max_gap_ratio.value_or(0.0) * r_max);
-}
+namespace {
 
-double bridge_volume(double length, double r_i, double r_j, double a) {
-  const auto inside = [a](double r) { return 2.0 * std::numbers::pi / 3.0 * (r * r * r - std::pow(r * r - a * a, 1.5)); };
-  return std::max(0.0, std::numbers::pi * a * a * length - inside(r_i) - inside(r_j));
-}
+/// The pairs (i < j, distance to the nearest image) closer than r_i + r_j +
+/// skin, from the neighbour search (in its order).
+struct NearPair {
+  std::uint32_t i, j;
+  double length;
+};
 
 std::vector<NearPair> near_pairs(std::span<const Vec3> positions, std::span<const double> radii, double skin,
                                  const PeriodicCell& cell) {
@@ -43,8 +39,25 @@ std::vector<NearPair> near_pairs(std::span<const Vec3> positions, std::span<cons
   return pairs;
 }
 
-double binder_gap_ratio_of(double fraction, std::span<const double> radii, const std::vector<NearPair>& pairs,
-                           const std::vector<double>& bridge_radii) {
+}  // namespace
+
+double widest_bond_gap(const BondSpec& bonds, std::span<const double> radii) {
+  if (bonds.max_gap) return *bonds.max_gap;
+  const double r_max = radii.empty() ? 0.0 : *std::max_element(radii.begin(), radii.end());
+  if (bonds.binder_volume_fraction) return kWidestBinderGapRatio * r_max;
+  // (A ratio chosen for a binder volume may be negative: overlapping pairs only.)
+  return std::max(0.0, bonds.max_gap_ratio.value_or(0.0) * r_max);
+}
+
+double bridge_volume(double length, double r_i, double r_j, double a) {
+  const auto inside = [a](double r) { return 2.0 * std::numbers::pi / 3.0 * (r * r * r - std::pow(r * r - a * a, 1.5)); };
+  return std::max(0.0, std::numbers::pi * a * a * length - inside(r_i) - inside(r_j));
+}
+
+double binder_gap_ratio(double fraction, std::span<const Vec3> positions, std::span<const double> radii,
+                        const PeriodicCell& cell, const std::function<double(std::uint32_t, std::uint32_t)>& bridge_radius) {
+  const double r_max = radii.empty() ? 0.0 : *std::max_element(radii.begin(), radii.end());
+  const std::vector<NearPair> pairs = near_pairs(positions, radii, kWidestBinderGapRatio * r_max, cell);
   double particles = 0.0;
   for (const double r : radii) particles += 4.0 / 3.0 * std::numbers::pi * r * r * r;
   const double target = fraction / (1.0 - fraction) * particles;
@@ -53,10 +66,11 @@ double binder_gap_ratio_of(double fraction, std::span<const double> radii, const
     std::uint32_t i, j;
   };
   std::vector<Entry> e;
-  for (std::size_t k = 0; k < pairs.size(); ++k) {
-    const auto [i, j, length] = pairs[k];
+  for (const auto& [i, j, length] : pairs) {
     const double ratio = (length - radii[i] - radii[j]) / std::min(radii[i], radii[j]);
-    if (ratio <= kWidestBinderGapRatio) e.push_back({ratio, bridge_volume(length, radii[i], radii[j], bridge_radii[k]), i, j});
+    if (ratio > kWidestBinderGapRatio) continue;
+    const double a = std::min(bridge_radius(i, j), std::min(radii[i], radii[j]));
+    e.push_back({ratio, bridge_volume(length, radii[i], radii[j], a), i, j});
   }
   std::sort(e.begin(), e.end(), [](const Entry& a, const Entry& b) {
     return std::tie(a.ratio, a.i, a.j) < std::tie(b.ratio, b.i, b.j);

@@ -6,8 +6,8 @@
 /// length, or a fraction of the smaller radius), touching and overlapping
 /// pairs included (g_ij <= 0).
 
-#include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <utility>
 #include <vector>
@@ -42,9 +42,8 @@ double bridge_volume(double length, double r_i, double r_j, double a);
 /// the sum first reaches f / (1 - f) times the particles' volume V_p is
 /// returned. Throws std::invalid_argument naming binder_volume_fraction if
 /// all those pairs' bridges hold less.
-template <class BridgeRadius>
 double binder_gap_ratio(double fraction, std::span<const Vec3> positions, std::span<const double> radii,
-                        const PeriodicCell& cell, BridgeRadius&& bridge_radius);
+                        const PeriodicCell& cell, const std::function<double(std::uint32_t, std::uint32_t)>& bridge_radius);
 
 /// The largest gap bonded between particles of radii r_i, r_j (length).
 double bond_gap(const BondSpec& bonds, double r_i, double r_j);
@@ -59,29 +58,5 @@ std::vector<std::pair<std::uint32_t, std::uint32_t>> gap_bond_pairs(const BondSp
                                                                     std::span<const Vec3> positions,
                                                                     std::span<const double> radii,
                                                                     const PeriodicCell& cell);
-
-/// The pairs (i, j, distance to the nearest image) closer than r_i + r_j +
-/// skin, from the neighbour search (in its order).
-struct NearPair {
-  std::uint32_t i, j;
-  double length;
-};
-std::vector<NearPair> near_pairs(std::span<const Vec3> positions, std::span<const double> radii, double skin,
-                                 const PeriodicCell& cell);
-
-/// The ratio search of binder_gap_ratio on the pairs given.
-double binder_gap_ratio_of(double fraction, std::span<const double> radii, const std::vector<NearPair>& pairs,
-                           const std::vector<double>& bridge_radii);
-
-template <class BridgeRadius>
-double binder_gap_ratio(double fraction, std::span<const Vec3> positions, std::span<const double> radii,
-                        const PeriodicCell& cell, BridgeRadius&& bridge_radius) {
-  const double r_max = radii.empty() ? 0.0 : *std::max_element(radii.begin(), radii.end());
-  const std::vector<NearPair> pairs = near_pairs(positions, radii, kWidestBinderGapRatio * r_max, cell);
-  std::vector<double> a(pairs.size());
-  for (std::size_t k = 0; k < pairs.size(); ++k)
-    a[k] = std::min(bridge_radius(pairs[k].i, pairs[k].j), std::min(radii[pairs[k].i], radii[pairs[k].j]));
-  return binder_gap_ratio_of(fraction, radii, pairs, a);
-}
 
 }  // namespace dem

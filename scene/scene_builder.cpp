@@ -62,6 +62,13 @@ std::string point_text(const Vec3& x) {
   return out;
 }
 
+/// The binder radius r_b of a listed bond between radii r_i, r_j: [bonds]
+/// bond_radius_ratio min(r_i, r_j) (docs/model.md §21.5), else beta (r_i +
+/// r_j)/2 (§7).
+double listed_bond_radius(const BondSpec& bonds, double beta, double r_i, double r_j) {
+  return bonds.bond_radius_ratio ? *bonds.bond_radius_ratio * std::min(r_i, r_j) : 0.5 * beta * (r_i + r_j);
+}
+
 /// docs/model.md §7 bond stiffnesses of a binder cylinder of Young's modulus
 /// e_b, radius rb and rest length r0.
 BondStiffness binder_stiffness(double e_b, double rb, double r0) {
@@ -1187,12 +1194,10 @@ BondSpec chosen_gap(SceneBuild& b) {
   const Scene& scene = b.out.scene;
   const ParticleStore& particles = scene.particles;
   const auto radius = [&](std::uint32_t i, std::uint32_t j) {
-    const double r_i = particles.radius[i], r_j = particles.radius[j];
-    if (own) return *own * std::min(r_i, r_j);
-    const double factor = beta ? *beta
-                               : std::min(scene.materials[particles.material[i]].bond_radius_factor,
-                                          scene.materials[particles.material[j]].bond_radius_factor);
-    return factor * 0.5 * (r_i + r_j);
+    const double factor = own || beta ? beta.value_or(0.0)
+                                      : std::min(scene.materials[particles.material[i]].bond_radius_factor,
+                                                 scene.materials[particles.material[j]].bond_radius_factor);
+    return listed_bond_radius(bonds, factor, particles.radius[i], particles.radius[j]);
   };
   try {
     bonds.max_gap_ratio = binder_gap_ratio(*bonds.binder_volume_fraction, std::span(particles.position).first(b.n),
@@ -1302,16 +1307,14 @@ void add_listed_bonds(SceneBuild& b) {
       } else {
         const double r_i = particles.radius[i], r_j = particles.radius[j];
         const double r0 = (particles.position[i] - (particles.position[j] + image)).norm();
-        if (bonds.binder_modulus) {
-          // [bonds] binder_modulus, bond_radius_ratio: r_b = ratio min(r_i, r_j) (docs/model.md §21.5).
-          k = binder_stiffness(*bonds.binder_modulus, *bonds.bond_radius_ratio * std::min(r_i, r_j), r0);
-        } else {
-          // [material]: r_b = beta (r_i + r_j)/2 (docs/model.md §7).
-          const double beta = need(material.bond_radius_ratio, material, "bond_radius_ratio", bonds.place,
-                                   "bond stiffness");
-          k = binder_stiffness(need(material.binder_modulus, material, "binder_modulus", bonds.place, "bond stiffness"),
-                               0.5 * beta * (r_i + r_j), r0);
-        }
+        // [bonds] binder_modulus and bond_radius_ratio (both or neither), else [material]'s.
+        const double beta = bonds.binder_modulus ? 0.0
+                                                 : need(material.bond_radius_ratio, material, "bond_radius_ratio",
+                                                        bonds.place, "bond stiffness");
+        const double e_b = bonds.binder_modulus ? *bonds.binder_modulus
+                                                : need(material.binder_modulus, material, "binder_modulus",
+                                                       bonds.place, "bond stiffness");
+        k = binder_stiffness(e_b, listed_bond_radius(bonds, beta, r_i, r_j), r0);
       }
       try {
         scene.bonds.add(particles, i, j, k, image);
