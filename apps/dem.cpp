@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "apps/cli_checks.hpp"
+#include "run/checkpoint_parts.hpp"
 #include "run/run_loop.hpp"
 #include "run/scene_run.hpp"
 #include "core/parallel.hpp"
@@ -277,7 +278,7 @@ int run_scene(const Options& o) {
 }
 
 int restart(const Options& o) {
-  CheckpointState c = read_checkpoint(o.checkpoint);
+  CheckpointState c = read_whole_checkpoint(o.checkpoint);
   // The run's end as a time on the checkpoint's own clock (before any
   // change of step below).
   const double old_end_time = checkpoint_time_at(c, std::max(c.end_step, c.step_origin));

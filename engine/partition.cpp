@@ -365,17 +365,30 @@ std::vector<std::byte> pack_owned(const Simulation& part) {
   return out;
 }
 
-GlobalState unpack_state(std::span<const std::vector<std::byte>> pieces, const Simulation& part,
-                         std::vector<std::uint32_t> failed_bonds) {
+GlobalState shared_state(const Simulation& part, std::vector<std::uint32_t> failed_bonds) {
+  GlobalState g;
+  if (const NeighbourSearch* search = search_of(part.forces())) g.rebuild_count = search->rebuild_count();
+  capture_cell(part, g);
+  g.failed_bonds = std::move(failed_bonds);
+  g.steps = part.step_count();
+  g.time_origin = part.time_origin();
+  g.step_origin = part.step_origin();
+  g.ledger = part.ledger();
+  return g;
+}
+
+GlobalState unpack_state(std::span<const std::vector<std::byte>> pieces, std::size_t providers, GlobalState shared) {
   ParticleStore all;
   std::vector<Vec3> built;
   bool with_list = false;
-  std::vector<std::vector<std::byte>> histories(part.forces().providers().size());
+  std::vector<std::vector<std::byte>> histories(providers);
   std::vector<std::span<const std::byte>> clump_bytes;
   for (const std::vector<std::byte>& piece : pieces) {
     std::size_t at = 0;
     const auto n = static_cast<std::size_t>(take<std::uint64_t>(piece, at));
     with_list = take<std::uint8_t>(piece, at) != 0;
+    // (Each particle takes far more than a byte: a count past the bytes is a bad piece.)
+    if (n > piece.size()) throw std::runtime_error("a packed particle piece is truncated");
     all.for_each_field([&](const char*, auto& v) {
       using T = typename std::decay_t<decltype(v)>::value_type;
       for (std::size_t k = 0; k < n; ++k) v.push_back(take<T>(piece, at));
@@ -383,41 +396,53 @@ GlobalState unpack_state(std::span<const std::vector<std::byte>> pieces, const S
     for (std::size_t k = 0; k < n; ++k) all.order_key.push_back(take<std::uint64_t>(piece, at));
     if (with_list)
       for (std::size_t k = 0; k < n; ++k) built.push_back(take<Vec3>(piece, at));
-    const auto providers = static_cast<std::size_t>(take<std::uint64_t>(piece, at));
-    if (providers != histories.size()) throw std::runtime_error("a packed particle piece has another provider count");
+    const auto count = static_cast<std::size_t>(take<std::uint64_t>(piece, at));
+    if (count != histories.size()) throw std::runtime_error("a packed particle piece has another provider count");
     for (std::vector<std::byte>& h : histories) {
       const auto bytes = static_cast<std::size_t>(take<std::uint64_t>(piece, at));
-      if (at + bytes > piece.size()) throw std::runtime_error("a packed particle piece is truncated");
+      if (bytes > piece.size() - at) throw std::runtime_error("a packed particle piece is truncated");
       h.insert(h.end(), piece.begin() + static_cast<std::ptrdiff_t>(at), piece.begin() + static_cast<std::ptrdiff_t>(at + bytes));
       at += bytes;
     }
     const auto bytes = static_cast<std::size_t>(take<std::uint64_t>(piece, at));
-    if (at + bytes > piece.size()) throw std::runtime_error("a packed particle piece is truncated");
+    if (bytes > piece.size() - at) throw std::runtime_error("a packed particle piece is truncated");
     clump_bytes.emplace_back(piece.data() + at, bytes);
     at += bytes;
     if (at != piece.size()) throw std::runtime_error("a packed particle piece has bytes left over");
   }
   const std::vector<std::uint32_t> order = global_order(all);
-  GlobalState g;
+  GlobalState g = std::move(shared);
   g.particles = select_particles(all, order);
   if (with_list) {
     g.build_positions.resize(order.size());
     for (std::size_t k = 0; k < order.size(); ++k) g.build_positions[k] = built[order[k]];
-    g.rebuild_count = search_of(part.forces())->rebuild_count();
   }
-  capture_cell(part, g);
-  g.failed_bonds = std::move(failed_bonds);
   g.histories = std::move(histories);
   for (const std::span<const std::byte> bytes : clump_bytes) {
     ByteReader r(bytes);
     for (Clump& c : load_clumps(r, std::numeric_limits<std::uint32_t>::max())) g.clumps.push_back(std::move(c));
   }
   g.clumps = sorted_clumps(std::move(g.clumps));
-  g.steps = part.step_count();
-  g.time_origin = part.time_origin();
-  g.step_origin = part.step_origin();
-  g.ledger = part.ledger();
   return g;
+}
+
+std::uint64_t bond_digest(const Simulation& whole) {
+  std::uint64_t h = 14695981039346656037ull;  // FNV-1a 64
+  const auto mix = [&](std::uint64_t v) {
+    for (int k = 0; k < 8; ++k) {
+      h ^= (v >> (8 * k)) & 0xffu;
+      h *= 1099511628211ull;
+    }
+  };
+  const ParticleStore& s = whole.particles();
+  const BondList& bonds = whole.forces().bonds();
+  // (In id order: a run re-orders its particles and bonds, not its pairs.)
+  std::vector<std::uint64_t> keys(bonds.size());
+  for (std::size_t b = 0; b < bonds.size(); ++b) keys[b] = pair_key(s.id[bonds.first[b]], s.id[bonds.second[b]]);
+  std::sort(keys.begin(), keys.end());
+  mix(s.id.size());
+  for (const std::uint64_t k : keys) mix(k);
+  return h;
 }
 
 }  // namespace dem

@@ -134,13 +134,24 @@ std::vector<PartLayout> part_layouts(const ParticleStore& particles, std::span<c
 /// clumps as bytes, for an MPI rank to send.
 std::vector<std::byte> pack_owned(const Simulation& part);
 
+/// What every part of a decomposed run shares: the scalars of the whole
+/// state (step, ledger, clock, the contact list's builds, the periodic cell
+/// and its build edges) as `part` holds them, and the failed bonds
+/// `failed_bonds` (scene indices, ascending); no particles.
+GlobalState shared_state(const Simulation& part, std::vector<std::uint32_t> failed_bonds);
+
 /// The whole state from the packed owned particles of every rank (any
-/// order of pieces), put into the whole system's order; the scalars (step,
-/// ledger, clock, list builds) are those of `part`, the failed bonds
-/// `failed_bonds` (ascending). Throws std::runtime_error for a piece that
-/// does not unpack.
-GlobalState unpack_state(std::span<const std::vector<std::byte>> pieces, const Simulation& part,
-                         std::vector<std::uint32_t> failed_bonds);
+/// order of pieces), put into the whole system's order, with the scalars
+/// of `shared` (shared_state()); `providers`: the part's provider count.
+/// Throws std::runtime_error for a piece that does not unpack.
+GlobalState unpack_state(std::span<const std::vector<std::byte>> pieces, std::size_t providers, GlobalState shared);
+
+/// A digest of the whole system's bonds (FNV-1a 64 of the particle count
+/// and the pair_key of the ids of every bond, ascending: the same whatever
+/// order a run has put its particles and bonds in): a checkpoint in parts
+/// (run/checkpoint_parts.hpp) tells by it that the scene it is put back
+/// together with is the one it was written from.
+std::uint64_t bond_digest(const Simulation& whole);
 
 /// What the run loop (run/run_loop.hpp, run/observers.hpp) needs of a run decomposed over MPI
 /// ranks (mpi/domain.hpp implements it). Every call is collective: all
@@ -153,15 +164,19 @@ class DecomposedRun {
   /// After each step: makes new parts when particles have moved too far
   /// since the last ones (the part Simulation is replaced in place).
   virtual void after_step() = 0;
-  /// The whole system at the current step, put together on rank 0 (for its
-  /// checkpoints); nullptr on the other ranks.
-  virtual const Simulation* whole_view() = 0;
   /// The whole system as set up: what it holds (bonds, providers, groups).
   /// Its particles are released (size 0, ids kept: Simulation::release_work)
   /// and its bonds' live flags are those it was set up with.
   virtual const Simulation& reference() const = 0;
   /// Particles of the whole system.
   virtual std::size_t particle_count() const = 0;
+  /// The scene indices of the bonds failed so far, ascending (every rank
+  /// keeps them).
+  virtual const std::vector<std::uint32_t>& failed_bonds() const = 0;
+  /// Rank 0's `value`, on every rank.
+  virtual std::uint64_t broadcast(std::uint64_t value) = 0;
+  /// Every rank's `mine`, on rank 0 in rank order; empty on the others.
+  virtual std::vector<std::vector<std::byte>> gather_to_root(const std::vector<std::byte>& mine) = 0;
   /// Per slot of this rank's part: the smallest particle id of its fragment
   /// of the whole system's live-bond graph (VTK point data "fragment").
   virtual std::vector<std::uint32_t> fragment_labels(const ParticleStore& part) const = 0;

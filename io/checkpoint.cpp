@@ -21,6 +21,18 @@
 
 namespace dem {
 
+std::uint32_t crc32_of(std::span<const std::byte> bytes) {
+  uLong crc = crc32(0L, Z_NULL, 0);
+  const auto* p = reinterpret_cast<const Bytef*>(bytes.data());
+  std::size_t left = bytes.size();
+  while (left > 0) {  // zlib's length is a uInt: feed large payloads in chunks
+    const uInt chunk = static_cast<uInt>(std::min<std::size_t>(left, 1u << 30));
+    crc = crc32(crc, p, chunk);
+    p += chunk;
+    left -= chunk;
+  }
+  return static_cast<std::uint32_t>(crc);
+}
 
 namespace {
 
@@ -40,19 +52,6 @@ std::uint32_t map_code(IntegratorMap map) {
   throw std::invalid_argument("encode_checkpoint: invalid integrator map");
 }
 
-std::uint32_t crc32_of(std::span<const std::byte> bytes) {
-  uLong crc = crc32(0L, Z_NULL, 0);
-  const auto* p = reinterpret_cast<const Bytef*>(bytes.data());
-  std::size_t left = bytes.size();
-  while (left > 0) {  // zlib's length is a uInt: feed large payloads in chunks
-    const uInt chunk = static_cast<uInt>(std::min<std::size_t>(left, 1u << 30));
-    crc = crc32(crc, p, chunk);
-    p += chunk;
-    left -= chunk;
-  }
-  return static_cast<std::uint32_t>(crc);
-}
-
 // ---------------------------------------------------------------- encoding
 
 /// Appends a section: string tag, u64 length, the bytes body(writer) writes.
@@ -67,50 +66,76 @@ void put_section(ByteWriter& w, std::vector<std::byte>& out, const std::string& 
   std::memcpy(out.data() + length_at, &length, 8);
 }
 
+void encode_run(ByteWriter& r, const CheckpointState& s) {
+  r.string(s.scene_path);
+  r.string(s.scene_text);
+  r.u32(map_code(s.map));
+  r.f64(s.time_step);
+  r.u64(s.step_count);
+  r.u8(s.reorder_on_rebuild ? 1 : 0);
+  r.array(s.frame_times, [](ByteWriter& ww, double t) { ww.f64(t); });
+  r.u64(s.energy_rows);
+  r.u64(s.vtk_every);
+  r.u64(s.energy_every);
+  r.u64(s.checkpoint_every);
+  r.u64(s.end_step);
+  r.u64(s.run_id);
+  r.f64(s.energy_check.initial_energy);
+  r.f64(s.energy_check.scale);
+  r.f64(s.max_energy_drift);
+  r.f64(s.warn_energy_drift);
+  r.f64(s.ledger.fracture);
+  r.f64(s.ledger.contact);
+  r.f64(s.ledger.filter);
+  r.f64(s.ledger.boundary);
+  r.u64(s.groups.size());
+  for (const ParticleGroup& g : s.groups) {
+    r.string(g.name);
+    r.u8(static_cast<std::uint8_t>(g.motion));
+    r.vec3(g.velocity);
+    r.vec3(g.force);
+    r.array(g.ids, [](ByteWriter& ww, std::uint32_t id) { ww.u32(id); });
+  }
+  r.f64(s.implicit.newton_tolerance);
+  r.f64(s.implicit.cg_tolerance_max);
+  r.u64(s.implicit.max_newton_iterations);
+  r.u64(s.implicit.max_cg_iterations);
+  r.f64(s.time_origin);
+  r.u64(s.step_origin);
+  r.u8(s.energy_check.measured ? 1 : 0);
+  r.f64(s.energy_check.initial_gravity);
+  r.f64(s.energy_check.highest);
+  r.u64(s.energy_check.reference_step);
+}
+
+/// The "parts" section of an index (version 7).
+void encode_parts(ByteWriter& r, const CheckpointParts& p) {
+  r.u64(p.particle_count);
+  r.u64(p.bond_count);
+  r.u64(p.bond_digest);
+  r.u64(p.rebuild_count);
+  r.u8(p.build_edges ? 1 : 0);
+  r.mat3(p.build_edges ? *p.build_edges : Mat3::Zero());
+  r.array(p.failed_bonds, [](ByteWriter& ww, std::uint32_t b) { ww.u32(b); });
+  r.u64(p.parts.size());
+  for (const CheckpointPart& part : p.parts) {
+    r.string(part.file);
+    r.u64(part.bytes);
+    r.u32(part.crc);
+    r.u64(part.particles);
+  }
+}
+
 void encode_payload(const CheckpointState& s, std::vector<std::byte>& out) {
   ByteWriter w(out);
+  if (s.parts) {
+    w.u32(2);
+    put_section(w, out, "run", [&](ByteWriter& r) { encode_run(r, s); });
+    put_section(w, out, "parts", [&](ByteWriter& r) { encode_parts(r, *s.parts); });
+    return;
+  }
   w.u32(static_cast<std::uint32_t>(3 + s.providers.size()));
-  put_section(w, out, "run", [&](ByteWriter& r) {
-    r.string(s.scene_path);
-    r.string(s.scene_text);
-    r.u32(map_code(s.map));
-    r.f64(s.time_step);
-    r.u64(s.step_count);
-    r.u8(s.reorder_on_rebuild ? 1 : 0);
-    r.array(s.frame_times, [](ByteWriter& ww, double t) { ww.f64(t); });
-    r.u64(s.energy_rows);
-    r.u64(s.vtk_every);
-    r.u64(s.energy_every);
-    r.u64(s.checkpoint_every);
-    r.u64(s.end_step);
-    r.u64(s.run_id);
-    r.f64(s.energy_check.initial_energy);
-    r.f64(s.energy_check.scale);
-    r.f64(s.max_energy_drift);
-    r.f64(s.warn_energy_drift);
-    r.f64(s.ledger.fracture);
-    r.f64(s.ledger.contact);
-    r.f64(s.ledger.filter);
-    r.f64(s.ledger.boundary);
-    r.u64(s.groups.size());
-    for (const ParticleGroup& g : s.groups) {
-      r.string(g.name);
-      r.u8(static_cast<std::uint8_t>(g.motion));
-      r.vec3(g.velocity);
-      r.vec3(g.force);
-      r.array(g.ids, [](ByteWriter& ww, std::uint32_t id) { ww.u32(id); });
-    }
-    r.f64(s.implicit.newton_tolerance);
-    r.f64(s.implicit.cg_tolerance_max);
-    r.u64(s.implicit.max_newton_iterations);
-    r.u64(s.implicit.max_cg_iterations);
-    r.f64(s.time_origin);
-    r.u64(s.step_origin);
-    r.u8(s.energy_check.measured ? 1 : 0);
-    r.f64(s.energy_check.initial_gravity);
-    r.f64(s.energy_check.highest);
-    r.u64(s.energy_check.reference_step);
-  });
+  put_section(w, out, "run", [&](ByteWriter& r) { encode_run(r, s); });
   put_section(w, out, "particles",
               [&](ByteWriter& r) { save_fields(r, s.particles, s.particles.size(), "encode_checkpoint: particle"); });
   put_section(w, out, "clumps", [&](ByteWriter& r) { save_clumps(r, s.clumps); });
@@ -285,9 +310,67 @@ void decode_run(std::span<const std::byte> bytes, std::uint32_t version, Checkpo
   validate_run(s);
 }
 
+/// What the "parts" section of an index must hold.
+void validate_parts(const CheckpointParts& p) {
+  if (p.parts.empty()) fail("inconsistent: a checkpoint in parts lists no parts");
+  std::uint64_t held = 0;
+  for (std::size_t k = 0; k < p.parts.size(); ++k) {
+    const CheckpointPart& part = p.parts[k];
+    const std::filesystem::path f(part.file);
+    if (part.file.empty() || f.is_absolute() || part.file.find("..") != std::string::npos)
+      fail("inconsistent: part " + std::to_string(k) + " has the file name '" + part.file +
+           "' (a path inside the index's folder expected)");
+    if (part.particles > p.particle_count - held)
+      fail("inconsistent: the parts hold more than the " + std::to_string(p.particle_count) + " particles");
+    held += part.particles;
+  }
+  if (held != p.particle_count)
+    fail("inconsistent: the parts hold " + std::to_string(held) + " particles, the index announces " +
+         std::to_string(p.particle_count));
+  for (std::size_t k = 0; k < p.failed_bonds.size(); ++k)
+    if (p.failed_bonds[k] >= p.bond_count || (k > 0 && p.failed_bonds[k] <= p.failed_bonds[k - 1]))
+      fail("inconsistent: failed bond " + std::to_string(p.failed_bonds[k]) +
+           " is not below the bond count or not ascending");
+  if (p.build_edges && !p.build_edges->allFinite()) fail("inconsistent: the list's build edges are not finite");
+}
+
+void decode_parts(std::span<const std::byte> bytes, CheckpointParts& p) {
+  ByteReader r(bytes);
+  p.particle_count = r.u64("particle count");
+  p.bond_count = r.u64("bond count");
+  p.bond_digest = r.u64("bond digest");
+  p.rebuild_count = r.u64("list builds");
+  const std::uint8_t edges = r.u8("build edges flag");
+  if (edges > 1) fail("inconsistent: the build edges flag must be 0 or 1, got " + std::to_string(edges));
+  const Mat3 m = r.mat3("build edges");
+  if (edges == 1) p.build_edges = m;
+  r.array(p.failed_bonds, 4, "failed bond", [](ByteReader& rr) { return rr.u32("failed bond"); });
+  const std::size_t parts = r.count("part", 28);
+  for (std::size_t k = 0; k < parts; ++k) {
+    CheckpointPart part;
+    part.file = r.string("part file", 4096);
+    part.bytes = r.u64("part length");
+    part.crc = r.u32("part CRC");
+    part.particles = r.u64("part particles");
+    p.parts.push_back(std::move(part));
+  }
+  r.expect_end("the 'parts' section");
+  validate_parts(p);
+}
+
 void decode_payload(std::span<const std::byte> payload, std::uint32_t version, CheckpointState& s) {
   ByteReader r(payload);
   const std::uint32_t sections = r.u32("section count");
+  if (version == checkpoint_index_version) {
+    if (sections != 2) fail("inconsistent: an index of parts has " + std::to_string(sections) + " sections, not 2");
+    std::string tag;
+    decode_run(take_section(r, "run", false, tag), version, s);
+    s.parts.emplace();
+    decode_parts(take_section(r, "parts", false, tag), *s.parts);
+    if (r.remaining() != 0)
+      fail("corrupted: " + std::to_string(r.remaining()) + " unexpected bytes after the end of the payload");
+    return;
+  }
   if (sections < 3) fail("inconsistent: " + std::to_string(sections) + " sections, at least 3 expected");
   std::string tag;
   decode_run(take_section(r, "run", false, tag), version, s);
@@ -351,20 +434,25 @@ void as_checkpoint_errors(F&& f) {
 
 }  // namespace
 
-CheckpointState capture_simulation(const Simulation& sim) {
+CheckpointState capture_run_state(const Simulation& sim) {
   CheckpointState c;
   c.map = sim.map();
   c.time_step = sim.time_step();
   c.step_count = sim.step_count();
   c.reorder_on_rebuild = sim.forces().reorder_on_rebuild();
-  c.particles = sim.particles();
-  c.clumps = sim.clumps();
-  c.providers = save_providers(sim.forces());
   c.ledger = sim.ledger();
   c.groups = sim.groups();
   c.implicit = sim.implicit_settings();
   c.time_origin = sim.time_origin();
   c.step_origin = sim.step_origin();
+  return c;
+}
+
+CheckpointState capture_simulation(const Simulation& sim) {
+  CheckpointState c = capture_run_state(sim);
+  c.particles = sim.particles();
+  c.clumps = sim.clumps();
+  c.providers = save_providers(sim.forces());
   return c;
 }
 
@@ -384,7 +472,7 @@ std::vector<std::byte> encode_checkpoint(const CheckpointState& state) {
   encode_payload(state, out);
   const std::span<const std::byte> payload(out.data() + checkpoint_header_size,
                                            out.size() - checkpoint_header_size);
-  const std::uint32_t version = checkpoint_format_version;
+  const std::uint32_t version = state.parts ? checkpoint_index_version : checkpoint_format_version;
   const std::uint32_t reserved = 0;
   const std::uint64_t length = payload.size();
   const std::uint32_t crc = crc32_of(payload);
@@ -406,10 +494,10 @@ CheckpointState decode_checkpoint(std::span<const std::byte> bytes) {
     fail("truncated: the file has " + std::to_string(size) + " bytes, less than the " +
          std::to_string(checkpoint_header_size) + "-byte header");
   const auto version = load<std::uint32_t>(bytes, 8);
-  if (version < checkpoint_oldest_version || version > checkpoint_format_version)
+  if (version < checkpoint_oldest_version || version > checkpoint_index_version)
     fail("checkpoint format version " + std::to_string(version) +
          " is not supported; this build reads versions " + std::to_string(checkpoint_oldest_version) +
-         " to " + std::to_string(checkpoint_format_version));
+         " to " + std::to_string(checkpoint_index_version));
   if (load<std::uint32_t>(bytes, 12) != 0 || load<std::uint32_t>(bytes, 28) != 0)
     fail("corrupted: a reserved header field is not zero");
   const auto length = load<std::uint64_t>(bytes, 16);
@@ -434,6 +522,7 @@ CheckpointState decode_checkpoint(std::span<const std::byte> bytes) {
 void validate_checkpoint_state(const CheckpointState& state) {
   as_checkpoint_errors([&] {
     validate_run(state);
+    if (state.parts) return validate_parts(*state.parts);
     validate_particles(state.particles);
     (void)load_providers(state.providers, state.particles, state.reorder_on_rebuild);
   });
@@ -447,11 +536,14 @@ void write_checkpoint(const std::filesystem::path& path, const CheckpointState& 
     throw CheckpointError("not writing checkpoint '" + path.string() + "' (the last one written is kept): the state " +
                           "cannot be continued from: " + e.what());
   }
-  const std::vector<std::byte> bytes = encode_checkpoint(state);
+  write_file_durably(path, encode_checkpoint(state), "checkpoint");
+}
+
+void write_file_durably(const std::filesystem::path& path, std::span<const std::byte> bytes, const std::string& what) {
   std::filesystem::path tmp = path;
   tmp += ".tmp";
   const auto failure = [&](const std::string& step, int err) {
-    return std::runtime_error("cannot write checkpoint '" + path.string() + "': " + step +
+    return std::runtime_error("cannot write " + what + " '" + path.string() + "': " + step +
                               " '" + tmp.string() + "' failed: " + errno_text(err));
   };
 
@@ -497,8 +589,8 @@ void write_checkpoint(const std::filesystem::path& path, const CheckpointState& 
   }
 }
 
-CheckpointState read_checkpoint(const std::filesystem::path& path) {
-  const std::string name = "checkpoint '" + path.string() + "'";
+std::vector<std::byte> read_file_bytes(const std::filesystem::path& path, const std::string& what) {
+  const std::string name = what + " '" + path.string() + "'";
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) fail(name + ": is a directory");
   std::ifstream in(path, std::ios::binary);
@@ -513,10 +605,15 @@ CheckpointState read_checkpoint(const std::filesystem::path& path) {
     std::memcpy(bytes.data() + at, buf.data(), got);
   }
   if (in.bad()) fail(name + ": read error");
+  return bytes;
+}
+
+CheckpointState read_checkpoint(const std::filesystem::path& path) {
+  const std::vector<std::byte> bytes = read_file_bytes(path, "checkpoint");
   try {
     return decode_checkpoint(bytes);
   } catch (const CheckpointError& e) {
-    fail(name + ": " + e.what());
+    fail("checkpoint '" + path.string() + "': " + e.what());
   }
 }
 

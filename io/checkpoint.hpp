@@ -7,7 +7,9 @@
 ///
 ///     offset  size  field
 ///          0     8  magic "DEMCKPT\0"
-///          8     4  format version (uint32, 6; versions 2 to 5 are read too)
+///          8     4  format version (uint32, 6 for a whole checkpoint, 7
+///                   for the index of a checkpoint in parts; versions 2 to
+///                   5 are read too)
 ///         12     4  reserved (uint32, 0)
 ///         16     8  payload length L in bytes (uint64)
 ///         24     4  CRC-32 of the payload (zlib crc32, uint32)
@@ -49,6 +51,22 @@
 ///                  for laws that keep it), "provider:walls",
 ///                  "provider:gravity"
 ///
+/// A version-7 file is the index of a checkpoint written in parts by the
+/// ranks of an MPI run (io/checkpoint_parts.hpp): the "run" section as in
+/// version 6, then one section
+///
+///     "parts"      u64 particle count, u64 bond count, u64 bond digest
+///                  (engine/partition.hpp bond_digest: the bonds' id
+///                  pairs, to tell the scene it was made from), u64 list builds, u8 build edges given
+///                  and mat3 build edges, array of u32 failed bond indices
+///                  (ascending), then per part (u64 count): string file
+///                  (relative to the index's folder), u64 byte length,
+///                  u32 CRC-32 of the whole file, u64 particles owned
+///
+/// in place of "particles", "clumps" and the providers' sections; the
+/// particles, their clumps and their providers' histories are in the part
+/// files, and the providers' static records come from the scene text.
+///
 /// A version-5 file is the same without the version-6 fields: its energy
 /// check is read as not measured (the restart measures its own reference).
 /// A version-4 file is the same without the version-5 fields (the default
@@ -84,6 +102,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -97,6 +116,27 @@
 #include "engine/simulation.hpp"
 
 namespace dem {
+
+/// One part file of a checkpoint in parts (io/checkpoint_parts.hpp).
+struct CheckpointPart {
+  std::string file;             ///< path relative to the index file's folder
+  std::uint64_t bytes = 0;      ///< the file's length
+  std::uint32_t crc = 0;        ///< CRC-32 of the whole file
+  std::uint64_t particles = 0;  ///< particles it holds (owned by its rank)
+};
+
+/// What the index of a checkpoint in parts holds beyond the "run" section:
+/// the parts, and the whole system's scalars that the parts share
+/// (engine/partition.hpp GlobalState).
+struct CheckpointParts {
+  std::uint64_t particle_count = 0;  ///< the whole system's
+  std::uint64_t bond_count = 0;      ///< bonds of the scene (live or failed)
+  std::uint64_t bond_digest = 0;     ///< engine/partition.hpp bond_digest() of the scene
+  std::uint64_t rebuild_count = 0;   ///< the contact list's builds so far
+  std::optional<Mat3> build_edges;   ///< a periodic cell's edges at the last build
+  std::vector<std::uint32_t> failed_bonds;  ///< scene indices, ascending
+  std::vector<CheckpointPart> parts;         ///< one per rank that wrote it
+};
 
 /// Everything a run needs to continue exactly.
 struct CheckpointState {
@@ -135,11 +175,19 @@ struct CheckpointState {
   /// The clock after a change of time step (version 5; Simulation::set_time_origin).
   double time_origin = 0.0;
   std::uint64_t step_origin = 0;
+  /// Set for the index of a checkpoint in parts (version 7): then
+  /// `particles`, `clumps` and `providers` are empty, and
+  /// run/checkpoint_parts.hpp assembles the whole state from the parts.
+  std::optional<CheckpointParts> parts;
 };
 
 /// The simulation's part of a checkpoint (map, h, steps, particles, clumps,
 /// providers); the run's output fields are left for the caller.
 CheckpointState capture_simulation(const Simulation& sim);
+
+/// capture_simulation() less the particles, clumps and providers: map, h,
+/// steps, re-ordering, ledger, groups, implicit settings and clock.
+CheckpointState capture_run_state(const Simulation& sim);
 
 /// A simulation rebuilt from a checkpoint, ready to continue bit for bit.
 /// Throws CheckpointError if a provider section cannot be loaded.
@@ -152,8 +200,10 @@ class CheckpointError : public StateError {
   using StateError::StateError;
 };
 
-/// Current format version, written by encode_checkpoint.
+/// Current format version of a whole checkpoint, written by encode_checkpoint.
 inline constexpr std::uint32_t checkpoint_format_version = 6;
+/// Format version of the index of a checkpoint in parts.
+inline constexpr std::uint32_t checkpoint_index_version = 7;
 /// The oldest format version decode_checkpoint still reads.
 inline constexpr std::uint32_t checkpoint_oldest_version = 2;
 /// Size of the fixed header before the payload (bytes).
@@ -180,7 +230,22 @@ void validate_checkpoint_state(const CheckpointState& state);
 void write_checkpoint(const std::filesystem::path& path, const CheckpointState& state);
 
 /// Reads and decodes a checkpoint file; throws CheckpointError naming the
-/// path if it cannot be read or is not a valid checkpoint.
+/// path if it cannot be read or is not a valid checkpoint. An index of a
+/// checkpoint in parts is returned as it is (`parts` set): see
+/// run/checkpoint_parts.hpp read_whole_checkpoint() for the whole state.
 CheckpointState read_checkpoint(const std::filesystem::path& path);
+
+/// The bytes of a file, whole; throws CheckpointError naming `what` (and
+/// the path) if it cannot be read.
+std::vector<std::byte> read_file_bytes(const std::filesystem::path& path, const std::string& what);
+
+/// Writes `bytes` to `path` atomically and durably: to `path` + ".tmp",
+/// flushed (fsync), renamed over `path`, the folder flushed (best effort).
+/// On failure removes the temporary file and throws std::runtime_error
+/// naming `what`, the path and the system's reason.
+void write_file_durably(const std::filesystem::path& path, std::span<const std::byte> bytes, const std::string& what);
+
+/// CRC-32 (zlib's) of `bytes`.
+std::uint32_t crc32_of(std::span<const std::byte> bytes);
 
 }  // namespace dem

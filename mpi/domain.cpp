@@ -438,7 +438,7 @@ void Domain::measure_motion(const ParticleStore& s) {
 GlobalState Domain::gather_state(bool to_all) {
   const std::vector<std::vector<std::byte>> pieces = gather_bytes(comm_, pack_owned(*part_), to_all);
   if (pieces.empty()) return {};
-  return unpack_state(pieces, *part_, failed_);
+  return unpack_state(pieces, part_->forces().providers().size(), shared_state(*part_, failed_));
 }
 
 void Domain::after_step() {
@@ -451,15 +451,13 @@ void Domain::after_step() {
   if (moved > 0.5 * margin_ || forced) make_parts(gather_state(true));
 }
 
-const Simulation* Domain::whole_view() {
-  GlobalState state = gather_state(false);
-  if (rank_ != 0) return nullptr;
-  PartLayout all;
-  all.members.resize(state.particles.size());
-  std::iota(all.members.begin(), all.members.end(), 0u);
-  all.ghost.assign(all.members.size(), 0);
-  view_ = std::make_unique<Simulation>(factory_.make(state, all));
-  return view_.get();
+std::uint64_t Domain::broadcast(std::uint64_t value) {
+  MPI_Bcast(&value, 1, MPI_UINT64_T, 0, comm_);
+  return value;
+}
+
+std::vector<std::vector<std::byte>> Domain::gather_to_root(const std::vector<std::byte>& mine) {
+  return gather_bytes(comm_, mine, false);
 }
 
 void Domain::abort(int status) {

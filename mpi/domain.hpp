@@ -45,8 +45,9 @@
 ///
 /// Energy rows, failures and the clock are the same on every rank; tables
 /// are written by rank 0 (run/observers.hpp), VTK frames by every rank in
-/// pieces (io/vtk_writer.hpp), checkpoints from the whole system gathered
-/// on rank 0 (whole_view()).
+/// pieces (io/vtk_writer.hpp), checkpoints in parts, one per rank, with an
+/// index written by rank 0 (run/checkpoint_parts.hpp; gather_to_root()
+/// collects only each part's length and CRC).
 
 #include <cstddef>
 #include <cstdint>
@@ -95,9 +96,11 @@ class Domain final : public DecomposedRun, public Collective {
   int rank() const override { return rank_; }
   int ranks() const override { return size_; }
   void after_step() override;
-  const Simulation* whole_view() override;
   const Simulation& reference() const override { return factory_.whole(); }
   std::size_t particle_count() const override { return count_; }
+  const std::vector<std::uint32_t>& failed_bonds() const override { return failed_; }
+  std::vector<std::vector<std::byte>> gather_to_root(const std::vector<std::byte>& mine) override;
+  std::uint64_t broadcast(std::uint64_t value) override;
   std::vector<std::uint32_t> fragment_labels(const ParticleStore& part) const override;
   bool any(bool mine) override;
   [[noreturn]] void abort(int status) override;
@@ -155,7 +158,6 @@ class Domain final : public DecomposedRun, public Collective {
   int rank_ = 0, size_ = 1;
   PartFactory factory_;
   std::optional<Simulation> part_;
-  std::unique_ptr<Simulation> view_;
   std::size_t count_ = 0;
   bool clumps_ = false;  ///< the scene has clumps
   std::vector<std::uint32_t> failed_;  ///< scene indices of every failed bond, ascending

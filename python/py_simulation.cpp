@@ -7,6 +7,7 @@
 #include "core/simd.hpp"
 #include "io/energy_table.hpp"
 #include "io/event_tables.hpp"
+#include "run/checkpoint_parts.hpp"
 #include "run/output_folder.hpp"
 #include "run/scene_run.hpp"
 #include "scene/scene_builder.hpp"
@@ -26,7 +27,7 @@ std::unique_ptr<PySimulation> PySimulation::from_scene(const SceneSource& source
 }
 
 std::unique_ptr<PySimulation> PySimulation::restart(const std::filesystem::path& checkpoint, std::size_t threads) {
-  CheckpointState c = read_checkpoint(checkpoint);
+  CheckpointState c = read_whole_checkpoint(checkpoint);
   ThreadLimit limit(threads);
   RunPlan plan = checkpoint_run_plan(c, c.end_step);
   auto p = std::make_unique<PySimulation>(simulation_from(c), std::move(plan), threads);

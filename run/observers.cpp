@@ -1,6 +1,7 @@
 #include "run/observers.hpp"
 
 #include <chrono>
+#include <optional>
 #include <ostream>
 #include <span>
 #include <vector>
@@ -8,6 +9,7 @@
 #include "core/format.hpp"
 #include "engine/implicit_step.hpp"
 #include "io/checkpoint.hpp"
+#include "run/checkpoint_parts.hpp"
 #include "run/output_folder.hpp"
 
 namespace dem {
@@ -313,12 +315,26 @@ double CheckpointWriter::save(RunContext& ctx) {
   // Every rank's pieces of the frames the checkpoint lists are on disk
   // before it is written (the gather below waits for every rank).
   frames_.flush_for_checkpoint(ctx);
-  const Simulation* view = ctx.domain != nullptr ? ctx.domain->whole_view() : &ctx.sim;
+  if (ctx.domain == nullptr) {
+    if (ctx.writes)
+      output([&] {
+        write_checkpoint(ctx.out / kCheckpointFile, checkpoint_of(ctx.sim, ctx.plan, ctx.frame_times, ctx.energy_rows));
+      });
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+  // With MPI ranks: every rank writes its part, rank 0 the index naming
+  // them (run/checkpoint_parts.hpp); nothing is gathered.
+  std::optional<CheckpointParts> parts;
+  output([&] { parts = write_checkpoint_part(ctx.out, *ctx.domain, ctx.sim, ctx.plan.run_id); });
   // (Every rank has flushed: the collections list every piece's frame.)
   frames_.relist_for_checkpoint(ctx);
-  if (ctx.writes && view != nullptr)
+  if (ctx.writes && parts)
     output([&] {
-      write_checkpoint(ctx.out / kCheckpointFile, checkpoint_of(*view, ctx.plan, ctx.frame_times, ctx.energy_rows));
+      CheckpointState index = capture_run_state(ctx.sim);
+      add_run_bookkeeping(index, ctx.plan, ctx.frame_times, ctx.energy_rows);
+      index.groups = ctx.whole.groups();  // (the whole system's members)
+      index.parts = std::move(parts);
+      write_checkpoint_index(ctx.out / kCheckpointFile, index);
     });
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }

@@ -34,6 +34,12 @@ void take_run_bookkeeping(const CheckpointState& c, RunPlan& plan) {
 CheckpointState checkpoint_of(const Simulation& sim, const RunPlan& plan,
                               const std::vector<double>& frame_times, std::uint64_t energy_rows) {
   CheckpointState c = capture_simulation(sim);
+  add_run_bookkeeping(c, plan, frame_times, energy_rows);
+  return c;
+}
+
+void add_run_bookkeeping(CheckpointState& c, const RunPlan& plan, const std::vector<double>& frame_times,
+                         std::uint64_t energy_rows) {
   c.scene_path = plan.scene_path;
   c.scene_text = plan.scene_text;
   c.frame_times = frame_times;
@@ -46,7 +52,6 @@ CheckpointState checkpoint_of(const Simulation& sim, const RunPlan& plan,
   c.energy_check = plan.energy_check;
   c.max_energy_drift = plan.energy_limits.max_drift;
   c.warn_energy_drift = plan.energy_limits.warn_drift;
-  return c;
 }
 
 }  // namespace dem

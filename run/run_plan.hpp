@@ -120,4 +120,10 @@ void take_run_bookkeeping(const CheckpointState& c, RunPlan& plan);
 CheckpointState checkpoint_of(const Simulation& sim, const RunPlan& plan,
                               const std::vector<double>& frame_times, std::uint64_t energy_rows);
 
+/// The run's output bookkeeping (scene path and text, frame times, energy
+/// rows, intervals, end step, run identity, energy check and drift limits)
+/// into `c`: checkpoint_of() less the simulation.
+void add_run_bookkeeping(CheckpointState& c, const RunPlan& plan, const std::vector<double>& frame_times,
+                         std::uint64_t energy_rows);
+
 }  // namespace dem

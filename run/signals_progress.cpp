@@ -128,6 +128,8 @@ void StandardObservers::open(RunContext& ctx) {
   }
   // The other ranks write into the folder once rank 0 has prepared it.
   if (ctx.domain != nullptr && ctx.files) (void)ctx.domain->any(false);
+  // Every rank labels its checkpoint parts with the run's identity (rank 0's).
+  if (ctx.domain != nullptr) ctx.plan.run_id = ctx.domain->broadcast(ctx.plan.run_id);
   if (!ctx.writes) list.open(ctx);
 }
 
