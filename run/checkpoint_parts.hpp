@@ -33,11 +33,9 @@
 #include "engine/partition.hpp"
 #include "engine/simulation.hpp"
 #include "io/checkpoint.hpp"
+#include "run/output_folder.hpp"
 
 namespace dem {
-
-/// The folder of the part files inside a run's output folder.
-inline constexpr const char* kCheckpointPartsFolder = "checkpoint_parts";
 
 /// Collective over the ranks of `domain`: this rank's part of the checkpoint
 /// at `part`'s step, written atomically to

@@ -319,6 +319,9 @@ double CheckpointWriter::save(RunContext& ctx) {
     if (ctx.writes)
       output([&] {
         write_checkpoint(ctx.out / kCheckpointFile, checkpoint_of(ctx.sim, ctx.plan, ctx.frame_times, ctx.energy_rows));
+        // (The parts of a checkpoint an MPI run wrote here, continued on one process.)
+        std::error_code ignored;
+        std::filesystem::remove_all(ctx.out / kCheckpointPartsFolder, ignored);
       });
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }

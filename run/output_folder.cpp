@@ -53,7 +53,7 @@ bool is_final_name(const std::string& name) {
   return name == "energy.csv" || name == kBondFailuresFile || name == kGroupsFile || name == kSolverFile ||
          name == kStressFile || name == kWallsFile ||
          name == "particles.pvd" || name == kPackingReportFile ||
-         name == "bonds.pvd" || name == "meshes.pvd" || name == kCheckpointFile ||
+         name == "bonds.pvd" || name == "meshes.pvd" || name == kCheckpointFile || name == kCheckpointPartsFolder ||
          name == kRunIdFile || frame_index(name).has_value();
 }
 
@@ -195,8 +195,9 @@ OutputFolder::Files OutputFolder::engine_files() const {
   if (ec) throw OutputFolderError("output folder '" + path_.string() + "': cannot list it: " + ec.message());
   for (const fs::directory_entry& e : it) {
     std::error_code sec;
-    if (e.symlink_status(sec).type() == fs::file_type::directory) continue;
     const std::string name = e.path().filename().string();
+    // (The one folder the engine writes: a checkpoint's parts.)
+    if (e.symlink_status(sec).type() == fs::file_type::directory && name != kCheckpointPartsFolder) continue;
     if (is_final_name(name)) found.files.push_back(name);
     else if (is_temporary_name(name)) found.temporaries.push_back(name);
   }
@@ -208,7 +209,7 @@ OutputFolder::Files OutputFolder::engine_files() const {
 void OutputFolder::remove(const std::vector<std::string>& names) const {
   for (const std::string& n : names) {
     std::error_code ec;
-    fs::remove(path_ / n, ec);
+    fs::remove_all(path_ / n, ec);  // (checkpoint_parts/ is a folder)
     if (ec) throw OutputFolderError("cannot remove '" + (path_ / n).string() + "': " + ec.message());
   }
 }
@@ -247,7 +248,9 @@ std::uint64_t OutputFolder::prepare(const RunPlan& plan, std::ostream& log) cons
     if (found && *found == id && id != 0) {
       // The run's own folder, its series started anew from a checkpoint
       // (plan_restart_output): only the checkpoint and run.id are there.
-      std::erase_if(existing.files, [](const std::string& n) { return n == kCheckpointFile || n == kRunIdFile; });
+      std::erase_if(existing.files, [](const std::string& n) {
+        return n == kCheckpointFile || n == kCheckpointPartsFolder || n == kRunIdFile;
+      });
     }
     if (!existing.files.empty()) {
       if (!plan.overwrite)
@@ -326,7 +329,10 @@ void plan_restart_output(const CheckpointState& c, const fs::path& checkpoint_pa
   // run writes its own).
   const auto own = std::find(existing.files.begin(), existing.files.end(), checkpoint_path.filename().string());
   const bool own_checkpoint = in_place && own != existing.files.end();
-  if (own_checkpoint) existing.files.erase(own);
+  if (own_checkpoint) {
+    existing.files.erase(own);
+    std::erase(existing.files, std::string(kCheckpointPartsFolder));  // (its parts, if it is an index)
+  }
   if (!existing.files.empty()) {
     const std::string whose = owner ? "the files of run " + run_id_text(*owner)
                                     : "files of another run (no " + std::string(kRunIdFile) + ")";

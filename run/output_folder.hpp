@@ -38,6 +38,9 @@ class OutputFolderError : public std::runtime_error {
 
 /// Name of the checkpoint file in the output folder.
 inline constexpr const char* kCheckpointFile = "checkpoint.bin";
+/// The folder of the part files of a checkpoint written in parts by the
+/// ranks of an MPI run (run/checkpoint_parts.hpp).
+inline constexpr const char* kCheckpointPartsFolder = "checkpoint_parts";
 /// Name of the packing report a scene with packings writes (docs/model.md §21.4).
 inline constexpr const char* kPackingReportFile = "packing.json";
 /// Name of the file that holds the identity of the run that owns a folder.

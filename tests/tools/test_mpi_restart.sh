@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
-# Checkpoints restart on another rank count, bit for bit (issue 14): a run
-# on 3 MPI ranks stopped at step FIRST (its checkpoint.bin, written by rank 0
-# from the whole system) is continued to step TOTAL on 2 ranks and on one
-# process, and on 2 ranks into a new folder; each continued folder must hold the same energy.csv,
+# Checkpoints restart on another rank count, bit for bit (issues 14 and 28):
+# a run on FIRST_RANKS MPI ranks (default 3) stopped at step FIRST (its
+# checkpoint in parts: checkpoint.bin indexing one part per rank, written
+# by each rank, run/checkpoint_parts.hpp) is continued to step TOTAL on
+# each of RESTART_RANKS (default "2 1"; 1: one process, without mpirun),
+# and on 2 ranks into a new folder; each continued folder must hold the same energy.csv,
 # bond_failures.csv, solver.csv and stress.csv as one uninterrupted run without MPI, and a VTK series
-# (parallel frames of 3 pieces, then of 2 or whole frames) that reads back
-# as that run's, bit for bit.
+# (parallel frames of FIRST_RANKS pieces, then of the new count, or whole
+# frames) that reads back as that run's, bit for bit. A copy with one part
+# truncated, and one with a byte of a part changed, must be refused naming
+# the part.
 #
-# Usage: tests/tools/test_mpi_restart.sh BUILD_DIR SCENE FIRST TOTAL
+# Usage: [FIRST_RANKS=N] [RESTART_RANKS="..."] tests/tools/test_mpi_restart.sh BUILD_DIR SCENE FIRST TOTAL
 # (FIRST a multiple of the scene's VTK and energy intervals). Exits 1 on any
 # difference or failure.
 set -uo pipefail
@@ -27,9 +31,28 @@ fail() { echo "FAIL: $*"; exit 1; }
 
 "$dem" run "$scene" --steps "$total" --threads 2 --quiet --output-dir "$tmp/ref" >"$tmp/ref.log" 2>&1 ||
   { cat "$tmp/ref.log"; fail "the run without MPI failed"; }
-"${mpi[@]}" -np 3 "$dem" run "$scene" --steps "$first" --threads 1 --quiet --output-dir "$tmp/three" \
-  >"$tmp/three.log" 2>&1 || { cat "$tmp/three.log"; fail "the 3-rank run failed"; }
-[ -f "$tmp/three/checkpoint.bin" ] || fail "the 3-rank run wrote no checkpoint"
+n0=${FIRST_RANKS:-3}
+"${mpi[@]}" -np "$n0" "$dem" run "$scene" --steps "$first" --threads 1 --quiet --output-dir "$tmp/three" \
+  >"$tmp/three.log" 2>&1 || { cat "$tmp/three.log"; fail "the $n0-rank run failed"; }
+[ -f "$tmp/three/checkpoint.bin" ] || fail "the $n0-rank run wrote no checkpoint"
+parts=$(ls "$tmp/three"/checkpoint_parts/step_"$first"_of_"$n0"/part_*.bin 2>/dev/null | wc -l)
+[ "$parts" -eq "$n0" ] || fail "the $n0-rank checkpoint has $parts part files, not $n0"
+# A damaged part is refused, naming it (and nothing runs).
+damaged() {  # damaged LABEL EXPECTED-TEXT: restart the copy in $tmp/bad, which must fail saying EXPECTED-TEXT
+  if "$dem" restart "$tmp/bad/checkpoint.bin" --steps "$total" --quiet >"$tmp/bad.log" 2>&1; then
+    fail "a checkpoint with $1 restarted"
+  fi
+  grep -q "$2" "$tmp/bad.log" || { cat "$tmp/bad.log"; fail "the refusal of $1 does not say '$2'"; }
+  echo "ok: a checkpoint with $1 is refused: $(grep -o "checkpoint part [0-9]* of [0-9]*[^:]*: [a-z ]*" "$tmp/bad.log" | head -1)"
+}
+last=$((n0 - 1)) part_file="$tmp/bad/checkpoint_parts/step_${first}_of_${n0}/part_${last}.bin"
+cp -r "$tmp/three" "$tmp/bad"
+truncate -s -64 "$part_file"
+damaged "part $last truncated" "checkpoint part $last of $n0.*truncated"
+rm -rf "$tmp/bad" && cp -r "$tmp/three" "$tmp/bad"
+printf '\x5a' | dd of="$part_file" bs=1 seek=200 conv=notrunc status=none
+damaged "a byte of part $last changed" "checkpoint part $last of $n0.*checksum mismatch"
+rm -rf "$tmp/bad"
 failed=0
 check() {  # check DIR LABEL: DIR's tables and VTK series against the uninterrupted run
   local d=$1 bad=0 f
@@ -39,13 +62,13 @@ check() {  # check DIR LABEL: DIR's tables and VTK series against the uninterrup
   done
   compare_vtk "$tmp/ref" "$d" || bad=1
   if [ $bad -eq 0 ]; then
-    echo "ok: $(basename "$scene"): 3 ranks to step $first, then $2 to step $total"
+    echo "ok: $(basename "$scene"): $n0 ranks to step $first, then $2 to step $total"
   else
-    echo "FAIL: $(basename "$scene"): 3 ranks to step $first, then $2: differs from the uninterrupted run"
+    echo "FAIL: $(basename "$scene"): $n0 ranks to step $first, then $2: differs from the uninterrupted run"
     failed=$((failed + 1))
   fi
 }
-for ranks in 2 1; do
+for ranks in ${RESTART_RANKS:-2 1}; do
   out="$tmp/on$ranks"
   cp -r "$tmp/three" "$out"
   if [ "$ranks" -eq 1 ]; then
@@ -56,7 +79,7 @@ for ranks in 2 1; do
   check "$out" "$ranks rank(s)"
 done
 # Continued on 2 ranks in a new folder: the frames up to the checkpoint
-# (parallel frames of 3 pieces) are taken over with their pieces.
+# (parallel frames of FIRST_RANKS pieces) are taken over with their pieces.
 "${mpi[@]}" -np 2 "$dem" restart "$tmp/three/checkpoint.bin" --output-dir "$tmp/new2" --steps "$total" --threads 1 \
   --quiet >"$tmp/new2.log" 2>&1 || { cat "$tmp/new2.log"; echo "FAIL: the restart into a new folder failed"; exit 1; }
 check "$tmp/new2" "2 ranks in a new folder"
