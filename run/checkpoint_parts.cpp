@@ -174,11 +174,12 @@ Simulation scene_template(const CheckpointState& index) {
 
 }  // namespace
 
-CheckpointState assemble_checkpoint(const CheckpointState& index, const fs::path& index_path) {
+namespace {
+
+/// The whole state of the parts `pieces` (their payloads) with the
+/// index's scalars, checked against the scene's template `t`.
+GlobalState whole_state(const CheckpointState& index, const Simulation& t, std::vector<std::vector<std::byte>> pieces) {
   const CheckpointParts& p = *index.parts;
-  std::vector<std::vector<std::byte>> pieces = read_parts(index, index_path.parent_path());
-  PartFactory factory(scene_template(index));
-  const Simulation& t = factory.whole();
   if (t.particles().size() != p.particle_count || t.forces().bonds().size() != p.bond_count ||
       bond_digest(t) != p.bond_digest)
     fail("the scene '" + index.scene_path + "' now gives " + std::to_string(t.particles().size()) + " particles and " +
@@ -200,24 +201,36 @@ CheckpointState assemble_checkpoint(const CheckpointState& index, const fs::path
   } catch (const std::exception& e) {
     fail("the checkpoint's parts do not fit together: " + std::string(e.what()));
   }
-  pieces = {};
   if (state.particles.size() != p.particle_count)
     fail("the checkpoint's parts hold " + std::to_string(state.particles.size()) + " particles, the index " +
          std::to_string(p.particle_count));
-  PartLayout all;
-  all.members.resize(state.particles.size());
-  std::iota(all.members.begin(), all.members.end(), 0u);
-  all.ghost.assign(all.members.size(), 0);
-  CheckpointState whole = index;
-  whole.parts.reset();
+  return state;
+}
+
+}  // namespace
+
+CheckpointState assemble_checkpoint(const CheckpointState& index, const fs::path& index_path) {
+  std::vector<std::byte> bytes;
   {
-    const Simulation made = factory.make(state, all);
-    whole.particles = made.particles();
-    whole.clumps = made.clumps();
-    whole.providers = save_providers(made.forces());
+    // (Each copy of the whole system is let go as soon as the next is made.)
+    PartFactory factory(scene_template(index));
+    const GlobalState state = whole_state(index, factory.whole(), read_parts(index, index_path.parent_path()));
+    PartLayout all;
+    all.members.resize(state.particles.size());
+    std::iota(all.members.begin(), all.members.end(), 0u);
+    all.ghost.assign(all.members.size(), 0);
+    CheckpointState whole = index;
+    whole.parts.reset();
+    {
+      const Simulation made = factory.make(state, all);
+      whole.particles = made.particles();
+      whole.clumps = made.clumps();
+      whole.providers = save_providers(made.forces());
+    }
+    bytes = encode_checkpoint(whole);
   }
   // As the undivided run writes it (the fields a checkpoint keeps, and nothing else).
-  return decode_checkpoint(encode_checkpoint(whole));
+  return decode_checkpoint(bytes);
 }
 
 CheckpointState read_whole_checkpoint(const fs::path& path) {
