@@ -16,6 +16,7 @@
 #include <numeric>
 #include <string>
 
+#include "app_support.hpp"
 #include "engine/partition.hpp"
 #include "io/checkpoint.hpp"
 #include "io/checkpoint_part.hpp"
@@ -27,26 +28,14 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A bonded ring that hits a wall, spinning: bonds, contacts (with their
-// neighbour list) and a wall all hold state.
+// The shipped bonded ring (scenes/ring_torus.toml) with `count` spheres:
+// bonds, contacts (with their neighbour list) and the wall all hold state
+// once it reaches the wall (after about 100 steps).
 std::string ring_scene(int count) {
-  return "[run]\nintegrator = \"25\"\ntime_step = 2e-3\nsteps = 400\n[[particles]]\nsource = \"ring_torus\"\ncount = " +
-         std::to_string(count) + R"(
-speed = 3.0
-gap = 0.0
-spin = [0.0, 0.0, 1.5]
-[bonds]
-bending = 10.0
-axial = 200.0
-shear = 200.0
-[contact]
-stiffness = 2100.0
-skin_fraction = 0.2
-[[wall]]
-point = [0, 0, 0]
-normal = [1, 0, 0]
-stiffness = 2100.0
-)";
+  std::string text = dem::testing::read_file_text(std::string(DEM_SOURCE_DIR) + "/scenes/ring_torus.toml");
+  const std::size_t at = text.find("count = 80");
+  EXPECT_NE(at, std::string::npos);
+  return text.replace(at, 10, "count = " + std::to_string(count));
 }
 
 constexpr std::uint64_t kRunId = 0x5eed;
@@ -153,6 +142,16 @@ TEST(CheckpointParts, PartsPutTogetherAreTheUndividedRunsCheckpointByteForByte) 
     EXPECT_FALSE(put_together.parts.has_value());
     EXPECT_TRUE(encode_checkpoint(put_together) == expected) << ranks << " parts";
   }
+}
+
+TEST(CheckpointParts, ThePlateDropsFailedBondsAndFrictionlessContactsPutTogetherByteForByte) {
+  // BDEM bonds that break (failed flags by scene index) and penalty contact.
+  const std::string text = dem::testing::read_file_text(std::string(DEM_SOURCE_DIR) + "/scenes/plate_drop.toml");
+  const Simulation whole = stepped(text, 200);
+  ASSERT_GT(whole.forces().failed_bonds().size(), 0u);
+  const fs::path out = folder("plate");
+  write_in_parts(whole, text, 3, out);
+  EXPECT_TRUE(encode_checkpoint(read_whole_checkpoint(out / "checkpoint.bin")) == whole_bytes(whole, text));
 }
 
 TEST(CheckpointParts, TheWriterOfOneRankWritesAPartAndAnIndexThatRestart) {
