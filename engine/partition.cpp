@@ -1,4 +1,5 @@
 #include "engine/partition.hpp"
+#include "engine/cut_tree.hpp"
 
 #include <algorithm>
 #include <array>
@@ -63,31 +64,6 @@ std::vector<std::pair<std::uint32_t, std::uint32_t>> slots_by_id(const ParticleS
 std::uint32_t find_slot(const std::vector<std::pair<std::uint32_t, std::uint32_t>>& by_id, std::uint32_t id) {
   const auto it = std::lower_bound(by_id.begin(), by_id.end(), std::make_pair(id, 0u));
   return it != by_id.end() && it->first == id ? it->second : PartMap::kNotInPart;
-}
-
-void bisect(std::vector<std::uint32_t>& idx, std::size_t b, std::size_t e, std::uint32_t first_rank,
-            std::size_t ranks, std::span<const Vec3> x, std::span<const std::uint32_t> ids,
-            std::vector<std::uint32_t>& owner) {
-  if (ranks <= 1 || e - b <= 1) {
-    for (std::size_t k = b; k < e; ++k) owner[idx[k]] = first_rank;
-    return;
-  }
-  Vec3 lo = x[idx[b]], hi = x[idx[b]];
-  for (std::size_t k = b; k < e; ++k) {
-    lo = lo.cwiseMin(x[idx[k]]);
-    hi = hi.cwiseMax(x[idx[k]]);
-  }
-  int axis = 0;
-  (hi - lo).maxCoeff(&axis);
-  const std::size_t left_ranks = ranks / 2;
-  const std::size_t left = b + (e - b) * left_ranks / ranks;
-  std::nth_element(idx.begin() + static_cast<std::ptrdiff_t>(b), idx.begin() + static_cast<std::ptrdiff_t>(left),
-                   idx.begin() + static_cast<std::ptrdiff_t>(e), [&](std::uint32_t p, std::uint32_t q) {
-                     if (x[p][axis] != x[q][axis]) return x[p][axis] < x[q][axis];
-                     return ids[p] < ids[q];
-                   });
-  bisect(idx, b, left, first_rank, left_ranks, x, ids, owner);
-  bisect(idx, left, e, first_rank + static_cast<std::uint32_t>(left_ranks), ranks - left_ranks, x, ids, owner);
 }
 
 /// The periodic cell of `sim` now and its contact list's build edges.
@@ -173,10 +149,10 @@ std::vector<std::uint32_t> bisect_owners(std::span<const Vec3> positions, std::s
                                          std::size_t ranks, const PeriodicCell* cell) {
   if (ranks == 0) throw std::invalid_argument("bisect_owners: no ranks");
   const std::vector<Vec3> x = positions_in_cell(positions, cell);
-  std::vector<std::uint32_t> owner(x.size(), 0);
-  std::vector<std::uint32_t> idx(x.size());
-  std::iota(idx.begin(), idx.end(), 0u);
-  bisect(idx, 0, idx.size(), 0, ranks, x, ids, owner);
+  NoReductions whole;
+  const CutTree tree = CutTree::build(x, ids, ranks, whole);
+  std::vector<std::uint32_t> owner(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) owner[i] = tree.owner(x[i], ids[i]);
   return owner;
 }
 

@@ -13,10 +13,29 @@
 
 #include "contact/contact_provider.hpp"
 #include "core/format.hpp"
+#include "engine/cut_tree.hpp"
 
 namespace dem {
 
 namespace {
+
+/// The cut tree's reductions over the ranks of `comm`.
+class MpiReductions final : public RankReductions {
+ public:
+  explicit MpiReductions(MPI_Comm comm) : comm_(comm) {}
+  void sum(std::span<std::uint64_t> v) override {
+    MPI_Allreduce(MPI_IN_PLACE, v.data(), static_cast<int>(v.size()), MPI_UINT64_T, MPI_SUM, comm_);
+  }
+  void min(std::span<double> v) override {
+    MPI_Allreduce(MPI_IN_PLACE, v.data(), static_cast<int>(v.size()), MPI_DOUBLE, MPI_MIN, comm_);
+  }
+  void max(std::span<double> v) override {
+    MPI_Allreduce(MPI_IN_PLACE, v.data(), static_cast<int>(v.size()), MPI_DOUBLE, MPI_MAX, comm_);
+  }
+
+ private:
+  MPI_Comm comm_;
+};
 
 constexpr int kTagState = 41;
 constexpr int kTagVelocities = 42;
@@ -129,13 +148,23 @@ std::size_t Domain::ghost_count() const {
   return static_cast<std::size_t>(std::count(s.ghost.begin(), s.ghost.end(), std::uint8_t{1}));
 }
 
-void Domain::make_parts(const GlobalState& state) {
+void Domain::make_parts(const GlobalState& state, const CutTree* tree) {
   const double range = factory_.interaction_range(state);
   margin_ = 0.5 * range;
   const double halo = (range + 2.0 * margin_) * (1.0 + 1e-9);
   const PeriodicCell* cell = state.cell ? &*state.cell : nullptr;
   std::vector<std::uint32_t> owner =
       bisect_owners(state.particles.position, state.particles.id, static_cast<std::size_t>(size_), cell);
+  if (tree != nullptr) {
+    // The tree the ranks made from their own particles places every
+    // particle where the bisection of the whole state does (while that
+    // state is still gathered, the one is the check of the other).
+    const std::vector<Vec3> x = positions_in_cell(state.particles.position, cell);
+    for (std::size_t i = 0; i < x.size(); ++i)
+      if (tree->owner(x[i], state.particles.id[i]) != owner[i])
+        throw std::logic_error("MPI: the ranks' cut tree places particle " + std::to_string(state.particles.id[i]) +
+                               " on another rank than the bisection of the whole state");
+  }
   keep_clumps_whole(owner, state.particles, state.clumps);
   const std::vector<PartLayout> layouts =
       part_layouts(state.particles, owner, static_cast<std::size_t>(size_), halo, factory_.bond_keys(), cell);
@@ -448,7 +477,18 @@ void Domain::after_step() {
     throw std::runtime_error("a particle moved " + format_g(moved) + " in the steps since the MPI parts were made, past "
                              "their ghost margin " + format_g(margin_) + "; the time step is too large for the speeds");
   const bool forced = repartition_every_ > 0 && part_->step_count() % repartition_every_ == 0;
-  if (moved > 0.5 * margin_ || forced) make_parts(gather_state(true));
+  if (moved > 0.5 * margin_ || forced) {
+    // The new owners' cuts from the particles each rank owns (no rank needs
+    // the others' positions for them: engine/cut_tree.hpp).
+    const ParticleStore& s = part_->particles();
+    std::vector<Vec3> x;
+    std::vector<std::uint32_t> ids;
+    for (std::size_t i = 0; i < s.size(); ++i)
+      if (s.owns(i)) x.push_back(s.position[i]), ids.push_back(s.id[i]);
+    MpiReductions reduce(comm_);
+    const CutTree tree = CutTree::build(positions_in_cell(x, part_->cell()), ids, static_cast<std::size_t>(size_), reduce);
+    make_parts(gather_state(true), &tree);
+  }
 }
 
 std::uint64_t Domain::broadcast(std::uint64_t value) {

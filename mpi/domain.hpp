@@ -60,6 +60,7 @@
 #include <mpi.h>
 
 #include "engine/collective.hpp"
+#include "engine/cut_tree.hpp"
 #include "engine/partition.hpp"
 
 namespace dem {
@@ -133,7 +134,9 @@ class Domain final : public DecomposedRun, public Collective {
   SolverDomain solver_domain() override;
 
  private:
-  void make_parts(const GlobalState& state);
+  /// New parts from the whole state; `tree`: the cuts the ranks made from
+  /// their own particles, checked against the state's bisection.
+  void make_parts(const GlobalState& state, const CutTree* tree = nullptr);
   /// This rank's part takes this Domain as its Collective.
   void join_part();
   /// moved_ += h max |v| over this rank's owned particles.
