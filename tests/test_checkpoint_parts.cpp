@@ -189,6 +189,12 @@ TEST(CheckpointParts, TheWriterOfOneRankWritesAPartAndAnIndexThatRestart) {
   std::vector<std::string> folders;
   for (const auto& e : fs::directory_iterator(out / kCheckpointPartsFolder)) folders.push_back(e.path().filename());
   EXPECT_EQ(folders, std::vector<std::string>{"step_95_of_1"});
+  // The parts' folder is one of the run's files: a run into the folder
+  // needs --overwrite, which removes it with the rest.
+  const OutputFolder::Files files = OutputFolder(out).engine_files();
+  EXPECT_EQ(files.files, (std::vector<std::string>{"checkpoint.bin", "checkpoint_parts"}));
+  OutputFolder(out).remove(files.files);
+  EXPECT_FALSE(fs::exists(out / kCheckpointPartsFolder));
 }
 
 TEST(CheckpointParts, AMissingTruncatedCorruptedOrMisplacedPartIsRefusedNamingIt) {
