@@ -4,6 +4,7 @@
 # checkpoint in parts: checkpoint.bin indexing one part per rank, written
 # by each rank, run/checkpoint_parts.hpp) is continued to step TOTAL on
 # each of RESTART_RANKS (default "2 1"; 1: one process, without mpirun),
+# by the dem of a build without MPI if NO_MPI_DEM names one,
 # and on 2 ranks into a new folder; each continued folder must hold the same energy.csv,
 # bond_failures.csv, solver.csv and stress.csv as one uninterrupted run without MPI, and a VTK series
 # (parallel frames of FIRST_RANKS pieces, then of the new count, or whole
@@ -11,7 +12,7 @@
 # truncated, and one with a byte of a part changed, must be refused naming
 # the part.
 #
-# Usage: [FIRST_RANKS=N] [RESTART_RANKS="..."] tests/tools/test_mpi_restart.sh BUILD_DIR SCENE FIRST TOTAL
+# Usage: [FIRST_RANKS=N] [RESTART_RANKS="..."] [NO_MPI_DEM=PATH] tests/tools/test_mpi_restart.sh BUILD_DIR SCENE FIRST TOTAL
 # (FIRST a multiple of the scene's VTK and energy intervals). Exits 1 on any
 # difference or failure.
 set -uo pipefail
@@ -78,6 +79,20 @@ for ranks in ${RESTART_RANKS:-2 1}; do
   fi || { cat "$out.log"; echo "FAIL: the restart on $ranks rank(s) failed"; failed=$((failed + 1)); continue; }
   check "$out" "$ranks rank(s)"
 done
+# On one process of a build without MPI (NO_MPI_DEM: its dem, when it is built).
+if [ -n "${NO_MPI_DEM:-}" ]; then
+  if [ -x "$NO_MPI_DEM" ]; then
+    out="$tmp/nompi"
+    cp -r "$tmp/three" "$out"
+    if "$NO_MPI_DEM" restart "$out/checkpoint.bin" --steps "$total" --threads 2 --quiet >"$out.log" 2>&1; then
+      check "$out" "a build without MPI"
+    else
+      cat "$out.log"; echo "FAIL: the restart by the build without MPI failed"; failed=$((failed + 1))
+    fi
+  else
+    echo "note: no build without MPI at $NO_MPI_DEM: that restart is not run"
+  fi
+fi
 # Continued on 2 ranks in a new folder: the frames up to the checkpoint
 # (parallel frames of FIRST_RANKS pieces) are taken over with their pieces.
 "${mpi[@]}" -np 2 "$dem" restart "$tmp/three/checkpoint.bin" --output-dir "$tmp/new2" --steps "$total" --threads 1 \
