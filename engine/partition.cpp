@@ -75,6 +75,16 @@ void capture_cell(const Simulation& sim, GlobalState& g) {
   if (const NeighbourSearch* s = search_of(sim.forces())) g.build_edges = s->build_edges();
 }
 
+/// Clumps in the order of their first members' ids.
+std::vector<Clump> sorted_clumps(std::vector<Clump> clumps) {
+  std::stable_sort(clumps.begin(), clumps.end(), [](const Clump& a, const Clump& b) {
+    return a.members.front() < b.members.front();
+  });
+  return clumps;
+}
+
+}  // namespace
+
 /// Every shift H n with |n_a| <= reach_a on the periodic axes (n = 0 first).
 std::vector<Vec3> image_offsets(const PeriodicCell& cell, double halo) {
   std::array<int, 3> reach{0, 0, 0};
@@ -88,15 +98,15 @@ std::vector<Vec3> image_offsets(const PeriodicCell& cell, double halo) {
   return out;
 }
 
-/// Clumps in the order of their first members' ids.
-std::vector<Clump> sorted_clumps(std::vector<Clump> clumps) {
-  std::stable_sort(clumps.begin(), clumps.end(), [](const Clump& a, const Clump& b) {
-    return a.members.front() < b.members.front();
-  });
-  return clumps;
+bool near_box(const Vec3& x, const Vec3& lo, const Vec3& hi, std::span<const Vec3> shifts, double halo) {
+  if (!(lo.x() <= hi.x())) return false;  // (an empty box)
+  for (const Vec3& o : shifts) {
+    const Vec3 y = o.isZero(0.0) ? x : Vec3(x + o);
+    const Vec3 d = (lo - y).cwiseMax(y - hi).cwiseMax(0.0);
+    if (d.norm() < halo) return true;
+  }
+  return false;
 }
-
-}  // namespace
 
 GlobalState capture_global_state(const Simulation& whole) {
   GlobalState g;
@@ -191,17 +201,8 @@ std::vector<PartLayout> part_layouts(const ParticleStore& s, std::span<const std
   std::vector<std::vector<std::uint8_t>> in(ranks, std::vector<std::uint8_t>(n, 0));  // 1 owned, 2 ghost
   for (std::size_t i = 0; i < n; ++i) {
     in[owner[i]][i] = 1;
-    for (std::size_t r = 0; r < ranks; ++r) {
-      if (r == owner[i] || !(lo[r].x() <= hi[r].x())) continue;
-      for (const Vec3& o : shifts) {
-        const Vec3 y = o.isZero(0.0) ? x[i] : Vec3(x[i] + o);
-        const Vec3 d = (lo[r] - y).cwiseMax(y - hi[r]).cwiseMax(0.0);
-        if (d.norm() < halo) {
-          in[r][i] = 2;
-          break;
-        }
-      }
-    }
+    for (std::size_t r = 0; r < ranks; ++r)
+      if (r != owner[i] && near_box(x[i], lo[r], hi[r], shifts, halo)) in[r][i] = 2;
   }
   if (!bond_keys.empty()) {
     const auto by_id = slots_by_id(s);
@@ -308,21 +309,19 @@ T take(std::span<const std::byte> in, std::size_t& at) {
 
 }  // namespace
 
-std::vector<std::byte> pack_owned(const Simulation& part) {
+std::vector<std::byte> pack_piece(const Simulation& part, std::span<const std::uint32_t> slots,
+                                  std::span<const Clump> clumps) {
   const ParticleStore& s = part.particles();
   const NeighbourSearch* search = search_of(part.forces());
-  std::vector<std::uint32_t> owned;
-  for (std::size_t i = 0; i < s.size(); ++i)
-    if (s.owns(i)) owned.push_back(static_cast<std::uint32_t>(i));
   std::vector<std::byte> out;
-  put(out, static_cast<std::uint64_t>(owned.size()));
+  put(out, static_cast<std::uint64_t>(slots.size()));
   put(out, static_cast<std::uint8_t>(search != nullptr ? 1 : 0));
   s.for_each_field([&](const char*, const auto& v) {
-    for (const std::uint32_t i : owned) put(out, v[i]);
+    for (const std::uint32_t i : slots) put(out, v[i]);
   });
-  for (const std::uint32_t i : owned) put(out, s.order_key.empty() ? std::uint64_t{i} : s.order_key[i]);
+  for (const std::uint32_t i : slots) put(out, s.order_key.empty() ? std::uint64_t{i} : s.order_key[i]);
   if (search != nullptr)
-    for (const std::uint32_t i : owned) put(out, search->build_positions()[i]);
+    for (const std::uint32_t i : slots) put(out, search->build_positions()[i]);
   // Each provider's history of what this rank books.
   put(out, static_cast<std::uint64_t>(part.forces().providers().size()));
   for (std::size_t k = 0; k < part.forces().providers().size(); ++k) {
@@ -332,13 +331,20 @@ std::vector<std::byte> pack_owned(const Simulation& part) {
     put(out, static_cast<std::uint64_t>(h.size()));
     out.insert(out.end(), h.begin(), h.end());
   }
-  // The clumps it owns (with all their members).
   std::vector<std::byte> c;
   ByteWriter w(c);
-  save_clumps(w, part.clumps());
+  save_clumps(w, std::vector<Clump>(clumps.begin(), clumps.end()));
   put(out, static_cast<std::uint64_t>(c.size()));
   out.insert(out.end(), c.begin(), c.end());
   return out;
+}
+
+std::vector<std::byte> pack_owned(const Simulation& part) {
+  const ParticleStore& s = part.particles();
+  std::vector<std::uint32_t> owned;
+  for (std::size_t i = 0; i < s.size(); ++i)
+    if (s.owns(i)) owned.push_back(static_cast<std::uint32_t>(i));
+  return pack_piece(part, owned, part.clumps());
 }
 
 GlobalState shared_state(const Simulation& part, std::vector<std::uint32_t> failed_bonds) {

@@ -129,10 +129,24 @@ std::vector<PartLayout> part_layouts(const ParticleStore& particles, std::span<c
                                      std::size_t ranks, double halo, std::span<const std::uint64_t> bond_keys,
                                      const PeriodicCell* cell = nullptr);
 
-/// A part's owned particles (every field, order_key, and the contact list's
-/// build position when there is one), its providers' histories and its
-/// clumps as bytes, for an MPI rank to send.
+/// The particles at `slots` of `part` (every field, order_key, and the
+/// contact list's build position when there is one), the histories of what
+/// its providers book, and `clumps`, as bytes: a piece for unpack_state().
+std::vector<std::byte> pack_piece(const Simulation& part, std::span<const std::uint32_t> slots,
+                                  std::span<const Clump> clumps);
+
+/// pack_piece() of a part's owned particles and its clumps, for an MPI
+/// rank to send.
 std::vector<std::byte> pack_owned(const Simulation& part);
+
+/// Every shift H n of the periodic `cell` with |n_a| <= 1 + halo/width_a on
+/// its periodic axes (n = 0 first): the images within `halo`.
+std::vector<Vec3> image_offsets(const PeriodicCell& cell, double halo);
+
+/// True if an image x + shift of `x` (positions put back into the cell) is
+/// closer than `halo` to the box [lo, hi] (false for an empty box): the
+/// ghost test of part_layouts().
+bool near_box(const Vec3& x, const Vec3& lo, const Vec3& hi, std::span<const Vec3> shifts, double halo);
 
 /// What every part of a decomposed run shares: the scalars of the whole
 /// state (step, ledger, clock, the contact list's builds, the periodic cell

@@ -148,23 +148,13 @@ std::size_t Domain::ghost_count() const {
   return static_cast<std::size_t>(std::count(s.ghost.begin(), s.ghost.end(), std::uint8_t{1}));
 }
 
-void Domain::make_parts(const GlobalState& state, const CutTree* tree) {
+void Domain::make_parts(const GlobalState& state) {
   const double range = factory_.interaction_range(state);
   margin_ = 0.5 * range;
   const double halo = (range + 2.0 * margin_) * (1.0 + 1e-9);
   const PeriodicCell* cell = state.cell ? &*state.cell : nullptr;
   std::vector<std::uint32_t> owner =
       bisect_owners(state.particles.position, state.particles.id, static_cast<std::size_t>(size_), cell);
-  if (tree != nullptr) {
-    // The tree the ranks made from their own particles places every
-    // particle where the bisection of the whole state does (while that
-    // state is still gathered, the one is the check of the other).
-    const std::vector<Vec3> x = positions_in_cell(state.particles.position, cell);
-    for (std::size_t i = 0; i < x.size(); ++i)
-      if (tree->owner(x[i], state.particles.id[i]) != owner[i])
-        throw std::logic_error("MPI: the ranks' cut tree places particle " + std::to_string(state.particles.id[i]) +
-                               " on another rank than the bisection of the whole state");
-  }
   keep_clumps_whole(owner, state.particles, state.clumps);
   const std::vector<PartLayout> layouts =
       part_layouts(state.particles, owner, static_cast<std::size_t>(size_), halo, factory_.bond_keys(), cell);
@@ -181,6 +171,10 @@ void Domain::make_parts(const GlobalState& state, const CutTree* tree) {
       if (q == static_cast<std::size_t>(rank_)) recv_ids_[owner[g]].push_back(state.particles.id[g]);
     }
   }
+  install_part(state, layouts[static_cast<std::size_t>(rank_)], cell);
+}
+
+void Domain::install_part(const GlobalState& state, const PartLayout& layout, const PeriodicCell* cell) {
   failed_ = state.failed_bonds;
   // A deforming cell moves the images a record reads, and those its ends
   // were put back through, by at most sum_a |Hdot e_a| per unit time each
@@ -190,9 +184,9 @@ void Domain::make_parts(const GlobalState& state, const CutTree* tree) {
     for (int a = 0; a < 3; ++a)
       if (cell->periodic[a]) image_speed_ += 2.0 * cell->edge_rate.col(a).norm();
   if (part_)
-    *part_ = factory_.make(state, layouts[static_cast<std::size_t>(rank_)]);
+    *part_ = factory_.make(state, layout);
   else
-    part_.emplace(factory_.make(state, layouts[static_cast<std::size_t>(rank_)]));
+    part_.emplace(factory_.make(state, layout));
   moved_ = 0.0;
   start_.clear();
   if (part_->map() == IntegratorMap::implicit) {
@@ -464,12 +458,6 @@ void Domain::measure_motion(const ParticleStore& s) {
   moved_ = std::max(moved_, moved);
 }
 
-GlobalState Domain::gather_state(bool to_all) {
-  const std::vector<std::vector<std::byte>> pieces = gather_bytes(comm_, pack_owned(*part_), to_all);
-  if (pieces.empty()) return {};
-  return unpack_state(pieces, part_->forces().providers().size(), shared_state(*part_, failed_));
-}
-
 void Domain::after_step() {
   double moved = moved_;
   MPI_Allreduce(MPI_IN_PLACE, &moved, 1, MPI_DOUBLE, MPI_MAX, comm_);
@@ -479,7 +467,8 @@ void Domain::after_step() {
   const bool forced = repartition_every_ > 0 && part_->step_count() % repartition_every_ == 0;
   if (moved > 0.5 * margin_ || forced) {
     // The new owners' cuts from the particles each rank owns (no rank needs
-    // the others' positions for them: engine/cut_tree.hpp).
+    // the others' positions for them: engine/cut_tree.hpp), then each
+    // particle straight to its new owner and ghost holders (mpi/migration.cpp).
     const ParticleStore& s = part_->particles();
     std::vector<Vec3> x;
     std::vector<std::uint32_t> ids;
@@ -487,7 +476,7 @@ void Domain::after_step() {
       if (s.owns(i)) x.push_back(s.position[i]), ids.push_back(s.id[i]);
     MpiReductions reduce(comm_);
     const CutTree tree = CutTree::build(positions_in_cell(x, part_->cell()), ids, static_cast<std::size_t>(size_), reduce);
-    make_parts(gather_state(true), &tree);
+    migrate(tree);
   }
 }
 

@@ -35,13 +35,12 @@
 ///                       (one allreduce each: the limbs and the count of
 ///                       non-finite terms; their values only if any)
 ///
-/// New parts (re-partition): every rank's owned particles are allgathered,
-/// put in the whole system's order, cut again by recursive coordinate
-/// bisection (so the counts are balanced again) and each rank makes its part.
-/// This first version moves the whole state to every rank then (O(N) bytes
-/// per rank, a few times per run): fine on one machine, the next step for
-/// clusters is to send each particle only to its new owners (docs/scaling.md).
-/// Likewise every rank sets the whole scene up once at the start.
+/// New parts (re-partition, mpi/migration.cpp): the ranks build the cut
+/// tree of a new recursive coordinate bisection together (engine/cut_tree.hpp,
+/// so the counts are balanced again), and each rank sends each particle it
+/// owns only to its new owner and the ranks that will hold it as a ghost,
+/// in one all-to-all: no rank gathers the system. Every rank still sets the
+/// whole scene up once at the start (docs/scaling.md).
 ///
 /// Energy rows, failures and the clock are the same on every rank; tables
 /// are written by rank 0 (run/observers.hpp), VTK frames by every rank in
@@ -134,9 +133,18 @@ class Domain final : public DecomposedRun, public Collective {
   SolverDomain solver_domain() override;
 
  private:
-  /// New parts from the whole state; `tree`: the cuts the ranks made from
-  /// their own particles, checked against the state's bisection.
-  void make_parts(const GlobalState& state, const CutTree* tree = nullptr);
+  /// The first parts, from the whole state every rank holds.
+  void make_parts(const GlobalState& state);
+  /// New parts point to point (mpi/migration.cpp): each owned particle to
+  /// its new owner (by `tree`) and the ranks that will hold it as a ghost.
+  void migrate(const CutTree& tree);
+  /// The part of the particles received by migrate() (`in[r]`: rank r's message).
+  void install(const std::vector<std::vector<std::byte>>& in, const CutTree& tree);
+  /// This rank's part of `state` (`layout`), with the bookkeeping of new parts.
+  void install_part(const GlobalState& state, const PartLayout& layout, const PeriodicCell* cell);
+  /// The new owner of each particle of `s` (`x`: its positions put back
+  /// into the cell), clumps with their first member. Collective.
+  std::vector<std::uint32_t> new_owners(const CutTree& tree, const ParticleStore& s, const std::vector<Vec3>& x) const;
   /// This rank's part takes this Domain as its Collective.
   void join_part();
   /// moved_ += h max |v| over this rank's owned particles.
@@ -150,7 +158,6 @@ class Domain final : public DecomposedRun, public Collective {
   /// and receives those of this part's ghosts (unpack), point to point.
   void transfer(std::size_t per, int tag, const std::function<void(std::uint32_t, std::vector<double>&)>& pack,
                 const std::function<void(std::uint32_t, const double*)>& unpack);
-  GlobalState gather_state(bool to_all);
   void reduce_sums(std::span<ExactSum> sums);
   std::uint64_t fragments() const;
   /// Per particle id: the smallest id of its live-bond component (a
