@@ -5,6 +5,7 @@
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <numeric>
 #include <stdexcept>
@@ -51,19 +52,6 @@ ParticleStore select_particles(const ParticleStore& from, std::span<const std::u
     for (std::size_t k = 0; k < members.size(); ++k) to.kinematic[k] = from.kinematic[members[k]];
   }
   return to;
-}
-
-/// Slot of each id in `s` as sorted (id, slot) pairs.
-std::vector<std::pair<std::uint32_t, std::uint32_t>> slots_by_id(const ParticleStore& s) {
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> v(s.size());
-  for (std::size_t i = 0; i < s.size(); ++i) v[i] = {s.id[i], static_cast<std::uint32_t>(i)};
-  std::sort(v.begin(), v.end());
-  return v;
-}
-
-std::uint32_t find_slot(const std::vector<std::pair<std::uint32_t, std::uint32_t>>& by_id, std::uint32_t id) {
-  const auto it = std::lower_bound(by_id.begin(), by_id.end(), std::make_pair(id, 0u));
-  return it != by_id.end() && it->first == id ? it->second : PartMap::kNotInPart;
 }
 
 /// The periodic cell of `sim` now and its contact list's build edges.
@@ -166,12 +154,33 @@ std::vector<std::uint32_t> bisect_owners(std::span<const Vec3> positions, std::s
   return owner;
 }
 
+IdIndex::IdIndex(const ParticleStore& s) : by_id_(s.size()) {
+  for (std::size_t i = 0; i < s.size(); ++i) by_id_[i] = {s.id[i], static_cast<std::uint32_t>(i)};
+  std::sort(by_id_.begin(), by_id_.end());
+}
+
+std::uint32_t IdIndex::slot(std::uint32_t id) const {
+  const auto it = std::lower_bound(by_id_.begin(), by_id_.end(), std::make_pair(id, 0u));
+  return it != by_id_.end() && it->first == id ? it->second : PartMap::kNotInPart;
+}
+
+void visit_cut_bonds(const IdIndex& index, std::span<const std::uint64_t> bond_keys,
+                     std::span<const std::uint32_t> owner,
+                     const std::function<void(std::uint32_t, std::uint32_t)>& visit) {
+  for (const std::uint64_t key : bond_keys) {
+    const std::uint32_t a = index.slot(static_cast<std::uint32_t>(key >> 32));
+    const std::uint32_t b = index.slot(static_cast<std::uint32_t>(key & 0xffffffffu));
+    if (a == PartMap::kNotInPart || b == PartMap::kNotInPart || owner[a] == owner[b]) continue;
+    visit(a, b);
+  }
+}
+
 void keep_clumps_whole(std::vector<std::uint32_t>& owner, const ParticleStore& particles,
                        const std::vector<Clump>& clumps) {
   if (clumps.empty()) return;
-  const auto by_id = slots_by_id(particles);
+  const IdIndex index(particles);
   const auto slot = [&](std::uint32_t id) {
-    const std::uint32_t s = find_slot(by_id, id);
+    const std::uint32_t s = index.slot(id);
     if (s == PartMap::kNotInPart) throw std::invalid_argument("clump member " + std::to_string(id) + " is not a particle");
     return s;
   };
@@ -204,17 +213,11 @@ std::vector<PartLayout> part_layouts(const ParticleStore& s, std::span<const std
     for (std::size_t r = 0; r < ranks; ++r)
       if (r != owner[i] && near_box(x[i], lo[r], hi[r], shifts, halo)) in[r][i] = 2;
   }
-  if (!bond_keys.empty()) {
-    const auto by_id = slots_by_id(s);
-    for (const std::uint64_t key : bond_keys) {
-      const std::uint32_t a = find_slot(by_id, static_cast<std::uint32_t>(key >> 32));
-      const std::uint32_t b = find_slot(by_id, static_cast<std::uint32_t>(key & 0xffffffffu));
-      if (a == PartMap::kNotInPart || b == PartMap::kNotInPart) continue;
-      if (owner[a] == owner[b]) continue;
+  if (!bond_keys.empty())
+    visit_cut_bonds(IdIndex(s), bond_keys, owner, [&](std::uint32_t a, std::uint32_t b) {
       if (in[owner[a]][b] == 0) in[owner[a]][b] = 2;
       if (in[owner[b]][a] == 0) in[owner[b]][a] = 2;
-    }
-  }
+    });
   std::vector<PartLayout> out(ranks);
   for (std::size_t r = 0; r < ranks; ++r)
     for (std::size_t i = 0; i < n; ++i)
@@ -240,16 +243,19 @@ PartFactory::PartFactory(Simulation whole) : whole_(std::move(whole)) {
 }
 
 double PartFactory::interaction_range(const GlobalState& state) const {
-  const ParticleStore& s = state.particles;
+  return interaction_range(state.particles, state.cell && state.cell->any() ? &*state.cell : nullptr);
+}
+
+double PartFactory::interaction_range(const ParticleStore& s, const PeriodicCell* cell) const {
   double r_max = 0.0;
   for (const double r : s.radius) r_max = std::max(r_max, r);
   const NeighbourSearch* search = search_of(whole_.forces());
   double range = 2.0 * r_max + (search != nullptr ? search->skin() : 0.0);
   if (!bond_ids_.empty()) {
-    const auto by_id = slots_by_id(s);
-    const PeriodicCell* cell = state.cell && state.cell->any() ? &*state.cell : nullptr;
+    const IdIndex index(s);
+    if (cell != nullptr && !cell->any()) cell = nullptr;
     for (const auto& [i, j] : bond_ids_) {
-      const std::uint32_t a = find_slot(by_id, i), b = find_slot(by_id, j);
+      const std::uint32_t a = index.slot(i), b = index.slot(j);
       if (a == PartMap::kNotInPart || b == PartMap::kNotInPart) continue;
       Vec3 d = s.position[a] - s.position[b];
       if (cell != nullptr) d -= cell->offset(cell->nearest_shift(d));  // to the bond's image (bonds/bond_images.hpp)
@@ -264,10 +270,10 @@ Simulation PartFactory::make(const GlobalState& state, const PartLayout& layout)
   part.ghost = layout.ghost;
   part.decomposed = true;
   // Each slot of the template's particles -> its slot in the part.
-  const auto by_id = slots_by_id(part);
+  const IdIndex index(part);
   const ParticleStore& t = whole_.particles();
   std::vector<std::uint32_t> part_slot(t.id.size());  // (the template may keep its ids alone: release_work)
-  for (std::size_t s = 0; s < t.id.size(); ++s) part_slot[s] = find_slot(by_id, t.id[s]);
+  for (std::size_t s = 0; s < t.id.size(); ++s) part_slot[s] = index.slot(t.id[s]);
   ForceField forces = whole_.forces().make_part(part, PartMap{part_slot, state.failed_bonds, {}}, state.histories);
   if (!state.build_positions.empty()) {
     std::vector<Vec3> built(layout.members.size());
@@ -277,7 +283,7 @@ Simulation PartFactory::make(const GlobalState& state, const PartLayout& layout)
   std::vector<ParticleGroup> groups = whole_.groups();  // (a part indexes the members it holds)
   std::vector<Clump> clumps;
   for (const Clump& c : state.clumps) {
-    const std::uint32_t first = find_slot(by_id, c.members.front());
+    const std::uint32_t first = index.slot(c.members.front());
     if (first != PartMap::kNotInPart && part.owns(first)) clumps.push_back(c);
   }
   Simulation sim(std::move(part), std::move(forces), std::move(clumps), whole_.map(), whole_.time_step(), state.steps);

@@ -47,7 +47,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
+#include <utility>
 #include <span>
 #include <vector>
 
@@ -102,6 +104,27 @@ std::vector<std::uint32_t> bisect_owners(std::span<const Vec3> positions, std::s
 /// with m = floor(H^-1 (x - o)) (length); the positions themselves
 /// without a cell.
 std::vector<Vec3> positions_in_cell(std::span<const Vec3> positions, const PeriodicCell* cell);
+
+/// The slot of each particle id in a store (sorted (id, slot) pairs: a
+/// binary search per lookup, no map). The store must not change while the
+/// index is used.
+class IdIndex {
+ public:
+  explicit IdIndex(const ParticleStore& particles);
+  /// The slot of particle `id`, or PartMap::kNotInPart if the store has none.
+  std::uint32_t slot(std::uint32_t id) const;
+
+ private:
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> by_id_;
+};
+
+/// Calls `visit(a, b)` for every bond of `bond_keys` (pair_key of the ids)
+/// whose two particles are both in the store of `index` (slots a, b) and
+/// have different owners (`owner` per slot): the bonds that make each
+/// rank hold the other end as a ghost (part_layouts(), Domain::migrate).
+void visit_cut_bonds(const IdIndex& index, std::span<const std::uint64_t> bond_keys,
+                     std::span<const std::uint32_t> owner,
+                     const std::function<void(std::uint32_t, std::uint32_t)>& visit);
 
 /// Gives every member of each clump the owner of its first member, so that
 /// clumps are never split (`owner` per particle of `particles`, as from
@@ -224,6 +247,9 @@ class PartFactory {
   /// 2 r_max + skin, or the longest bond at `state` if longer (length; a
   /// bond across a periodic face measured to its minimum image).
   double interaction_range(const GlobalState& state) const;
+  /// The same over the particles `particles` (for an MPI rank: the ones it
+  /// holds) in the periodic cell `cell` (none: nullptr or no periodic axis).
+  double interaction_range(const ParticleStore& particles, const PeriodicCell* cell) const;
 
  private:
   Simulation whole_;

@@ -67,17 +67,15 @@ std::vector<std::uint32_t> Domain::new_owners(const CutTree& tree, const Particl
   // owner (which holds every member) tells every rank.
   const std::vector<Clump>& clumps = factory_.whole().clumps();
   std::vector<std::uint32_t> first_owner(clumps.size(), 0);
-  std::map<std::uint32_t, std::size_t> slot_of;
-  for (std::size_t i = 0; i < s.size(); ++i) slot_of[s.id[i]] = i;
-  std::map<std::uint32_t, std::size_t> clump_of;  // member id -> clump
+  const IdIndex index(s);
   for (std::size_t c = 0; c < clumps.size(); ++c) {
-    for (const std::uint32_t id : clumps[c].members) clump_of[id] = c;
-    const auto it = slot_of.find(clumps[c].members.front());
-    if (it != slot_of.end() && s.owns(it->second)) first_owner[c] = owner[it->second] + 1;
+    const std::uint32_t first = index.slot(clumps[c].members.front());
+    if (first != PartMap::kNotInPart && s.owns(first)) first_owner[c] = owner[first] + 1;
   }
   MPI_Allreduce(MPI_IN_PLACE, first_owner.data(), static_cast<int>(first_owner.size()), MPI_UINT32_T, MPI_MAX, comm_);
-  for (std::size_t i = 0; i < s.size(); ++i)
-    if (const auto it = clump_of.find(s.id[i]); it != clump_of.end()) owner[i] = first_owner[it->second] - 1;
+  for (std::size_t c = 0; c < clumps.size(); ++c)
+    for (const std::uint32_t id : clumps[c].members)
+      if (const std::uint32_t i = index.slot(id); i != PartMap::kNotInPart) owner[i] = first_owner[c] - 1;
   return owner;
 }
 
@@ -86,11 +84,7 @@ void Domain::migrate(const CutTree& tree) {
   const PeriodicCell* cell = part_->cell();
   const std::size_t ranks = static_cast<std::size_t>(size_);
   // The halo, from the largest radius and the longest bond of every rank.
-  GlobalState probe;
-  probe.particles = s;
-  if (cell != nullptr) probe.cell = *cell;
-  double range = factory_.interaction_range(probe);
-  probe = GlobalState();
+  double range = factory_.interaction_range(s, cell);
   MPI_Allreduce(MPI_IN_PLACE, &range, 1, MPI_DOUBLE, MPI_MAX, comm_);
   margin_ = 0.5 * range;
   const double halo = (range + 2.0 * margin_) * (1.0 + 1e-9);
@@ -120,19 +114,11 @@ void Domain::migrate(const CutTree& tree) {
                                     Vec3(hi[3 * r], hi[3 * r + 1], hi[3 * r + 2]), shifts, halo))
         to[i].push_back(static_cast<std::uint32_t>(r));
   }
-  if (!factory_.bond_keys().empty()) {
-    std::map<std::uint32_t, std::uint32_t> slot_of;
-    for (std::size_t i = 0; i < s.size(); ++i) slot_of[s.id[i]] = static_cast<std::uint32_t>(i);
-    for (const std::uint64_t key : factory_.bond_keys()) {
-      const auto a = slot_of.find(static_cast<std::uint32_t>(key >> 32));
-      const auto b = slot_of.find(static_cast<std::uint32_t>(key & 0xffffffffu));
-      if (a == slot_of.end() || b == slot_of.end()) continue;
-      const std::uint32_t i = a->second, j = b->second;
-      if (owner[i] == owner[j]) continue;
+  if (!factory_.bond_keys().empty())
+    visit_cut_bonds(IdIndex(s), factory_.bond_keys(), owner, [&](std::uint32_t i, std::uint32_t j) {
       if (s.owns(i)) to[i].push_back(owner[j]);
       if (s.owns(j)) to[j].push_back(owner[i]);
-    }
-  }
+    });
   // One message per rank: the particles it gets, which ranks hold as
   // ghosts those it will own, the histories, the clumps it will own.
   std::vector<std::vector<std::uint32_t>> slots(ranks);
