@@ -14,13 +14,14 @@
 #       LARGE_IMPLICIT_STEPS implicit steps of iBDEM's 3.5e-5 s.
 # Each at THREADS (a list, default "1 2"). Prints one row per run:
 #   case,integrator,dt,threads,simulated_s,wall_s,wall_s_per_simulated_ms,
-#   broken_bonds,fragments,newton_per_step,cg_per_step
+#   broken_bonds,fragments,newton_per_step,cg_per_step,hessian_blocks
 # and the speedup implicit/explicit per case and thread count.
 #
 # Builds the engine with scripts/setup.sh if build/apps/dem is missing. Runs
 # from any directory. Environment: THREADS ("1 2"), PLATE_T_END (4e-4),
 # BEAM_T_END (2e-3), LARGE_EXPLICIT_STEPS (200), LARGE_IMPLICIT_STEPS (2),
-# CASES ("a b c"), DEM_BUILD_DIR (build).
+# CASES ("a b c"), DEM_BUILD_DIR (build), HESSIAN (the implicit runs' [run]
+# hessian_blocks, a list: "projected", "gauss-newton"; default "projected").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
@@ -31,36 +32,50 @@ beam_t_end=${BEAM_T_END:-2e-3}
 large_explicit=${LARGE_EXPLICIT_STEPS:-200}
 large_implicit=${LARGE_IMPLICIT_STEPS:-2}
 cases=${CASES:-"a b c"}
+hessian_list=${HESSIAN:-projected}
 [ -x "$build/apps/dem" ] || bash scripts/setup.sh
 dem="$repo/$build/apps/dem"
 work=$(mktemp -d "${TMPDIR:-/tmp}/implicit_vs_explicit.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-# scene_with SCENE INTEGRATOR TIME_STEP OUT: the scene with its [run]
-# integrator and time step replaced, no VTK frames, written to OUT.
+# scene_with SCENE INTEGRATOR TIME_STEP OUT BLOCKS: the scene with its [run]
+# integrator and time step replaced (and hessian_blocks = BLOCKS when
+# implicit), no VTK frames, written to OUT.
 scene_with() {
-  sed -e "s|^integrator = .*|integrator = \"$2\"|" -e "s|^time_step = .*|time_step = $3|" \
+  local blocks=""
+  [ "$2" = implicit ] && blocks="\nhessian_blocks = \"$5\""
+  sed -e "s|^integrator = .*|integrator = \"$2\"$blocks|" -e "s|^time_step = .*|time_step = $3|" \
       -e "s|^time_step_fraction = .*||" -e "s|^vtk_every = .*|vtk_every = 0|" \
       -e "s|^checkpoint_every = .*|checkpoint_every = 0|" "$1" > "$4"
 }
 
-echo "case,integrator,dt,threads,simulated_s,wall_s,wall_s_per_simulated_ms,broken_bonds,fragments,newton_per_step,cg_per_step"
-# run CASE SCENE INTEGRATOR DT THREADS END_ARGS...
+echo "case,integrator,dt,threads,simulated_s,wall_s,wall_s_per_simulated_ms,broken_bonds,fragments,newton_per_step,cg_per_step,hessian_blocks"
+# run CASE SCENE INTEGRATOR DT THREADS END_ARGS...: implicit runs once per
+# HESSIAN entry.
 run() {
-  local name=$1 scene=$2 integrator=$3 dt=$4 threads=$5
-  shift 5
+  if [ "$3" = implicit ]; then
+    local blocks
+    for blocks in $hessian_list; do run_one "$blocks" "$@"; done
+  else
+    run_one - "$@"
+  fi
+}
+# run_one BLOCKS CASE SCENE INTEGRATOR DT THREADS END_ARGS...
+run_one() {
+  local blocks=$1 name=$2 scene=$3 integrator=$4 dt=$5 threads=$6
+  shift 6
   local file="$work/$name-$integrator-$dt.toml" out="$work/out"
-  scene_with "$scene" "$integrator" "$dt" "$file"
+  scene_with "$scene" "$integrator" "$dt" "$file" "$blocks"
   rm -rf "$out"
   local log
   if ! log=$("$dem" run "$file" --quiet --threads "$threads" --output-dir "$out" "$@" 2>&1); then
-    echo "$name,$integrator,$dt,$threads,failed: $(echo "$log" | grep -m1 error)" >&2
+    echo "$name,$integrator,$dt,$threads,failed ($blocks): $(echo "$log" | grep -m1 error)" >&2
     return 0
   fi
   echo "$log" > "$work/log"
-  python3 - "$name" "$integrator" "$dt" "$threads" "$out" "$work/log" <<'EOF'
+  python3 - "$name" "$integrator" "$dt" "$threads" "$out" "$work/log" "$blocks" <<'EOF'
 import re, sys, csv
-name, integrator, dt, threads, out, log_file = sys.argv[1:7]
+name, integrator, dt, threads, out, log_file, blocks = sys.argv[1:8]
 log = open(log_file).read()
 m = re.search(r"done: (\d+) steps in ([0-9.e+-]+) s", log)
 steps, wall = int(m.group(1)), float(m.group(2))
@@ -72,7 +87,7 @@ newton = cg = ""
 m = re.search(r"per step ([0-9.e+-]+) Newton iterations, ([0-9.e+-]+) CG iterations", log)
 if m:
     newton, cg = m.group(1), m.group(2)
-print(f"{name},{integrator},{dt},{threads},{t:.6g},{wall:.4g},{wall / (t * 1e3):.4g},{broken},{fragments},{newton},{cg}")
+print(f"{name},{integrator},{dt},{threads},{t:.6g},{wall:.4g},{wall / (t * 1e3):.4g},{broken},{fragments},{newton},{cg},{blocks}")
 EOF
 }
 

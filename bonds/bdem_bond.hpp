@@ -24,6 +24,7 @@
 /// product is the Hamilton product of docs/model.md Part II). Units: SI in the
 /// engine's BDEM scenes (m, N, N m, Pa), any consistent set otherwise.
 
+#include <array>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -120,6 +121,26 @@ struct BdemScalarOps {
 };
 }  // namespace lanes
 
+/// The kernel's input for one bond, any scalar type S.
+template <class S>
+[[gnu::always_inline]] inline lanes::BdemLaneInput<S> bdem_lane_input(const Eigen::Matrix<S, 3, 1>& x_i,
+                                                                     const Eigen::Matrix<S, 3, 1>& x_j,
+                                                                     const Eigen::Quaternion<S>& q_i,
+                                                                     const Eigen::Quaternion<S>& q_j,
+                                                                     const Vec3& d0, double l0,
+                                                                     const BdemStiffness& k) {
+  return {{x_i[0], x_i[1], x_i[2]},
+          {x_j[0], x_j[1], x_j[2]},
+          {q_i.w(), q_i.x(), q_i.y(), q_i.z()},
+          {q_j.w(), q_j.x(), q_j.y(), q_j.z()},
+          {S(d0[0]), S(d0[1]), S(d0[2])},
+          S(l0),
+          S(k.normal),
+          S(k.shear),
+          S(k.bending),
+          S(k.twist)};
+}
+
 /// One bond (9.1-9.4, 10.1) for any scalar type S (double, or dual numbers
 /// for derivatives). x_i, x_j: centres; q_i, q_j: unit quaternions of
 /// Q_i = R_i R_i0ᵀ and Q_j (either sign: the result does not depend on it);
@@ -132,16 +153,7 @@ template <class S>
                                                              double l0, const BdemStiffness& k) {
   // The arithmetic is bonds/bdem_lanes.inc's, which the vectorised force
   // loop (bonds/bdem_kernel.hpp) runs lane by lane with the same bits.
-  const lanes::BdemLaneInput<S> in{{x_i[0], x_i[1], x_i[2]},
-                                   {x_j[0], x_j[1], x_j[2]},
-                                   {q_i.w(), q_i.x(), q_i.y(), q_i.z()},
-                                   {q_j.w(), q_j.x(), q_j.y(), q_j.z()},
-                                   {S(d0[0]), S(d0[1]), S(d0[2])},
-                                   S(l0),
-                                   S(k.normal),
-                                   S(k.shear),
-                                   S(k.bending),
-                                   S(k.twist)};
+  const lanes::BdemLaneInput<S> in = bdem_lane_input(x_i, x_j, q_i, q_j, d0, l0, k);
   lanes::BdemLaneOutput<S> o;
   lanes::BdemScalarOps<S> ops;
   lanes::bdem_lanes<true>(in, o, ops);
@@ -168,6 +180,30 @@ template <class S>
                                                        const Quat& q_j, const Vec3& d0, double l0,
                                                        const BdemStiffness& k) {
   return bdem_bond_t<double>(x_i, x_j, q_i, q_j, d0, l0, k);
+}
+
+/// The bond's eight strains e (r - l0, t.c, t - (t.c) c, g(theta_s) b:
+/// length, then dimensionless) with V = ½ sum_k w_k e_k², w =
+/// bdem_strain_weights(k): what the Gauss-Newton Hessian blocks
+/// sum_k w_k grad e_k grad e_kᵀ are made of (docs/model.md §12.4). Same
+/// arguments as bdem_bond_t.
+template <class S>
+std::array<S, 8> bdem_bond_strains_t(const Eigen::Matrix<S, 3, 1>& x_i, const Eigen::Matrix<S, 3, 1>& x_j,
+                                     const Eigen::Quaternion<S>& q_i, const Eigen::Quaternion<S>& q_j,
+                                     const Vec3& d0, double l0, const BdemStiffness& k) {
+  const lanes::BdemLaneInput<S> in = bdem_lane_input(x_i, x_j, q_i, q_j, d0, l0, k);
+  lanes::BdemLaneOutput<S> o;
+  lanes::BdemScalarOps<S> ops;
+  lanes::bdem_lanes<true>(in, o, ops);
+  std::array<S, 8> e;
+  for (int c = 0; c < 8; ++c) e[c] = o.strain[c];
+  return e;
+}
+
+/// The weights of bdem_bond_strains_t's strains: (k_n, k_tw, k_b, k_b,
+/// k_b, k_s, k_s, k_s).
+inline std::array<double, 8> bdem_strain_weights(const BdemStiffness& k) {
+  return {k.normal, k.twist, k.bending, k.bending, k.bending, k.shear, k.shear, k.shear};
 }
 
 /// Stresses of eqs. (12)-(13) (docs/model.md §10.1), pressure units.

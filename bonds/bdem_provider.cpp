@@ -275,7 +275,7 @@ std::span<const std::uint64_t> BdemBondProvider::bonded_pairs() const {
   return live_keys_;
 }
 
-void BdemBondProvider::element_hessians(const ParticleStore& s, std::span<Mat12> out, bool project) const {
+void BdemBondProvider::element_hessians(const ParticleStore& s, std::span<Mat12> out, HessianBlocks blocks) const {
   prepare_attitudes(s);
   parallel_for_ranges(bonds_.size(), [&](std::size_t begin, std::size_t end) {
     for (std::size_t b = begin; b < end; ++b) {
@@ -284,9 +284,15 @@ void BdemBondProvider::element_hessians(const ParticleStore& s, std::span<Mat12>
         continue;
       }
       const std::uint32_t i = bonds_.first[b], j = bonds_.second[b];
+      const BdemStiffness& k = types_[bonds_.type[b]].stiffness;
+      if (blocks == HessianBlocks::gauss_newton) {
+        out[b] = bdem_bond_gauss_newton(s.position[i], second_end(s, b), relative(s, i), relative(s, j),
+                                        bonds_.rest_direction[b], bonds_.rest_length[b], k);
+        continue;
+      }
       out[b] = bdem_bond_hessian(s.position[i], second_end(s, b), relative(s, i), relative(s, j),
-                                 bonds_.rest_direction[b], bonds_.rest_length[b], types_[bonds_.type[b]].stiffness);
-      if (project) project_bond_hessian(out[b]);
+                                 bonds_.rest_direction[b], bonds_.rest_length[b], k);
+      if (blocks == HessianBlocks::projected) project_bond_hessian(out[b]);
     }
   });
 }

@@ -27,6 +27,24 @@ Mat12 bond_hessian(const Vec3& x_i, const Vec3& x_j, const Quat& q_i, const Quat
   });
 }
 
+Mat12 bdem_bond_gauss_newton(const Vec3& x_i, const Vec3& x_j, const Quat& q_i, const Quat& q_j, const Vec3& d0,
+                             double l0, const BdemStiffness& k) {
+  using namespace element_hessian_detail;
+  return gauss_newton_hessian(x_i, x_j, q_i, q_j, bdem_strain_weights(k),
+                              [&](const DualVec& xi, const DualVec& xj, const DualQuat& qi, const DualQuat& qj) {
+                                return bdem_bond_strains_t<Dual>(xi, xj, qi, qj, d0, l0, k);
+                              });
+}
+
+Mat12 bond_gauss_newton(const Vec3& x_i, const Vec3& x_j, const Quat& q_i, const Quat& q_j, double r0,
+                        const Vec3& d0, double k_bending, double k_axial, double k_shear) {
+  using namespace element_hessian_detail;
+  return gauss_newton_hessian(x_i, x_j, q_i, q_j, bond_strain_weights(k_bending, k_axial, k_shear),
+                              [&](const DualVec& xi, const DualVec& xj, const DualQuat& qi, const DualQuat& qj) {
+                                return bond_strains_t<Dual>(xi, xj, qi, qj, r0, d0, k_bending, k_axial, k_shear);
+                              });
+}
+
 void project_positive_semidefinite(Mat12& h) {
   const Eigen::SelfAdjointEigenSolver<Mat12> eig(h);
   const Eigen::Matrix<double, 12, 1> lambda = eig.eigenvalues().cwiseMax(0.0);

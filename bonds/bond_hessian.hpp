@@ -35,6 +35,20 @@ Mat12 bdem_bond_hessian(const Vec3& x_i, const Vec3& x_j, const Quat& q_i, const
 Mat12 bond_hessian(const Vec3& x_i, const Vec3& x_j, const Quat& q_i, const Quat& q_j, double r0, const Vec3& d0,
                    double k_bending, double k_axial, double k_shear);
 
+/// The Gauss-Newton blocks of one BDEM bond (docs/model.md §12.4):
+/// sum_k w_k grad e_k grad e_kᵀ over the eight strains of
+/// bdem_bond_strains_t, whose weighted squares make V. Positive
+/// semi-definite by construction (no eigen-decomposition); equal to H_e
+/// where every strain is zero and differing from it by the terms
+/// w_k e_k Hess e_k elsewhere (the same minimiser, another convergence).
+Mat12 bdem_bond_gauss_newton(const Vec3& x_i, const Vec3& x_j, const Quat& q_i, const Quat& q_j, const Vec3& d0,
+                             double l0, const BdemStiffness& k);
+
+/// The same for one Baker-Gonzalez bond, over the six strains of
+/// bond_strains_t (bonds/bond_potential.hpp).
+Mat12 bond_gauss_newton(const Vec3& x_i, const Vec3& x_j, const Quat& q_i, const Quat& q_j, double r0,
+                        const Vec3& d0, double k_bending, double k_axial, double k_shear);
+
 /// Sets the negative eigenvalues of the symmetric matrix h to zero
 /// (Eigen's SelfAdjointEigenSolver; docs/model.md §12.4, the per-element
 /// projection of iBDEM Algorithm 3 line 10).

@@ -10,6 +10,8 @@
 /// negative), the spatial moments on i and on j (docs/model.md §2), and the
 /// energy. Tests call these same functions.
 
+#include <array>
+
 #include "core/rotation.hpp"
 #include "core/types.hpp"
 
@@ -79,18 +81,26 @@ struct ScalarOps {
 /// The arithmetic is bonds/bond_lanes.inc's, which the vectorised force
 /// loop (bonds/bond_kernel.hpp) runs lane by lane with the same bits.
 template <class S>
+inline lanes::BondLaneInput<S> bond_lane_input(const Eigen::Matrix<S, 3, 1>& x_i, const Eigen::Matrix<S, 3, 1>& x_j,
+                                               const Eigen::Quaternion<S>& q_i, const Eigen::Quaternion<S>& q_j,
+                                               double r0, const Vec3& d0, double k_bending, double k_axial,
+                                               double k_shear) {
+  return {{x_i[0], x_i[1], x_i[2]},
+          {x_j[0], x_j[1], x_j[2]},
+          {q_i.w(), q_i.x(), q_i.y(), q_i.z()},
+          {q_j.w(), q_j.x(), q_j.y(), q_j.z()},
+          {S(d0[0]), S(d0[1]), S(d0[2])},
+          S(1.0 / r0),
+          S(k_bending),
+          S(k_axial),
+          S(k_shear)};
+}
+
+template <class S>
 inline BondTermsT<S> bond_all_t(const Eigen::Matrix<S, 3, 1>& x_i, const Eigen::Matrix<S, 3, 1>& x_j,
                                 const Eigen::Quaternion<S>& q_i, const Eigen::Quaternion<S>& q_j, double r0,
                                 const Vec3& d0, double k_bending, double k_axial, double k_shear) {
-  lanes::BondLaneInput<S> in{{x_i[0], x_i[1], x_i[2]},
-                             {x_j[0], x_j[1], x_j[2]},
-                             {q_i.w(), q_i.x(), q_i.y(), q_i.z()},
-                             {q_j.w(), q_j.x(), q_j.y(), q_j.z()},
-                             {S(d0[0]), S(d0[1]), S(d0[2])},
-                             S(1.0 / r0),
-                             S(k_bending),
-                             S(k_axial),
-                             S(k_shear)};
+  const lanes::BondLaneInput<S> in = bond_lane_input(x_i, x_j, q_i, q_j, r0, d0, k_bending, k_axial, k_shear);
   lanes::BondLaneOutput<S> out;
   lanes::ScalarOps<S> ops;
   lanes::bond_lanes<true>(in, out, ops);
@@ -108,6 +118,29 @@ inline BondTermsT<S> bond_all_t(const Eigen::Matrix<S, 3, 1>& x_i, const Eigen::
 inline BondTerms bond_all(const Vec3& x_i, const Vec3& x_j, const Quat& q_i, const Quat& q_j,
                    double r0, const Vec3& d0, double k_bending, double k_axial, double k_shear) {
   return bond_all_t<double>(x_i, x_j, q_i, q_j, r0, d0, k_bending, k_axial, k_shear);
+}
+
+/// The bond's six strains e (theta_ij, r/r0 - 1, s_i, s_j: dimensionless)
+/// with U = ½ sum_k w_k e_k², w = (K^m x3, K^a, K^s/2 x2): what the
+/// Gauss-Newton Hessian blocks sum_k w_k grad e_k grad e_kᵀ are made of
+/// (docs/model.md §12.4). Same arguments as bond_all_t; the weights are
+/// bond_strain_weights'.
+template <class S>
+std::array<S, 6> bond_strains_t(const Eigen::Matrix<S, 3, 1>& x_i, const Eigen::Matrix<S, 3, 1>& x_j,
+                                const Eigen::Quaternion<S>& q_i, const Eigen::Quaternion<S>& q_j, double r0,
+                                const Vec3& d0, double k_bending, double k_axial, double k_shear) {
+  const lanes::BondLaneInput<S> in = bond_lane_input(x_i, x_j, q_i, q_j, r0, d0, k_bending, k_axial, k_shear);
+  lanes::BondLaneOutput<S> out;
+  lanes::ScalarOps<S> ops;
+  lanes::bond_lanes<true>(in, out, ops);
+  std::array<S, 6> e;
+  for (int c = 0; c < 6; ++c) e[c] = out.strain[c];
+  return e;
+}
+
+/// The weights of bond_strains_t's strains: (K^m, K^m, K^m, K^a, K^s/2, K^s/2).
+inline std::array<double, 6> bond_strain_weights(double k_bending, double k_axial, double k_shear) {
+  return {k_bending, k_bending, k_bending, k_axial, 0.5 * k_shear, 0.5 * k_shear};
 }
 
 /// Bond energies split by term, for diagnostics.

@@ -62,7 +62,7 @@ class BondProvider final : public ForceProvider, public HessianSource, public De
   void add_potential_energies(const ParticleStore& particles, EnergyReport& report) const override;
   /// docs/model.md §12.4: each bond's H_e (bonds/bond_hessian.hpp).
   std::span<const std::uint32_t> record_second_ends() const override { return bonds_.second; }
-  void element_hessians(const ParticleStore& particles, std::span<Mat12> out, bool project) const override;
+  void element_hessians(const ParticleStore& particles, std::span<Mat12> out, HessianBlocks blocks) const override;
   std::vector<ArrayBytes> memory_use() const override;
   void release_work() override {
     incidence_ = BondIncidence{};

@@ -10,6 +10,9 @@
 /// gives H_e = -J, except in each end's own rotation block, where
 /// -d tau_i / d phi_i = H_e + ½ S(tau_i); the result is symmetrised.
 
+#include <array>
+#include <cstddef>
+
 #include <unsupported/Eigen/AutoDiff>
 
 #include "core/types.hpp"
@@ -70,6 +73,20 @@ Mat12 element_hessian(const Vec3& x_i, const Vec3& x_j, const Quat& q_i, const Q
   h.block<3, 3>(3, 3) -= 0.5 * skew(tau_i);
   h.block<3, 3>(9, 9) -= 0.5 * skew(tau_j);
   return 0.5 * (h + h.transpose());
+}
+
+/// The Gauss-Newton blocks sum_k w_k grad e_k grad e_kᵀ of an energy
+/// V = ½ sum_k w_k e_k² (docs/model.md §12.4), from strains(x_i, x_j, q_i,
+/// q_j) -> an array of N strains e_k as dual numbers over the same 12
+/// inputs; positive semi-definite for w_k >= 0, symmetric by construction.
+template <std::size_t N, class Strains>
+Mat12 gauss_newton_hessian(const Vec3& x_i, const Vec3& x_j, const Quat& q_i, const Quat& q_j,
+                           const std::array<double, N>& w, Strains&& strains) {
+  const std::array<Dual, N> e = strains(seeded_position(x_i, 0), seeded_position(x_j, 6), seeded_attitude(q_i, 3),
+                                        seeded_attitude(q_j, 9));
+  Mat12 h = Mat12::Zero();
+  for (std::size_t k = 0; k < N; ++k) h.noalias() += w[k] * (e[k].derivatives() * e[k].derivatives().transpose());
+  return h;
 }
 
 }  // namespace dem::element_hessian_detail

@@ -642,7 +642,7 @@ class ContactProvider final : public ContactProviderBase,
   }
 
   std::span<const std::uint32_t> record_second_ends() const override { return search_.list().partner; }
-  void element_hessians(const ParticleStore& s, std::span<Mat12> out, bool project) const override {
+  void element_hessians(const ParticleStore& s, std::span<Mat12> out, HessianBlocks blocks) const override {
     if constexpr (RadialLaw<Law>) {
       const NeighbourList& list = search_.list();
       parallel_for_ranges(list.pair_count(), [&](std::size_t begin, std::size_t end) {
@@ -656,9 +656,10 @@ class ContactProvider final : public ContactProviderBase,
           if (!(r < reach) || !(r > 0.0)) continue;
           const Vec3 d = rv / r;
           Mat3 a = law_.radial_curvature(r, reach) * (d * d.transpose());
-          // U'(r)/r (I - d dᵀ), U' = -|F|: negative, so the projection drops it.
+          // U'(r)/r (I - d dᵀ), U' = -|F|: negative, so the projection drops
+          // it (and so does Gauss-Newton over the strain r - L: the same block).
           typename Law::State none{};
-          if (!project) a -= law_.force(s.position[i], s.position[j], s.radius[i], s.radius[j], none).norm() / r *
+          if (blocks == HessianBlocks::exact) a -= law_.force(s.position[i], s.position[j], s.radius[i], s.radius[j], none).norm() / r *
                              (Mat3::Identity() - d * d.transpose());
           h.block<3, 3>(0, 0) = a;
           h.block<3, 3>(0, 6) = -a;

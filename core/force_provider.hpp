@@ -250,6 +250,14 @@ class ExcludedPairs {
 /// docs/model.md §12.4). The implicit integrator refuses a scene with a
 /// provider that lacks this capability. A provider without potential
 /// energy (gravity, a constant load) has it and adds nothing.
+/// Which element Hessian blocks the implicit integrator assembles
+/// (docs/model.md §12.4; scene key [run] hessian_blocks).
+enum class HessianBlocks {
+  exact,         ///< H_e itself: quadratic Newton convergence, H may be indefinite (for tests)
+  projected,     ///< H_e with its negative eigenvalues set to zero (iBDEM Algorithm 3 line 10)
+  gauss_newton,  ///< sum_k w_k grad e_k grad e_kᵀ over the element's strains: semi-definite, no eigen-decomposition
+};
+
 class HessianSource {
  public:
   virtual ~HessianSource() = default;
@@ -258,11 +266,12 @@ class HessianSource {
   virtual std::span<const std::uint32_t> record_second_ends() const { return {}; }
   /// Pair providers: per record of pair_results(), the Hessian of its
   /// energy in (delta x_first, phi_first, delta x_second, phi_second) at the
-  /// configuration of the last evaluate(), projected to positive
-  /// semi-definite if `project` (zero for a record that does not act: a
-  /// failed bond, a pair apart or excluded). `out` has one entry per record.
+  /// configuration of the last evaluate(), in the form `blocks` (zero for
+  /// a record that does not act: a failed bond, a pair apart or excluded).
+  /// A law without strains of its own (a contact U(r)) gives its projected
+  /// block for gauss_newton. `out` has one entry per record.
   /// Parallel inside; each record writes its own entry.
-  virtual void element_hessians(const ParticleStore&, std::span<Mat12> /*out*/, bool /*project*/) const {}
+  virtual void element_hessians(const ParticleStore&, std::span<Mat12> /*out*/, HessianBlocks /*blocks*/) const {}
   /// One-body providers (walls, fields): adds the positive semi-definite
   /// Hessian blocks (delta x_i, phi_i) of their energy for the particles in
   /// [begin, end) to diag[i].

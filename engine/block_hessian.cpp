@@ -34,7 +34,7 @@ void require_implicit_support(const ForceField& forces, bool has_clumps) {
 }
 
 void BlockHessian::assemble(const ParticleStore& s, const ForceField& forces, std::span<const Mat6> inertia,
-                            std::span<const char> fixed, bool project) {
+                            std::span<const char> fixed, HessianBlocks blocks) {
   const std::size_t n = s.size();
   diagonal_.assign(inertia.begin(), inertia.end());
   fixed_.assign(fixed.begin(), fixed.end());
@@ -58,7 +58,7 @@ void BlockHessian::assemble(const ParticleStore& s, const ForceField& forces, st
         throw std::logic_error("provider '" + p->name() + "' gives " + std::to_string(b.second.size()) +
                                " second ends for " + std::to_string(m) + " records");
       if (scratch_.size() < m) scratch_.resize(m);
-      hs->element_hessians(s, std::span<Mat12>(scratch_.data(), m), project);
+      hs->element_hessians(s, std::span<Mat12>(scratch_.data(), m), blocks);
       b.coupling.resize(m);
       parallel_for_ranges(m, [&](std::size_t begin, std::size_t end) {
         for (std::size_t k = begin; k < end; ++k) b.coupling[k] = scratch_[k].block<6, 6>(0, 6);

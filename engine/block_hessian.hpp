@@ -42,13 +42,13 @@ class BlockHessian {
   /// H at the current configuration (the providers' last evaluate()):
   /// diag[i] = inertia[i] + the one-body providers' blocks + the own 6x6
   /// blocks of i's records of every pair provider (in incidence order);
-  /// couplings from each pair provider's element Hessians, each projected to
-/// positive semi-definite if `project` (docs/model.md §12.4). `inertia` has one
+  /// couplings from each pair provider's element Hessians in the form
+  /// `blocks` (docs/model.md §12.4). `inertia` has one
   /// block per particle; `fixed` one flag per particle, or is empty. Throws
   /// std::invalid_argument if a provider gives no Hessian
   /// (require_implicit_support).
   void assemble(const ParticleStore& particles, const ForceField& forces, std::span<const Mat6> inertia,
-                std::span<const char> fixed, bool project = true);
+                std::span<const char> fixed, HessianBlocks blocks = HessianBlocks::projected);
   /// y = H x; x and y have one entry per particle.
   void multiply(std::span<const Vec6> x, std::span<Vec6> y) const;
   /// z = P r with P the inverses of the diagonal blocks (block Jacobi).

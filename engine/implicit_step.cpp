@@ -238,7 +238,7 @@ ImplicitStepStats ImplicitStepper::step(ParticleStore& s, ForceField& forces, do
     if (domain_.maximum(turned < n ? 1.0 : 0.0) > 0.0)
       throw ImplicitSolveError("particle id " + where(turned) +
                                " turned by pi or more in one implicit step: use a smaller time step");
-    hessian_.assemble(s, forces, inertia_, fixed, settings_.project_elements);
+    hessian_.assemble(s, forces, inertia_, fixed, settings_.hessian_blocks);
     const double cg_tolerance = std::min(settings_.cg_tolerance_max, std::sqrt(residual));
     const CgResult cg = solve_pcg(hessian_, rhs_, delta_, weight_, cg_tolerance, settings_.max_cg_iterations,
                                   s.ghost, domain_);

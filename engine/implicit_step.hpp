@@ -49,10 +49,13 @@ struct ImplicitSettings {
   std::size_t max_newton_iterations = 100;
   std::size_t max_cg_iterations = 1000;
   std::size_t max_halvings = 30;         ///< line-search halvings per iteration
-  /// Project each element Hessian to positive semi-definite (docs/model.md §12.4;
-  /// iBDEM Algorithm 3 line 10). Off: the exact Hessian (quadratic Newton
-  /// convergence, but H may be indefinite at large steps); for tests.
-  bool project_elements = true;
+  /// The element Hessian blocks (docs/model.md §12.4): Gauss-Newton (the
+  /// default: as few Newton iterations as the projection on the plate, the
+  /// beam and the bending test, without its eigen-decompositions), projected
+  /// to positive semi-definite (iBDEM Algorithm 3 line 10), or exact
+  /// (quadratic Newton convergence, but H may be indefinite at large steps;
+  /// for tests). Scene key [run] hessian_blocks.
+  HessianBlocks hessian_blocks = HessianBlocks::gauss_newton;
 };
 
 /// What one implicit step did (solver.csv).

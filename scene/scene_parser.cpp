@@ -44,7 +44,7 @@ void read_run(TableReader& t, RunSpec& run) {
   const bool implicit = run.map == IntegratorMap::implicit;
   // The implicit integrator's settings (docs/model.md §12.5); only with it.
   for (const char* key : {"newton_tolerance", "cg_tolerance_max", "max_newton_iterations", "max_cg_iterations",
-                          "preconditioner"})
+                          "preconditioner", "hessian_blocks"})
     if (!implicit && t.has(key))
       t.fail(t.find(key), key, "only applies with integrator = \"implicit\"");
   if (const auto v = t.number("newton_tolerance", "positive")) {
@@ -71,6 +71,14 @@ void read_run(TableReader& t, RunSpec& run) {
       t.fail(t.find("preconditioner"), "preconditioner",
              *p == "amg" ? std::string("\"amg\" (hypre BoomerAMG) is not in this build; use \"block-jacobi\"")
                          : "expected \"block-jacobi\", got \"" + *p + "\"");
+  if (const auto b = t.string("hessian_blocks")) {
+    if (*b == "projected") run.implicit.hessian_blocks = HessianBlocks::projected;
+    else if (*b == "gauss-newton") run.implicit.hessian_blocks = HessianBlocks::gauss_newton;
+    else if (*b == "exact") run.implicit.hessian_blocks = HessianBlocks::exact;
+    else
+      t.fail(t.find("hessian_blocks"), "hessian_blocks",
+             "expected \"projected\", \"gauss-newton\" or \"exact\", got \"" + *b + "\"");
+  }
   bool automatic = false;
   run.time_step = t.number_or_auto("time_step", "positive", automatic);
   // An implicit step may be any multiple of the explicit limit.

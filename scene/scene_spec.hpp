@@ -202,7 +202,7 @@ struct RunSpec {
   double warn_energy_drift = kDefaultWarnEnergyDrift;
   double implicit_energy_rise = kDefaultImplicitEnergyRise;
   /// integrator = "implicit": newton_tolerance, cg_tolerance_max,
-  /// max_newton_iterations, max_cg_iterations.
+  /// max_newton_iterations, max_cg_iterations, hessian_blocks.
   ImplicitSettings implicit;
   SourcePlace place;
 };

@@ -6,11 +6,14 @@
 //    and both quaternion signs, and at rest;
 //  - the rotation-block correction: -d tau_i / d phi_i (central differences
 //    of the kernel's moment) equals H_e + ½ S(tau_i), and not H_e alone;
-//  - the projection to positive semi-definite.
+//  - the projection to positive semi-definite;
+//  - the Gauss-Newton blocks (at the end of the file).
 #include <gtest/gtest.h>
 
 #include <Eigen/Eigenvalues>
+#include <array>
 #include <cmath>
+#include <cstdio>
 #include <random>
 
 #include "bdem_support.hpp"
@@ -208,4 +211,142 @@ TEST(BondHessian, BakerGonzalezBondMatchesSecondDifferencesOfItsEnergy) {
   }
   std::printf("Baker-Gonzalez bond: largest block error against second differences %.3e\n", worst);
   EXPECT_LT(worst, 1e-4);
+}
+
+// Gauss-Newton blocks (docs/model.md §12.4): sum_k w_k grad e_k grad e_kᵀ
+// over each law's strains. The strains are checked against the kernel's
+// energy, their Jacobian (central differences, independent of the dual
+// numbers) against the kernel's forces, and the blocks against that
+// Jacobian; then semi-definiteness and equality with H_e at rest.
+namespace {
+
+using Vec12 = Eigen::Matrix<double, 12, 1>;
+
+/// Central differences of a strain function over the 12 coordinates.
+template <std::size_t N, class Strains>
+Eigen::Matrix<double, static_cast<int>(N), 12> strain_jacobian(const Ends& e, Strains&& strains) {
+  Eigen::Matrix<double, static_cast<int>(N), 12> j;
+  for (int a = 0; a < 12; ++a) {
+    Vec12 z = Vec12::Zero();
+    z[a] = step_of(a);
+    const std::array<double, N> plus = strains(moved(e, z));
+    const std::array<double, N> minus = strains(moved(e, -z));
+    for (std::size_t k = 0; k < N; ++k) j(static_cast<int>(k), a) = (plus[k] - minus[k]) / (2 * step_of(a));
+  }
+  return j;
+}
+
+template <std::size_t N>
+double weighted_half_square(const std::array<double, N>& e, const std::array<double, N>& w) {
+  double v = 0.0;
+  for (std::size_t k = 0; k < N; ++k) v += 0.5 * w[k] * e[k] * e[k];
+  return v;
+}
+
+/// Largest |A - B| with each entry (r, c) scaled by sqrt(D_r D_c), D the
+/// largest diagonal entry of B of that coordinate's kind (translation or
+/// rotation): B's own scale, also for blocks of B that vanish.
+double worst_scaled_error(const Mat12& a, const Mat12& b) {
+  double d[2] = {0.0, 0.0};
+  for (int r = 0; r < 12; ++r) d[(r % 6) / 3] = std::max(d[(r % 6) / 3], std::abs(b(r, r)));
+  double worst = 0.0;
+  for (int r = 0; r < 12; ++r)
+    for (int c = 0; c < 12; ++c)
+      worst = std::max(worst, std::abs(a(r, c) - b(r, c)) / std::sqrt(d[(r % 6) / 3] * d[(c % 6) / 3]));
+  return worst;
+}
+
+/// Relative gap of the smallest eigenvalue below zero.
+double negative_part(const Mat12& h) {
+  const Eigen::SelfAdjointEigenSolver<Mat12> eig(h);
+  return -eig.eigenvalues().minCoeff() / eig.eigenvalues().cwiseAbs().maxCoeff();
+}
+
+/// Checks one law's Gauss-Newton blocks at `e`: strains against energy,
+/// w e J against the generalised force, the blocks against Jᵀ W J, the
+/// sign of the smallest eigenvalue. Returns the worst relative errors.
+template <std::size_t N, class Strains>
+std::array<double, 4> check_gauss_newton(const Ends& e, const std::array<double, N>& w, Strains&& strains,
+                                         double energy, const Vec12& force, const Mat12& gn) {
+  const std::array<double, N> s = strains(e);
+  const auto j = strain_jacobian<N>(e, strains);
+  Eigen::Matrix<double, static_cast<int>(N), 1> we;
+  for (std::size_t k = 0; k < N; ++k) we[static_cast<int>(k)] = w[k] * s[k];
+  const Vec12 gradient = j.transpose() * we;
+  Eigen::Matrix<double, static_cast<int>(N), static_cast<int>(N)> wd =
+      Eigen::Matrix<double, static_cast<int>(N), static_cast<int>(N)>::Zero();
+  for (std::size_t k = 0; k < N; ++k) wd(static_cast<int>(k), static_cast<int>(k)) = w[k];
+  const Mat12 jwj = j.transpose() * wd * j;
+  return {std::abs(weighted_half_square(s, w) - energy) / std::max(energy, 1e-300),
+          (gradient + force).cwiseAbs().maxCoeff() / force.cwiseAbs().maxCoeff(), worst_block_error(gn, jwj),
+          negative_part(gn)};
+}
+
+void expect_gauss_newton(const std::array<double, 4>& worst, const char* law) {
+  std::printf("%s Gauss-Newton: energy %.2e, gradient %.2e, blocks %.2e, smallest eigenvalue -%.2e of the largest\n",
+              law, worst[0], worst[1], worst[2], worst[3]);
+  EXPECT_LT(worst[0], 1e-12);
+  EXPECT_LT(worst[1], 1e-6);   // central differences of the strains
+  EXPECT_LT(worst[2], 1e-6);
+  EXPECT_LE(worst[3], 1e-12);  // positive semi-definite to round-off
+}
+
+}  // namespace
+
+TEST(GaussNewtonHessian, BdemBlocksAreTheStrainJacobiansProductAndSemiDefinite) {
+  const BdemStiffness k = stiffness();
+  std::mt19937_64 rng(1126);
+  std::array<double, 4> worst{};
+  for (int n = 0; n < 60; ++n) {
+    const Ends e = ends_of(random_config(rng), n % 2 == 1, n % 3 == 1);
+    const BdemBondResult r = bdem_bond(e.xi, e.xj, e.qi, e.qj, e.d0, kL0, k);
+    Vec12 f;
+    f << r.force, r.moment_i, -r.force, r.moment_j;
+    const auto strains = [&](const Ends& m) { return bdem_bond_strains_t<double>(m.xi, m.xj, m.qi, m.qj, m.d0, kL0, k); };
+    const Mat12 gn = bdem_bond_gauss_newton(e.xi, e.xj, e.qi, e.qj, e.d0, kL0, k);
+    const auto err = check_gauss_newton<8>(e, bdem_strain_weights(k), strains, energy(e, k), f, gn);
+    for (int a = 0; a < 4; ++a) worst[a] = std::max(worst[a], err[a]);
+  }
+  expect_gauss_newton(worst, "BDEM");
+}
+
+TEST(GaussNewtonHessian, BakerGonzalezBlocksAreTheStrainJacobiansProductAndSemiDefinite) {
+  std::mt19937_64 rng(2611);
+  const double km = 10, ka = 200, ks = 200;
+  std::array<double, 4> worst{};
+  for (int n = 0; n < 60; ++n) {
+    const Ends e = ends_of(random_config(rng), n % 2 == 1, n % 3 == 1);
+    const BondTerms t = bond_all(e.xi, e.xj, e.qi, e.qj, kL0, e.d0, km, ka, ks);
+    Vec12 f;
+    f << t.force_i, t.moment_i, -t.force_i, t.moment_j;
+    const auto strains = [&](const Ends& m) {
+      return bond_strains_t<double>(m.xi, m.xj, m.qi, m.qj, kL0, m.d0, km, ka, ks);
+    };
+    const Mat12 gn = bond_gauss_newton(e.xi, e.xj, e.qi, e.qj, kL0, e.d0, km, ka, ks);
+    const auto err = check_gauss_newton<6>(e, bond_strain_weights(km, ka, ks), strains, t.energy, f, gn);
+    for (int a = 0; a < 4; ++a) worst[a] = std::max(worst[a], err[a]);
+  }
+  expect_gauss_newton(worst, "Baker-Gonzalez");
+}
+
+TEST(GaussNewtonHessian, EqualsTheExactBlocksAtRestAndDiffersAwayFromIt) {
+  // Where every strain is zero the dropped terms w_k e_k Hess e_k vanish:
+  // the blocks are H_e (section 9.6's stiffness). Turned and stretched, they
+  // differ by terms of the order of the strains.
+  const BdemStiffness k = stiffness();
+  const Quat q = turn(Vec3(0.3, -0.2, 0.5));
+  const Ends rest{q * Vec3(kL0, 0, 0) + Vec3(0.1, 0.2, 0.3), Vec3(0.1, 0.2, 0.3), q, q, Vec3::UnitX()};
+  const Mat12 exact = bdem_bond_hessian(rest.xi, rest.xj, rest.qi, rest.qj, rest.d0, kL0, k);
+  const Mat12 gn = bdem_bond_gauss_newton(rest.xi, rest.xj, rest.qi, rest.qj, rest.d0, kL0, k);
+  EXPECT_LT(worst_scaled_error(gn, exact), 1e-12);
+  const double km = 10, ka = 200, ks = 200;
+  EXPECT_LT(worst_scaled_error(bond_gauss_newton(rest.xi, rest.xj, rest.qi, rest.qj, kL0, rest.d0, km, ka, ks),
+                              bond_hessian(rest.xi, rest.xj, rest.qi, rest.qj, kL0, rest.d0, km, ka, ks)),
+            1e-12);
+  Ends bent = rest;
+  bent.xi += 0.05 * kL0 * Vec3::UnitY();
+  bent.qi = turn(Vec3(0.0, 0.0, 0.2)) * bent.qi;
+  EXPECT_GT(worst_scaled_error(bdem_bond_gauss_newton(bent.xi, bent.xj, bent.qi, bent.qj, bent.d0, kL0, k),
+                              bdem_bond_hessian(bent.xi, bent.xj, bent.qi, bent.qj, bent.d0, kL0, k)),
+            1e-3);
 }

@@ -295,7 +295,7 @@ TEST(Implicit, NewtonConvergesQuadraticallyWithTheExactHessian) {
   ImplicitSettings exact;
   exact.cg_tolerance_max = 1e-13;
   exact.newton_tolerance = 1e-10;  // above the residual's round-off floor, (omega Dt)² 1e-16
-  exact.project_elements = false;
+  exact.hessian_blocks = HessianBlocks::exact;
   Simulation sim = flying_cluster(10.0, 300.0, exact);
   double worst_exponent = 1e300;
   std::size_t pairs = 0;

@@ -170,6 +170,16 @@ TEST(SceneMaterials, ImplicitKeysAreReadCheckedAndOnlyWithTheImplicitIntegrator)
   EXPECT_EQ(spec.run.implicit.max_cg_iterations, 300u);
   const Simulation sim = make_simulation(build_scene(spec));
   EXPECT_EQ(sim.implicit_settings().max_cg_iterations, 300u);
+  EXPECT_EQ(sim.implicit_settings().hessian_blocks, HessianBlocks::gauss_newton);  // the default
+  EXPECT_EQ(parse(with(run, implicit_run + "\nhessian_blocks = \"projected\"")).run.implicit.hessian_blocks,
+            HessianBlocks::projected);
+  EXPECT_EQ(parse(with(run, implicit_run + "\nhessian_blocks = \"exact\"")).run.implicit.hessian_blocks,
+            HessianBlocks::exact);
+  EXPECT_NE(error_of(with(run, implicit_run + "\nhessian_blocks = \"newton\"")).find(
+                "hessian_blocks: expected \"projected\", \"gauss-newton\" or \"exact\", got \"newton\""),
+            std::string::npos);
+  EXPECT_NE(error_of(with(run, run + "\nhessian_blocks = \"exact\"")).find("only applies with integrator"),
+            std::string::npos);
   // Refused: the keys without the implicit integrator, bad values, AMG.
   EXPECT_NE(error_of(with(run, run + "\nnewton_tolerance = 1e-9")).find("only applies with integrator = \"implicit\""),
             std::string::npos);
