@@ -121,24 +121,25 @@ struct BdemScalarOps {
 };
 }  // namespace lanes
 
-/// The kernel's input for one bond, any scalar type S.
+/// The kernel of bonds/bdem_lanes.inc run on one bond, any scalar type S.
 template <class S>
-[[gnu::always_inline]] inline lanes::BdemLaneInput<S> bdem_lane_input(const Eigen::Matrix<S, 3, 1>& x_i,
-                                                                     const Eigen::Matrix<S, 3, 1>& x_j,
-                                                                     const Eigen::Quaternion<S>& q_i,
-                                                                     const Eigen::Quaternion<S>& q_j,
-                                                                     const Vec3& d0, double l0,
-                                                                     const BdemStiffness& k) {
-  return {{x_i[0], x_i[1], x_i[2]},
-          {x_j[0], x_j[1], x_j[2]},
-          {q_i.w(), q_i.x(), q_i.y(), q_i.z()},
-          {q_j.w(), q_j.x(), q_j.y(), q_j.z()},
-          {S(d0[0]), S(d0[1]), S(d0[2])},
-          S(l0),
-          S(k.normal),
-          S(k.shear),
-          S(k.bending),
-          S(k.twist)};
+[[gnu::always_inline]] inline lanes::BdemLaneOutput<S> bdem_lane_output(
+    const Eigen::Matrix<S, 3, 1>& x_i, const Eigen::Matrix<S, 3, 1>& x_j, const Eigen::Quaternion<S>& q_i,
+    const Eigen::Quaternion<S>& q_j, const Vec3& d0, double l0, const BdemStiffness& k) {
+  const lanes::BdemLaneInput<S> in{{x_i[0], x_i[1], x_i[2]},
+                                   {x_j[0], x_j[1], x_j[2]},
+                                   {q_i.w(), q_i.x(), q_i.y(), q_i.z()},
+                                   {q_j.w(), q_j.x(), q_j.y(), q_j.z()},
+                                   {S(d0[0]), S(d0[1]), S(d0[2])},
+                                   S(l0),
+                                   S(k.normal),
+                                   S(k.shear),
+                                   S(k.bending),
+                                   S(k.twist)};
+  lanes::BdemLaneOutput<S> out;
+  lanes::BdemScalarOps<S> ops;
+  lanes::bdem_lanes<true>(in, out, ops);
+  return out;
 }
 
 /// One bond (9.1-9.4, 10.1) for any scalar type S (double, or dual numbers
@@ -153,10 +154,7 @@ template <class S>
                                                              double l0, const BdemStiffness& k) {
   // The arithmetic is bonds/bdem_lanes.inc's, which the vectorised force
   // loop (bonds/bdem_kernel.hpp) runs lane by lane with the same bits.
-  const lanes::BdemLaneInput<S> in = bdem_lane_input(x_i, x_j, q_i, q_j, d0, l0, k);
-  lanes::BdemLaneOutput<S> o;
-  lanes::BdemScalarOps<S> ops;
-  lanes::bdem_lanes<true>(in, o, ops);
+  const lanes::BdemLaneOutput<S> o = bdem_lane_output(x_i, x_j, q_i, q_j, d0, l0, k);
   BdemBondResultT<S> out;
   for (int c = 0; c < 3; ++c) {
     out.force[c] = o.force[c];
@@ -191,10 +189,7 @@ template <class S>
 std::array<S, 8> bdem_bond_strains_t(const Eigen::Matrix<S, 3, 1>& x_i, const Eigen::Matrix<S, 3, 1>& x_j,
                                      const Eigen::Quaternion<S>& q_i, const Eigen::Quaternion<S>& q_j,
                                      const Vec3& d0, double l0, const BdemStiffness& k) {
-  const lanes::BdemLaneInput<S> in = bdem_lane_input(x_i, x_j, q_i, q_j, d0, l0, k);
-  lanes::BdemLaneOutput<S> o;
-  lanes::BdemScalarOps<S> ops;
-  lanes::bdem_lanes<true>(in, o, ops);
+  const lanes::BdemLaneOutput<S> o = bdem_lane_output(x_i, x_j, q_i, q_j, d0, l0, k);
   std::array<S, 8> e;
   for (int c = 0; c < 8; ++c) e[c] = o.strain[c];
   return e;

@@ -80,30 +80,32 @@ struct ScalarOps {
 /// force loop's kernel in double, bond_all; dual numbers for the Hessian).
 /// The arithmetic is bonds/bond_lanes.inc's, which the vectorised force
 /// loop (bonds/bond_kernel.hpp) runs lane by lane with the same bits.
+/// The kernel of bonds/bond_lanes.inc run on one bond, for any scalar S.
 template <class S>
-inline lanes::BondLaneInput<S> bond_lane_input(const Eigen::Matrix<S, 3, 1>& x_i, const Eigen::Matrix<S, 3, 1>& x_j,
-                                               const Eigen::Quaternion<S>& q_i, const Eigen::Quaternion<S>& q_j,
-                                               double r0, const Vec3& d0, double k_bending, double k_axial,
-                                               double k_shear) {
-  return {{x_i[0], x_i[1], x_i[2]},
-          {x_j[0], x_j[1], x_j[2]},
-          {q_i.w(), q_i.x(), q_i.y(), q_i.z()},
-          {q_j.w(), q_j.x(), q_j.y(), q_j.z()},
-          {S(d0[0]), S(d0[1]), S(d0[2])},
-          S(1.0 / r0),
-          S(k_bending),
-          S(k_axial),
-          S(k_shear)};
+inline lanes::BondLaneOutput<S> bond_lane_output(const Eigen::Matrix<S, 3, 1>& x_i,
+                                                 const Eigen::Matrix<S, 3, 1>& x_j, const Eigen::Quaternion<S>& q_i,
+                                                 const Eigen::Quaternion<S>& q_j, double r0, const Vec3& d0,
+                                                 double k_bending, double k_axial, double k_shear) {
+  const lanes::BondLaneInput<S> in{{x_i[0], x_i[1], x_i[2]},
+                                   {x_j[0], x_j[1], x_j[2]},
+                                   {q_i.w(), q_i.x(), q_i.y(), q_i.z()},
+                                   {q_j.w(), q_j.x(), q_j.y(), q_j.z()},
+                                   {S(d0[0]), S(d0[1]), S(d0[2])},
+                                   S(1.0 / r0),
+                                   S(k_bending),
+                                   S(k_axial),
+                                   S(k_shear)};
+  lanes::BondLaneOutput<S> out;
+  lanes::ScalarOps<S> ops;
+  lanes::bond_lanes<true>(in, out, ops);
+  return out;
 }
 
 template <class S>
 inline BondTermsT<S> bond_all_t(const Eigen::Matrix<S, 3, 1>& x_i, const Eigen::Matrix<S, 3, 1>& x_j,
                                 const Eigen::Quaternion<S>& q_i, const Eigen::Quaternion<S>& q_j, double r0,
                                 const Vec3& d0, double k_bending, double k_axial, double k_shear) {
-  const lanes::BondLaneInput<S> in = bond_lane_input(x_i, x_j, q_i, q_j, r0, d0, k_bending, k_axial, k_shear);
-  lanes::BondLaneOutput<S> out;
-  lanes::ScalarOps<S> ops;
-  lanes::bond_lanes<true>(in, out, ops);
+  const lanes::BondLaneOutput<S> out = bond_lane_output(x_i, x_j, q_i, q_j, r0, d0, k_bending, k_axial, k_shear);
   BondTermsT<S> t;
   for (int c = 0; c < 3; ++c) {
     t.force_i[c] = out.force_i[c];
@@ -129,10 +131,7 @@ template <class S>
 std::array<S, 6> bond_strains_t(const Eigen::Matrix<S, 3, 1>& x_i, const Eigen::Matrix<S, 3, 1>& x_j,
                                 const Eigen::Quaternion<S>& q_i, const Eigen::Quaternion<S>& q_j, double r0,
                                 const Vec3& d0, double k_bending, double k_axial, double k_shear) {
-  const lanes::BondLaneInput<S> in = bond_lane_input(x_i, x_j, q_i, q_j, r0, d0, k_bending, k_axial, k_shear);
-  lanes::BondLaneOutput<S> out;
-  lanes::ScalarOps<S> ops;
-  lanes::bond_lanes<true>(in, out, ops);
+  const lanes::BondLaneOutput<S> out = bond_lane_output(x_i, x_j, q_i, q_j, r0, d0, k_bending, k_axial, k_shear);
   std::array<S, 6> e;
   for (int c = 0; c < 6; ++c) e[c] = out.strain[c];
   return e;
