@@ -284,15 +284,8 @@ void BdemBondProvider::element_hessians(const ParticleStore& s, std::span<Mat12>
         continue;
       }
       const std::uint32_t i = bonds_.first[b], j = bonds_.second[b];
-      const BdemStiffness& k = types_[bonds_.type[b]].stiffness;
-      if (blocks == HessianBlocks::gauss_newton) {
-        out[b] = bdem_bond_gauss_newton(s.position[i], second_end(s, b), relative(s, i), relative(s, j),
-                                        bonds_.rest_direction[b], bonds_.rest_length[b], k);
-        continue;
-      }
-      out[b] = bdem_bond_hessian(s.position[i], second_end(s, b), relative(s, i), relative(s, j),
-                                 bonds_.rest_direction[b], bonds_.rest_length[b], k);
-      if (blocks == HessianBlocks::projected) project_bond_hessian(out[b]);
+      out[b] = bdem_bond_block(blocks, s.position[i], second_end(s, b), relative(s, i), relative(s, j),
+                               bonds_.rest_direction[b], bonds_.rest_length[b], types_[bonds_.type[b]].stiffness);
     }
   });
 }

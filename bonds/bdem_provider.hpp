@@ -120,8 +120,8 @@ class BdemBondProvider final : public ForceProvider,
   /// U_axial = sum V_stretch, U_shear = sum V_shear, U_bend = sum V_bt over
   /// live bonds (docs/model.md §9.8).
   void add_potential_energies(const ParticleStore& particles, EnergyReport& report) const override;
-  /// docs/model.md §12.4: each live bond's H_e (bonds/bond_hessian.hpp), projected
-  /// to positive semi-definite; zero for a failed bond.
+  /// docs/model.md §12.4: each live bond's block in the form asked
+  /// (bdem_bond_block, bonds/bond_hessian.hpp); zero for a failed bond.
   std::span<const std::uint32_t> record_second_ends() const override { return bonds_.second; }
   void element_hessians(const ParticleStore& particles, std::span<Mat12> out, HessianBlocks blocks) const override;
   std::vector<ArrayBytes> memory_use() const override;

@@ -5,6 +5,19 @@
 
 namespace dem {
 
+namespace {
+
+/// exact() as it is, projected, or gauss_newton(), as `blocks` asks.
+template <class Exact, class GaussNewton>
+Mat12 block_of(HessianBlocks blocks, Exact&& exact, GaussNewton&& gauss_newton) {
+  if (blocks == HessianBlocks::gauss_newton) return gauss_newton();
+  Mat12 h = exact();
+  if (blocks == HessianBlocks::projected) project_bond_hessian(h);
+  return h;
+}
+
+}  // namespace
+
 Mat12 bdem_bond_hessian(const Vec3& x_i, const Vec3& x_j, const Quat& q_i, const Quat& q_j, const Vec3& d0, double l0,
                         const BdemStiffness& k) {
   using namespace element_hessian_detail;
@@ -43,6 +56,20 @@ Mat12 bond_gauss_newton(const Vec3& x_i, const Vec3& x_j, const Quat& q_i, const
                               [&](const DualVec& xi, const DualVec& xj, const DualQuat& qi, const DualQuat& qj) {
                                 return bond_strains_t<Dual>(xi, xj, qi, qj, r0, d0, k_bending, k_axial, k_shear);
                               });
+}
+
+Mat12 bdem_bond_block(HessianBlocks blocks, const Vec3& x_i, const Vec3& x_j, const Quat& q_i, const Quat& q_j,
+                      const Vec3& d0, double l0, const BdemStiffness& k) {
+  return block_of(
+      blocks, [&] { return bdem_bond_hessian(x_i, x_j, q_i, q_j, d0, l0, k); },
+      [&] { return bdem_bond_gauss_newton(x_i, x_j, q_i, q_j, d0, l0, k); });
+}
+
+Mat12 bond_block(HessianBlocks blocks, const Vec3& x_i, const Vec3& x_j, const Quat& q_i, const Quat& q_j, double r0,
+                 const Vec3& d0, double k_bending, double k_axial, double k_shear) {
+  return block_of(
+      blocks, [&] { return bond_hessian(x_i, x_j, q_i, q_j, r0, d0, k_bending, k_axial, k_shear); },
+      [&] { return bond_gauss_newton(x_i, x_j, q_i, q_j, r0, d0, k_bending, k_axial, k_shear); });
 }
 
 void project_positive_semidefinite(Mat12& h) {

@@ -19,6 +19,7 @@
 
 #include "bonds/bdem_bond.hpp"
 #include "bonds/bond_potential.hpp"
+#include "core/hessian_blocks.hpp"
 #include "core/types.hpp"
 
 namespace dem {
@@ -48,6 +49,17 @@ Mat12 bdem_bond_gauss_newton(const Vec3& x_i, const Vec3& x_j, const Quat& q_i, 
 /// bond_strains_t (bonds/bond_potential.hpp).
 Mat12 bond_gauss_newton(const Vec3& x_i, const Vec3& x_j, const Quat& q_i, const Quat& q_j, double r0,
                         const Vec3& d0, double k_bending, double k_axial, double k_shear);
+
+/// One BDEM bond's block in the form `blocks` (what the bond provider
+/// gives the implicit integrator): bdem_bond_hessian, projected by
+/// project_bond_hessian, or bdem_bond_gauss_newton.
+Mat12 bdem_bond_block(HessianBlocks blocks, const Vec3& x_i, const Vec3& x_j, const Quat& q_i, const Quat& q_j,
+                      const Vec3& d0, double l0, const BdemStiffness& k);
+
+/// The same for one Baker-Gonzalez bond: bond_hessian, projected, or
+/// bond_gauss_newton.
+Mat12 bond_block(HessianBlocks blocks, const Vec3& x_i, const Vec3& x_j, const Quat& q_i, const Quat& q_j, double r0,
+                 const Vec3& d0, double k_bending, double k_axial, double k_shear);
 
 /// Sets the negative eigenvalues of the symmetric matrix h to zero
 /// (Eigen's SelfAdjointEigenSolver; docs/model.md §12.4, the per-element

@@ -76,10 +76,6 @@ struct ScalarOps {
 };
 }  // namespace lanes
 
-/// The three terms below summed for one bond, for any scalar type S (the
-/// force loop's kernel in double, bond_all; dual numbers for the Hessian).
-/// The arithmetic is bonds/bond_lanes.inc's, which the vectorised force
-/// loop (bonds/bond_kernel.hpp) runs lane by lane with the same bits.
 /// The kernel of bonds/bond_lanes.inc run on one bond, for any scalar S.
 template <class S>
 inline lanes::BondLaneOutput<S> bond_lane_output(const Eigen::Matrix<S, 3, 1>& x_i,
@@ -101,6 +97,10 @@ inline lanes::BondLaneOutput<S> bond_lane_output(const Eigen::Matrix<S, 3, 1>& x
   return out;
 }
 
+/// The three terms below summed for one bond, for any scalar type S (the
+/// force loop's kernel in double, bond_all; dual numbers for the Hessian).
+/// The arithmetic is bonds/bond_lanes.inc's, which the vectorised force
+/// loop (bonds/bond_kernel.hpp) runs lane by lane with the same bits.
 template <class S>
 inline BondTermsT<S> bond_all_t(const Eigen::Matrix<S, 3, 1>& x_i, const Eigen::Matrix<S, 3, 1>& x_j,
                                 const Eigen::Quaternion<S>& q_i, const Eigen::Quaternion<S>& q_j, double r0,

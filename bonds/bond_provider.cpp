@@ -114,16 +114,9 @@ void BondProvider::element_hessians(const ParticleStore& s, std::span<Mat12> out
     for (std::size_t b = begin; b < end; ++b) {
       const std::uint32_t i = bonds_.first[b], j = bonds_.second[b];
       const BondStiffness& k = bonds_.stiffness(b);
-      const Quat q_i = relative_attitude(s, i, identity_reference_);
-      const Quat q_j = relative_attitude(s, j, identity_reference_);
-      if (blocks == HessianBlocks::gauss_newton) {
-        out[b] = bond_gauss_newton(s.position[i], s.position[j], q_i, q_j, bonds_.rest_length[b],
-                                   bonds_.rest_direction[b], k.bending, k.axial, k.shear);
-        continue;
-      }
-      out[b] = bond_hessian(s.position[i], s.position[j], q_i, q_j, bonds_.rest_length[b], bonds_.rest_direction[b],
-                            k.bending, k.axial, k.shear);
-      if (blocks == HessianBlocks::projected) project_bond_hessian(out[b]);
+      out[b] = bond_block(blocks, s.position[i], s.position[j], relative_attitude(s, i, identity_reference_),
+                          relative_attitude(s, j, identity_reference_), bonds_.rest_length[b],
+                          bonds_.rest_direction[b], k.bending, k.axial, k.shear);
     }
   });
 }

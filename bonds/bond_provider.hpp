@@ -60,7 +60,8 @@ class BondProvider final : public ForceProvider, public HessianSource, public De
   Incidence incidence() const override;
   /// U_bend, U_axial, U_shear.
   void add_potential_energies(const ParticleStore& particles, EnergyReport& report) const override;
-  /// docs/model.md §12.4: each bond's H_e (bonds/bond_hessian.hpp).
+  /// docs/model.md §12.4: each bond's block in the form asked (bond_block,
+  /// bonds/bond_hessian.hpp).
   std::span<const std::uint32_t> record_second_ends() const override { return bonds_.second; }
   void element_hessians(const ParticleStore& particles, std::span<Mat12> out, HessianBlocks blocks) const override;
   std::vector<ArrayBytes> memory_use() const override;

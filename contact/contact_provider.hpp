@@ -659,8 +659,9 @@ class ContactProvider final : public ContactProviderBase,
           // U'(r)/r (I - d dᵀ), U' = -|F|: negative, so the projection drops
           // it (and so does Gauss-Newton over the strain r - L: the same block).
           typename Law::State none{};
-          if (blocks == HessianBlocks::exact) a -= law_.force(s.position[i], s.position[j], s.radius[i], s.radius[j], none).norm() / r *
-                             (Mat3::Identity() - d * d.transpose());
+          if (blocks == HessianBlocks::exact)
+            a -= law_.force(s.position[i], s.position[j], s.radius[i], s.radius[j], none).norm() / r *
+                 (Mat3::Identity() - d * d.transpose());
           h.block<3, 3>(0, 0) = a;
           h.block<3, 3>(0, 6) = -a;
           h.block<3, 3>(6, 0) = -a;

@@ -50,6 +50,7 @@
 
 #include "core/byte_stream.hpp"
 #include "core/diagnostics.hpp"
+#include "core/hessian_blocks.hpp"
 #include "core/particle_store.hpp"
 #include "core/periodic_cell.hpp"
 #include "core/types.hpp"
@@ -250,14 +251,6 @@ class ExcludedPairs {
 /// docs/model.md §12.4). The implicit integrator refuses a scene with a
 /// provider that lacks this capability. A provider without potential
 /// energy (gravity, a constant load) has it and adds nothing.
-/// Which element Hessian blocks the implicit integrator assembles
-/// (docs/model.md §12.4; scene key [run] hessian_blocks).
-enum class HessianBlocks {
-  exact,         ///< H_e itself: quadratic Newton convergence, H may be indefinite (for tests)
-  projected,     ///< H_e with its negative eigenvalues set to zero (iBDEM Algorithm 3 line 10)
-  gauss_newton,  ///< sum_k w_k grad e_k grad e_kᵀ over the element's strains: semi-definite, no eigen-decomposition
-};
-
 class HessianSource {
  public:
   virtual ~HessianSource() = default;

@@ -48,7 +48,7 @@ class BlockHessian {
   /// std::invalid_argument if a provider gives no Hessian
   /// (require_implicit_support).
   void assemble(const ParticleStore& particles, const ForceField& forces, std::span<const Mat6> inertia,
-                std::span<const char> fixed, HessianBlocks blocks = HessianBlocks::projected);
+                std::span<const char> fixed, HessianBlocks blocks);
   /// y = H x; x and y have one entry per particle.
   void multiply(std::span<const Vec6> x, std::span<Vec6> y) const;
   /// z = P r with P the inverses of the diagonal blocks (block Jacobi).
