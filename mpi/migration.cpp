@@ -114,8 +114,9 @@ void Domain::migrate(const CutTree& tree) {
                                     Vec3(hi[3 * r], hi[3 * r + 1], hi[3 * r + 2]), shifts, halo))
         to[i].push_back(static_cast<std::uint32_t>(r));
   }
+  const IdIndex index(s);
   if (!factory_.bond_keys().empty())
-    visit_cut_bonds(IdIndex(s), factory_.bond_keys(), owner, [&](std::uint32_t i, std::uint32_t j) {
+    visit_cut_bonds(index, factory_.bond_keys(), owner, [&](std::uint32_t i, std::uint32_t j) {
       if (s.owns(i)) to[i].push_back(owner[j]);
       if (s.owns(j)) to[j].push_back(owner[i]);
     });
@@ -136,10 +137,7 @@ void Domain::migrate(const CutTree& tree) {
     }
   }
   std::vector<std::vector<Clump>> clumps(ranks);
-  for (const Clump& c : part_->clumps()) {
-    const auto it = std::find(s.id.begin(), s.id.end(), c.members.front());
-    clumps[owner[static_cast<std::size_t>(it - s.id.begin())]].push_back(c);
-  }
+  for (const Clump& c : part_->clumps()) clumps[owner[index.slot(c.members.front())]].push_back(c);
   std::vector<std::vector<std::byte>> out(ranks);
   for (std::size_t r = 0; r < ranks; ++r) {
     // (Every rank gets its own piece, empty or not: the walls' and the
