@@ -14,14 +14,18 @@
 #       LARGE_IMPLICIT_STEPS implicit steps of iBDEM's 3.5e-5 s.
 # Each at THREADS (a list, default "1 2"). Prints one row per run:
 #   case,integrator,dt,threads,simulated_s,wall_s,wall_s_per_simulated_ms,
-#   broken_bonds,fragments,newton_per_step,cg_per_step,hessian_blocks
-# and the speedup implicit/explicit per case and thread count.
+#   broken_bonds,fragments,newton_per_step,cg_per_step,hessian_blocks,
+#   event_tolerance,rejected_steps
+# (rejected_steps: implicit steps the event control of docs/model.md §12.8
+# retried shorter to locate bond failures).
 #
 # Builds the engine with scripts/setup.sh if build/apps/dem is missing. Runs
 # from any directory. Environment: THREADS ("1 2"), PLATE_T_END (4e-4),
 # BEAM_T_END (2e-3), LARGE_EXPLICIT_STEPS (200), LARGE_IMPLICIT_STEPS (2),
 # CASES ("a b c"), DEM_BUILD_DIR (build), HESSIAN (the implicit runs' [run]
-# hessian_blocks, a list: "projected", "gauss-newton"; default "projected").
+# hessian_blocks, a list: "projected", "gauss-newton"; default
+# "gauss-newton"), EVENTS (the implicit runs' [run] event_tolerance, a list;
+# 0 turns the event control off; default "1e-3").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
@@ -32,40 +36,43 @@ beam_t_end=${BEAM_T_END:-2e-3}
 large_explicit=${LARGE_EXPLICIT_STEPS:-200}
 large_implicit=${LARGE_IMPLICIT_STEPS:-2}
 cases=${CASES:-"a b c"}
-hessian_list=${HESSIAN:-projected}
+hessian_list=${HESSIAN:-gauss-newton}
+events_list=${EVENTS:-1e-3}
 [ -x "$build/apps/dem" ] || bash scripts/setup.sh
 dem="$repo/$build/apps/dem"
 work=$(mktemp -d "${TMPDIR:-/tmp}/implicit_vs_explicit.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-# scene_with SCENE INTEGRATOR TIME_STEP OUT BLOCKS: the scene with its [run]
-# integrator and time step replaced (and hessian_blocks = BLOCKS when
-# implicit), no VTK frames, written to OUT.
+# scene_with SCENE INTEGRATOR TIME_STEP OUT BLOCKS EVENTS: the scene with its
+# [run] integrator and time step replaced (and hessian_blocks = BLOCKS,
+# event_tolerance = EVENTS when implicit), no VTK frames, written to OUT.
 scene_with() {
   local blocks=""
-  [ "$2" = implicit ] && blocks="\nhessian_blocks = \"$5\""
+  [ "$2" = implicit ] && blocks="\nhessian_blocks = \"$5\"\nevent_tolerance = $6"
   sed -e "s|^integrator = .*|integrator = \"$2\"$blocks|" -e "s|^time_step = .*|time_step = $3|" \
       -e "s|^time_step_fraction = .*||" -e "s|^vtk_every = .*|vtk_every = 0|" \
       -e "s|^checkpoint_every = .*|checkpoint_every = 0|" "$1" > "$4"
 }
 
-echo "case,integrator,dt,threads,simulated_s,wall_s,wall_s_per_simulated_ms,broken_bonds,fragments,newton_per_step,cg_per_step,hessian_blocks"
+echo "case,integrator,dt,threads,simulated_s,wall_s,wall_s_per_simulated_ms,broken_bonds,fragments,newton_per_step,cg_per_step,hessian_blocks,event_tolerance,rejected_steps"
 # run CASE SCENE INTEGRATOR DT THREADS END_ARGS...: implicit runs once per
-# HESSIAN entry.
+# HESSIAN and EVENTS entry.
 run() {
   if [ "$3" = implicit ]; then
-    local blocks
-    for blocks in $hessian_list; do run_one "$blocks" "$@"; done
+    local blocks events
+    for blocks in $hessian_list; do
+      for events in $events_list; do run_one "$blocks" "$events" "$@"; done
+    done
   else
-    run_one - "$@"
+    run_one - - "$@"
   fi
 }
-# run_one BLOCKS CASE SCENE INTEGRATOR DT THREADS END_ARGS...
+# run_one BLOCKS EVENTS CASE SCENE INTEGRATOR DT THREADS END_ARGS...
 run_one() {
-  local blocks=$1 name=$2 scene=$3 integrator=$4 dt=$5 threads=$6
-  shift 6
+  local blocks=$1 events=$2 name=$3 scene=$4 integrator=$5 dt=$6 threads=$7
+  shift 7
   local file="$work/$name-$integrator-$dt.toml" out="$work/out"
-  scene_with "$scene" "$integrator" "$dt" "$file" "$blocks"
+  scene_with "$scene" "$integrator" "$dt" "$file" "$blocks" "$events"
   rm -rf "$out"
   local log
   if ! log=$("$dem" run "$file" --quiet --threads "$threads" --output-dir "$out" "$@" 2>&1); then
@@ -73,9 +80,9 @@ run_one() {
     return 0
   fi
   echo "$log" > "$work/log"
-  python3 - "$name" "$integrator" "$dt" "$threads" "$out" "$work/log" "$blocks" <<'EOF'
+  python3 - "$name" "$integrator" "$dt" "$threads" "$out" "$work/log" "$blocks" "$events" <<'EOF'
 import re, sys, csv
-name, integrator, dt, threads, out, log_file, blocks = sys.argv[1:8]
+name, integrator, dt, threads, out, log_file, blocks, events = sys.argv[1:9]
 log = open(log_file).read()
 m = re.search(r"done: (\d+) steps in ([0-9.e+-]+) s", log)
 steps, wall = int(m.group(1)), float(m.group(2))
@@ -87,7 +94,9 @@ newton = cg = ""
 m = re.search(r"per step ([0-9.e+-]+) Newton iterations, ([0-9.e+-]+) CG iterations", log)
 if m:
     newton, cg = m.group(1), m.group(2)
-print(f"{name},{integrator},{dt},{threads},{t:.6g},{wall:.4g},{wall / (t * 1e3):.4g},{broken},{fragments},{newton},{cg},{blocks}")
+m = re.search(r"(\d+) implicit steps retried shorter", log)
+rejected = m.group(1) if m else "-"
+print(f"{name},{integrator},{dt},{threads},{t:.6g},{wall:.4g},{wall / (t * 1e3):.4g},{broken},{fragments},{newton},{cg},{blocks},{events},{rejected}")
 EOF
 }
 

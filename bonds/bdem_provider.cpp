@@ -343,6 +343,21 @@ std::size_t BdemBondProvider::fracture(const ParticleStore& s, FractureBatch& ba
   return failing.size();
 }
 
+void BdemBondProvider::stress_ratios(const ParticleStore& s, std::vector<double>& out) const {
+  out.resize(bonds_.size());
+  parallel_for_ranges(bonds_.size(), [&](std::size_t begin, std::size_t end) {
+    for (std::size_t b = begin; b < end; ++b) {
+      if (!live_[b]) {
+        out[b] = 0.0;
+        continue;
+      }
+      const BdemBondType& t = types_[bonds_.type[b]];
+      const BdemStress st = bdem_stress(evaluate_bond(s, b), t.stiffness, t.tension_only);
+      out[b] = std::max(st.sigma / t.tensile_strength, st.tau / t.shear_strength);
+    }
+  });
+}
+
 ExactSum BdemBondProvider::book_fracture(const FractureBatch& batch) {
   ExactSum work;
   for (std::size_t k = 0; k < pending_.size(); ++k) {

@@ -140,6 +140,7 @@ class BdemBondProvider final : public ForceProvider,
 
   std::span<const std::uint64_t> bonded_pairs() const override;
   std::size_t fracture(const ParticleStore& particles, FractureBatch& batch) override;
+  void stress_ratios(const ParticleStore& particles, std::vector<double>& out) const override;
   ExactSum book_fracture(const FractureBatch& batch) override;
   void take_failures(std::vector<BondFailure>& out) override;
   void add_bond_counts(const ParticleStore& particles, EnergyReport& report) const override;

@@ -216,6 +216,12 @@ class Fracturing {
   /// appends its pair key and bond energy V_b to `batch` (keys ascending
   /// within this provider). Returns the number of new failures.
   virtual std::size_t fracture(const ParticleStore& particles, FractureBatch& batch) = 0;
+  /// Per record, in record order, at the store's configuration: the stress
+  /// ratio of the fracture test, max(sigma/sigma_c, tau/tau_c) (docs/model.md
+  /// §10.1), 0 for a failed record. Resizes `out` to the record count. The
+  /// implicit integrator's event control locates each failure in time with
+  /// them (docs/model.md §12.8).
+  virtual void stress_ratios(const ParticleStore& particles, std::vector<double>& out) const = 0;
   /// After fracture() and the ExcludedPairs providers' release_pairs():
   /// books each failure's W = V_b - U_contact,new (10.3) into its failure
   /// record and returns the sum of W over this provider's failures (in key

@@ -447,6 +447,16 @@ void ForceField::add_filter_changes(const ParticleStore& s, double h, std::span<
     if (c.filter != nullptr) c.filter->add_filter_changes(s, h, dv, dw);
 }
 
+void ForceField::stress_ratios(const ParticleStore& s, std::vector<double>& out) const {
+  out.clear();
+  std::vector<double> one;
+  for (const ProviderCapabilities& c : caps_) {
+    if (c.fracturing == nullptr) continue;
+    c.fracturing->stress_ratios(s, one);
+    out.insert(out.end(), one.begin(), one.end());
+  }
+}
+
 ExactSum ForceField::fracture(ParticleStore& s) {
   batch_.clear();
   std::size_t failed = 0;

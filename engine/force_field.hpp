@@ -200,6 +200,11 @@ class ForceField {
   /// again). Returns the exact sum of W of the failures this process books
   /// (ParticleStore::books; zero when nothing failed).
   ExactSum fracture(ParticleStore& particles);
+  /// The stress ratios of every record that can fail (Fracturing::
+  /// stress_ratios), provider after provider, at the store's configuration;
+  /// empty when nothing can fail. Per record: max(sigma/sigma_c,
+  /// tau/tau_c), 0 once failed (docs/model.md §10.1, §12.8).
+  void stress_ratios(const ParticleStore& particles, std::vector<double>& out) const;
   /// Failure records since the last call (provider order, key order).
   void take_failures(std::vector<BondFailure>& out);
   /// n_broken and n_fragments of the bond providers into `report`

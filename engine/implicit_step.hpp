@@ -56,10 +56,21 @@ struct ImplicitSettings {
   /// (quadratic Newton convergence, but H may be indefinite at large steps;
   /// for tests). Scene key [run] hessian_blocks.
   HessianBlocks hessian_blocks = HessianBlocks::gauss_newton;
+  /// Fracture events located in time (docs/model.md §12.8;
+  /// engine/fracture_events.hpp): a step that takes a bond's stress ratio
+  /// above 1 + event_tolerance is retried shorter. 0: off (every step has
+  /// the scene's time step; bonds fail at the end of the step in which they
+  /// passed their strength). Scene key [run] event_tolerance.
+  double event_tolerance = 1e-3;
 };
 
-/// What one implicit step did (solver.csv).
+/// What one implicit step did (solver.csv). The step size, whether it was
+/// accepted and the stress ratio are set by the stepper's event control
+/// (engine/simulation.hpp).
 struct ImplicitStepStats {
+  double time_step = 0.0;         ///< Dt of this step (time)
+  bool accepted = true;           ///< false: rejected by the event control and retried shorter
+  double stress_ratio = 0.0;      ///< the largest stress ratio of a record that can fail at its end (0: none)
   std::size_t newton_iterations = 0;
   std::size_t cg_iterations = 0;
   std::size_t halvings = 0;       ///< line-search halvings, summed over the iterations

@@ -120,6 +120,7 @@ GlobalState capture_global_state(const Simulation& whole) {
   g.time_origin = whole.time_origin();
   g.step_origin = whole.step_origin();
   g.ledger = whole.ledger();
+  g.implicit_clock = whole.implicit_clock();
   return g;
 }
 
@@ -289,6 +290,7 @@ Simulation PartFactory::make(const GlobalState& state, const PartLayout& layout)
   Simulation sim(std::move(part), std::move(forces), std::move(clumps), whole_.map(), whole_.time_step(), state.steps);
   sim.set_time_origin(state.time_origin, state.step_origin);
   sim.set_ledger(state.ledger);
+  sim.set_implicit_clock(state.implicit_clock);
   if (!groups.empty()) sim.set_groups(std::move(groups));
   sim.set_implicit_settings(whole_.implicit_settings());
   if (!sim.take_failures().empty())
@@ -362,6 +364,7 @@ GlobalState shared_state(const Simulation& part, std::vector<std::uint32_t> fail
   g.time_origin = part.time_origin();
   g.step_origin = part.step_origin();
   g.ledger = part.ledger();
+  g.implicit_clock = part.implicit_clock();
   return g;
 }
 

@@ -83,6 +83,7 @@ struct GlobalState {
   double time_origin = 0.0;
   std::uint64_t step_origin = 0;
   Simulation::Ledger ledger;
+  ImplicitClock implicit_clock;  ///< the implicit event control's step sizes
 };
 
 /// The state of an undivided simulation (order_key = slot).

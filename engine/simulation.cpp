@@ -85,7 +85,7 @@ void Simulation::start() {
   filter_on_ = forces_.applies_filter();
   // Bonds over strength at the start fail before the first kick (10.2).
   ledger_.fracture += global_value(forces_.fracture(particles_));
-  collect_events();
+  collect_events(steps_, time_);
 }
 
 void Simulation::set_groups(std::vector<ParticleGroup> groups) {
@@ -186,11 +186,11 @@ ExactSum Simulation::kick_power() {
   return forces_.nonconservative_power(particles_, v_before_, w_before_);
 }
 
-void Simulation::apply_friction_filter() {
+void Simulation::apply_friction_filter(double dt) {
   const std::size_t n = particles_.size();
   filter_dv_.assign(n, Vec3::Zero());
   filter_dw_.assign(n, Vec3::Zero());
-  forces_.add_filter_changes(particles_, h_, filter_dv_, filter_dw_);
+  forces_.add_filter_changes(particles_, dt, filter_dv_, filter_dw_);
   // Each particle's summed change, projected on its velocity and clamped so
   // that the speed drops at most to zero (docs/model.md §11.1, engine reading).
   const auto clamp_along = [](const Vec3& x, const Vec3& d) -> Vec3 {
@@ -412,21 +412,75 @@ void Simulation::place_members() {
 }
 
 void Simulation::step_implicit() {
-  const bool kinematic = has_kinematic_;
-  if (kinematic) hold_kinematic(false);
+  // One step of the scene's h, made of implicit steps that the event
+  // control may shorten (docs/model.md §12.8): each tries the control's
+  // step, at most what is left of h (a sliver left over is taken with it).
   rebuild_phase();
-  implicit_stats_ = implicit_.step(particles_, forces_, h_, kinematic_);
-  if (kinematic) {
-    hold_kinematic(false);
-    ledger_.boundary += h_ * global_value(kinematic_power());
+  implicit_attempts_.clear();
+  const double t0 = time_;
+  double done = 0.0;
+  for (bool last = false; !last;) {
+    const double remaining = h_ - done;
+    double dt = std::min(clock_.next_step > 0.0 ? clock_.next_step : h_, remaining);
+    last = remaining - dt <= 1e-6 * h_;
+    if (last) dt = remaining;
+    const double taken = accepted_implicit_step(dt, t0 + done);
+    if (taken < dt) last = false;  // shortened by an event: h goes on
+    done += taken;
   }
   advance_clock();
-  friction_filter();
+  collect_events(steps_, time_);
+}
+
+double Simulation::accepted_implicit_step(double dt, double t_start) {
+  const double tolerance = implicit_.settings().event_tolerance;
+  const bool events = tolerance > 0.0 && forces_.failing_bonds() != nullptr;
+  if (events) {
+    forces_.stress_ratios(particles_, ratio_start_);
+    saved_position_ = particles_.position;
+    saved_attitude_ = particles_.attitude;
+    saved_velocity_ = particles_.velocity;
+    saved_angular_velocity_ = particles_.angular_velocity;
+  }
+  bool shortened = false;
+  for (std::size_t rejected = 0;; ++rejected) {
+    if (has_kinematic_) hold_kinematic(false);
+    ImplicitStepStats stats = implicit_.step(particles_, forces_, dt, kinematic_);
+    stats.time_step = dt;
+    EventVerdict verdict;
+    if (events) {
+      forces_.stress_ratios(particles_, ratio_end_);
+      verdict = judge_trial_step(ratio_start_, ratio_end_, dt, tolerance, *collective_);
+      stats.stress_ratio = verdict.largest_ratio;
+    }
+    const bool accept = verdict.accept || rejected == kMaxEventRejections ||
+                        verdict.retry_step < kMinEventStepFraction * h_;
+    stats.accepted = accept;
+    implicit_attempts_.push_back(std::move(stats));
+    if (accept) break;
+    particles_.position = saved_position_;
+    particles_.attitude = saved_attitude_;
+    particles_.velocity = saved_velocity_;
+    particles_.angular_velocity = saved_angular_velocity_;
+    dt = verdict.retry_step;
+    shortened = true;
+  }
+  // The control's next step: grown back after an accepted step it chose; a
+  // step cut only by the end of h leaves it as it was.
+  if (shortened || dt >= clock_.next_step || clock_.next_step == 0.0)
+    clock_.next_step = events ? grown_step(dt, h_) : 0.0;
+  clock_.last_step = dt;
+  if (has_kinematic_) {
+    hold_kinematic(false);
+    ledger_.boundary += dt * global_value(kinematic_power());
+  }
+  friction_filter(dt);
   // Ghosts' velocities as their owners left them: the next prediction
   // x + Dt u places ghosts as their owners.
   if (filter_on_) collective_->exchange_velocities(particles_);
   fracture();
-  collect_events();
+  collect_events(steps_ + 1, t_start + dt);
+  return dt;
 }
 
 void Simulation::step() {
@@ -450,9 +504,9 @@ void Simulation::step() {
   book_boundaries_after_kick(plan);
   advance_clumps();
   advance_clock();
-  friction_filter();
+  friction_filter(h_);
   fracture();
-  collect_events();
+  collect_events(steps_, time_);
 }
 
 Simulation::KickPlan Simulation::kick_plan() const {
@@ -596,8 +650,8 @@ void Simulation::advance_clock() {
   time_ = time_origin_ + static_cast<double>(steps_ - step_origin_) * h_;
 }
 
-void Simulation::friction_filter() {
-  if (filter_on_) apply_friction_filter();
+void Simulation::friction_filter(double dt) {
+  if (filter_on_) apply_friction_filter(dt);
 }
 
 void Simulation::fracture() {
@@ -605,15 +659,15 @@ void Simulation::fracture() {
   ledger_.fracture += global_value(forces_.fracture(particles_));
 }
 
-void Simulation::collect_events() {
+void Simulation::collect_events(std::size_t step, double time) {
   const std::size_t before = events_.size();
   forces_.take_events(events_);
-  for (std::size_t e = before; e < events_.size(); ++e) events_[e].step = steps_;
+  for (std::size_t e = before; e < events_.size(); ++e) events_[e].step = step;
   const std::size_t failed_before = failures_.size();
   forces_.take_failures(failures_);
   for (std::size_t e = failed_before; e < failures_.size(); ++e) {
-    failures_[e].step = steps_;
-    failures_[e].time = time_;
+    failures_[e].step = step;
+    failures_[e].time = time;
   }
 }
 
@@ -640,7 +694,8 @@ EnergyReport Simulation::energy_report() const {
   r.boundary_work = ledger_.boundary;
   forces_.add_bond_counts(particles_, r);
   // The implicit scheme's kinetic energy is 2 J |w|² (docs/model.md §12.1).
-  if (map_ == IntegratorMap::implicit) r.add("E_kin_rot", implicit_rotational_energy_excess(particles_, h_));
+  if (map_ == IntegratorMap::implicit)
+    r.add("E_kin_rot", implicit_rotational_energy_excess(particles_, clock_.last_step > 0.0 ? clock_.last_step : h_));
   for (const Clump& c : clumps_) {
     const RigidBody& b = c.body;
     r.add("E_kin_trans", 0.5 * b.mass * b.velocity.squaredNorm());

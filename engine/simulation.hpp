@@ -59,7 +59,11 @@
 /// evaluate the forces as often as they need, rebuilding contact lists
 /// without re-ordering); phases 9-11 follow as above (friction filter, then
 /// the fracture test at the converged configuration). Clumps are not
-/// supported there. W_boundary books Dt F_{n+1}.v per step.
+/// supported there. W_boundary books Dt F_{n+1}.v per step. The event
+/// control (docs/model.md §12.8, engine/fracture_events.hpp) may fill one
+/// step of h with several shorter implicit steps, each followed by the
+/// friction filter, the fracture test and the collection of its failures
+/// (at its own time); the rebuild phase (and re-ordering) runs once per h.
 ///
 /// A clump's member spheres live in the particle store like any particle;
 /// their own map update in phase 2 is overwritten by their placement
@@ -77,6 +81,7 @@
 #include "engine/clump.hpp"
 #include "engine/collective.hpp"
 #include "engine/force_field.hpp"
+#include "engine/fracture_events.hpp"
 #include "engine/groups.hpp"
 #include "engine/stress.hpp"
 #include "engine/implicit_step.hpp"
@@ -170,9 +175,19 @@ class Simulation {
   /// groups, clumps and settings, and frees the rest (the other particle
   /// fields, lists, result slots). Afterwards particles().size() is 0.
   void release_work();
-  /// Newton and CG iterations and line-search halvings of the last implicit
-  /// step (zero for the explicit maps).
-  const ImplicitStepStats& last_implicit_step() const { return implicit_stats_; }
+  /// Newton and CG iterations, line-search halvings, size and stress ratio
+  /// of the last accepted implicit step (zero for the explicit maps).
+  const ImplicitStepStats& last_implicit_step() const {
+    static const ImplicitStepStats none;
+    return implicit_attempts_.empty() ? none : implicit_attempts_.back();
+  }
+  /// Every implicit step tried in the last step() (docs/model.md §12.8):
+  /// those the event control rejected and the accepted ones, in order; one
+  /// accepted step of h when nothing shortened it.
+  const std::vector<ImplicitStepStats>& last_implicit_attempts() const { return implicit_attempts_; }
+  /// The event control's running step size (checkpoints, MPI parts).
+  const ImplicitClock& implicit_clock() const { return clock_; }
+  void set_implicit_clock(const ImplicitClock& c) { clock_ = c; }
 
   /// The clock after a change of time step at a restart: t = time_origin
   /// + (steps - step_origin) h, so that the time stays exact and continuous
@@ -233,10 +248,14 @@ class Simulation {
   void move_boundaries(const KickPlan& plan);
   void book_boundaries_after_kick(const KickPlan& plan);
   void book_boundary_work(double kick);
-  void friction_filter();
+  void friction_filter(double dt);
   void fracture();
-  void collect_events();
+  void collect_events(std::size_t step, double time);
   void step_implicit();
+  /// One implicit step of at most dt from time t_start, retried shorter
+  /// until the event control accepts it (docs/model.md §12.8), then the
+  /// friction filter and the fracture test; returns its size.
+  double accepted_implicit_step(double dt, double t_start);
 
   void start();
   void reorder();
@@ -246,7 +265,7 @@ class Simulation {
   void index_groups();
   void hold_kinematic(bool clear_forces);
   ExactSum kinematic_power() const;
-  void apply_friction_filter();
+  void apply_friction_filter(double dt);
   void save_velocities();
   ExactSum kick_power();
   StageTimes* stage_times_ = nullptr;
@@ -282,7 +301,11 @@ class Simulation {
   bool deforming_ = false;                      ///< the scene's periodic cell deforms (docs/model.md §20.4)
   std::vector<std::vector<std::uint32_t>> group_slots_;  ///< per group: its members' slots (re-made at re-ordering)
   ImplicitStepper implicit_;
-  ImplicitStepStats implicit_stats_;
+  std::vector<ImplicitStepStats> implicit_attempts_;  ///< the implicit steps of the last step()
+  ImplicitClock clock_;                                ///< the event control's step sizes
+  std::vector<double> ratio_start_, ratio_end_;        ///< stress ratios at a trial's start and end
+  std::vector<Vec3> saved_position_, saved_velocity_, saved_angular_velocity_;  ///< a trial's start
+  std::vector<Quat> saved_attitude_;
   bool boundaries_move_ = false;                ///< some provider's boundaries move (on every rank)
   /// The reduced loads of the last evaluation, while boundaries_move_
   /// (valid after the first step's refresh).

@@ -106,9 +106,13 @@ void encode_run(ByteWriter& r, const CheckpointState& s) {
   r.f64(s.energy_check.initial_gravity);
   r.f64(s.energy_check.highest);
   r.u64(s.energy_check.reference_step);
+  r.u8(static_cast<std::uint8_t>(s.implicit.hessian_blocks));
+  r.f64(s.implicit.event_tolerance);
+  r.f64(s.implicit_clock.next_step);
+  r.f64(s.implicit_clock.last_step);
 }
 
-/// The "parts" section of an index (version 7).
+/// The "parts" section of an index (versions 7 and 9).
 void encode_parts(ByteWriter& r, const CheckpointParts& p) {
   r.u64(p.particle_count);
   r.u64(p.bond_count);
@@ -239,9 +243,18 @@ void validate_run(const CheckpointState& s) {
     fail("inconsistent: implicit settings (tolerances finite in (0, 1], iteration limits > 0)");
   if (!std::isfinite(s.time_origin) || s.step_origin > s.step_count)
     fail("inconsistent: the clock origin must be finite and at most the step count");
+  if (!(im.event_tolerance >= 0.0 && im.event_tolerance < 1.0))
+    fail("inconsistent: the event tolerance must be in [0, 1), got " + format_g(im.event_tolerance, 17));
+  for (const double dt : {s.implicit_clock.next_step, s.implicit_clock.last_step})
+    if (!(dt >= 0.0) || !std::isfinite(dt))
+      fail("inconsistent: the implicit step sizes must be finite and >= 0, got " + format_g(dt, 17));
 }
 
-void decode_run(std::span<const std::byte> bytes, std::uint32_t version, CheckpointState& s) {
+void decode_run(std::span<const std::byte> bytes, std::uint32_t file_version, CheckpointState& s) {
+  // An index of parts has the "run" section of the whole format before it.
+  const std::uint32_t version = file_version == checkpoint_index_version     ? checkpoint_format_version
+                                : file_version == checkpoint_index_version_7 ? 6u
+                                                                             : file_version;
   ByteReader r(bytes);
   s.scene_path = r.string("scene path", kMaxPathBytes);
   s.scene_text = r.string("scene text", kMaxTextBytes);
@@ -306,6 +319,17 @@ void decode_run(std::span<const std::byte> bytes, std::uint32_t version, Checkpo
     s.energy_check.highest = r.f64("highest E_balance");
     s.energy_check.reference_step = r.u64("energy reference step");
   }
+  if (version >= 8) {
+    const std::uint8_t blocks = r.u8("Hessian blocks");
+    if (blocks > static_cast<std::uint8_t>(HessianBlocks::gauss_newton))
+      fail("inconsistent: the Hessian blocks code must be 0, 1 or 2, got " + std::to_string(blocks));
+    s.implicit.hessian_blocks = static_cast<HessianBlocks>(blocks);
+    s.implicit.event_tolerance = r.f64("event tolerance");
+    s.implicit_clock.next_step = r.f64("implicit next step");
+    s.implicit_clock.last_step = r.f64("implicit last step");
+  } else {
+    s.implicit.event_tolerance = 0.0;  // (no event control before version 8)
+  }
   r.expect_end("the 'run' section");
   validate_run(s);
 }
@@ -361,7 +385,7 @@ void decode_parts(std::span<const std::byte> bytes, CheckpointParts& p) {
 void decode_payload(std::span<const std::byte> payload, std::uint32_t version, CheckpointState& s) {
   ByteReader r(payload);
   const std::uint32_t sections = r.u32("section count");
-  if (version == checkpoint_index_version) {
+  if (version == checkpoint_index_version || version == checkpoint_index_version_7) {
     if (sections != 2) fail("inconsistent: an index of parts has " + std::to_string(sections) + " sections, not 2");
     std::string tag;
     decode_run(take_section(r, "run", false, tag), version, s);
@@ -445,6 +469,7 @@ CheckpointState capture_run_state(const Simulation& sim) {
   c.implicit = sim.implicit_settings();
   c.time_origin = sim.time_origin();
   c.step_origin = sim.step_origin();
+  c.implicit_clock = sim.implicit_clock();
   return c;
 }
 
@@ -464,6 +489,7 @@ Simulation simulation_from(const CheckpointState& c) {
   sim.set_ledger(c.ledger);
   sim.set_implicit_settings(c.implicit);
   sim.set_time_origin(c.time_origin, c.step_origin);
+  sim.set_implicit_clock(c.implicit_clock);
   return sim;
 }
 

@@ -38,7 +38,12 @@
 ///                  (version 6) the energy check: u8 measured, f64
 ///                  gravity at the reference, f64 highest E_balance, u64
 ///                  reference step (initial_energy and energy_scale above
-///                  are its E_0 and its scale so far)
+///                  are its E_0 and its scale so far), then (version 8)
+///                  the rest of the implicit settings and the event
+///                  control's state: u8 hessian_blocks (0 exact, 1
+///                  projected, 2 Gauss-Newton), f64 event_tolerance, f64
+///                  next_step, f64 last_step (engine/fracture_events.hpp
+///                  ImplicitClock)
 ///     "particles"  the particle store by its field list
 ///                  (ParticleStore::for_each_field, core/field_io.hpp:
 ///                  every field named and typed)
@@ -51,9 +56,9 @@
 ///                  for laws that keep it), "provider:walls",
 ///                  "provider:gravity"
 ///
-/// A version-7 file is the index of a checkpoint written in parts by the
+/// A version-9 file is the index of a checkpoint written in parts by the
 /// ranks of an MPI run (io/checkpoint_parts.hpp): the "run" section as in
-/// version 6, then one section
+/// version 8, then one section
 ///
 ///     "parts"      u64 particle count, u64 bond count, u64 bond digest
 ///                  (engine/partition.hpp bond_digest: the bonds' id
@@ -67,7 +72,10 @@
 /// particles, their clumps and their providers' histories are in the part
 /// files, and the providers' static records come from the scene text.
 ///
-/// A version-5 file is the same without the version-6 fields: its energy
+/// A version-7 file is such an index with the "run" section of version 6.
+/// A version-6 file is the same without the version-8 fields: it is read
+/// with the default Hessian blocks and without the event control (which
+/// its build did not have). A version-5 file is the same without the version-6 fields: its energy
 /// check is read as not measured (the restart measures its own reference).
 /// A version-4 file is the same without the version-5 fields (the default
 /// implicit settings). A version-3 file is the same without the version-4 fields of "run" (a
@@ -175,6 +183,8 @@ struct CheckpointState {
   /// The clock after a change of time step (version 5; Simulation::set_time_origin).
   double time_origin = 0.0;
   std::uint64_t step_origin = 0;
+  /// The implicit event control's step sizes (version 8; engine/fracture_events.hpp).
+  ImplicitClock implicit_clock;
   /// Set for the index of a checkpoint in parts (version 7): then
   /// `particles`, `clumps` and `providers` are empty, and
   /// run/checkpoint_parts.hpp assembles the whole state from the parts.
@@ -201,9 +211,12 @@ class CheckpointError : public StateError {
 };
 
 /// Current format version of a whole checkpoint, written by encode_checkpoint.
-inline constexpr std::uint32_t checkpoint_format_version = 6;
+inline constexpr std::uint32_t checkpoint_format_version = 8;
 /// Format version of the index of a checkpoint in parts.
-inline constexpr std::uint32_t checkpoint_index_version = 7;
+inline constexpr std::uint32_t checkpoint_index_version = 9;
+/// The earlier version of an index of parts, whose "run" section is that
+/// of version 6.
+inline constexpr std::uint32_t checkpoint_index_version_7 = 7;
 /// The oldest format version decode_checkpoint still reads.
 inline constexpr std::uint32_t checkpoint_oldest_version = 2;
 /// Size of the fixed header before the payload (bytes).

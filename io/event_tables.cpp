@@ -150,14 +150,19 @@ std::string walls_row(double t, std::uint64_t step, std::span<const BoundaryLoad
   return r;
 }
 
-std::string solver_header() { return "t,step,newton_iterations,cg_iterations,halvings,residual"; }
+std::string solver_header() {
+  return "t,step,time_step,accepted,newton_iterations,cg_iterations,halvings,residual,stress_ratio";
+}
 
-std::string solver_row(double t, std::uint64_t step, std::size_t newton, std::size_t cg, std::size_t halvings,
-                       double residual) {
+std::string solver_row(double t, std::uint64_t step, const ImplicitStepStats& st) {
   std::string r = first_value(t);
-  r += ',' + std::to_string(step) + ',' + std::to_string(newton) + ',' + std::to_string(cg) + ',' +
-       std::to_string(halvings);
-  put(r, residual);
+  r += ',' + std::to_string(step);
+  put(r, st.time_step);
+  r += st.accepted ? ",1," : ",0,";
+  r += std::to_string(st.newton_iterations) + ',' + std::to_string(st.cg_iterations) + ',' +
+       std::to_string(st.halvings);
+  put(r, st.residual);
+  put(r, st.stress_ratio);
   return r;
 }
 

@@ -11,8 +11,9 @@
 ///   stress.csv         t,step,volume,s_xx,s_yy,s_zz,s_yz,s_xz,s_xy,k_xx,k_yy,k_zz,k_yz,k_xz,k_xy,particles
 ///                      scenes with a [stress] box: one row at each row of energy.csv
 ///                      (engine/stress.hpp; s the whole stress, k its kinetic part, Pa, tension positive)
-///   solver.csv         t,step,newton_iterations,cg_iterations,halvings,residual
-///                      implicit runs: one row per step (docs/model.md §12.5 item 7)
+///   solver.csv         t,step,time_step,accepted,newton_iterations,cg_iterations,halvings,residual,stress_ratio
+///                      implicit runs: one row per implicit step tried, rejected (accepted 0) or
+///                      accepted (1), t at its end (docs/model.md §12.5 item 7, §12.8)
 ///
 /// Numbers with 17 significant digits (%.16e), step, bond, i, j as integers.
 /// A RowFile keeps its rows in memory and writes the whole table to
@@ -28,6 +29,7 @@
 
 #include "core/force_provider.hpp"
 #include "engine/groups.hpp"
+#include "engine/implicit_step.hpp"
 #include "engine/stress.hpp"
 
 namespace dem {
@@ -52,10 +54,11 @@ std::string walls_header(std::span<const BoundaryLoad> loads);
 /// One row of walls.csv: the reduced loads (Simulation::boundary_loads).
 std::string walls_row(double t, std::uint64_t step, std::span<const BoundaryLoad> loads);
 std::string solver_header();
-/// One implicit step: its Newton and CG iterations, line-search halvings and
-/// final residual e_k (engine/implicit_step.hpp).
-std::string solver_row(double t, std::uint64_t step, std::size_t newton, std::size_t cg, std::size_t halvings,
-                       double residual);
+/// One implicit step tried within the run's step `step`, ending at time t:
+/// its size, whether the event control accepted it (docs/model.md §12.8),
+/// its Newton and CG iterations, line-search halvings, final residual e_k
+/// and largest stress ratio (engine/implicit_step.hpp ImplicitStepStats).
+std::string solver_row(double t, std::uint64_t step, const ImplicitStepStats& stats);
 
 class RowFile {
  public:

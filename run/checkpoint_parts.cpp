@@ -195,6 +195,7 @@ GlobalState whole_state(const CheckpointState& index, const Simulation& t, std::
   shared.time_origin = index.time_origin;
   shared.step_origin = index.step_origin;
   shared.ledger = index.ledger;
+  shared.implicit_clock = index.implicit_clock;
   GlobalState state;
   try {
     state = unpack_state(pieces, t.forces().providers().size(), std::move(shared));

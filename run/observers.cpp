@@ -88,13 +88,18 @@ void EventTableWriter::collect(RunContext& ctx) {
   if (failures_)
     for (const BondFailure& x : last_failures_) failures_->add(bond_failure_row(x));
   if (!implicit_ || ctx.at_start) return;
-  const ImplicitStepStats& st = ctx.sim.last_implicit_step();
-  newton_ += st.newton_iterations;
-  cg_ += st.cg_iterations;
-  halvings_ += st.halvings;
-  if (solver_)
-    solver_->add(solver_row(ctx.sim.time(), ctx.step, st.newton_iterations, st.cg_iterations, st.halvings,
-                            st.residual));
+  // Every implicit step tried (docs/model.md §12.8), each ending at its own time.
+  const std::vector<ImplicitStepStats>& tried = ctx.sim.last_implicit_attempts();
+  double t = ctx.sim.time() - ctx.sim.time_step();
+  for (std::size_t k = 0; k < tried.size(); ++k) {
+    const ImplicitStepStats& st = tried[k];
+    newton_ += st.newton_iterations;
+    cg_ += st.cg_iterations;
+    halvings_ += st.halvings;
+    if (!st.accepted) ++rejected_;
+    if (solver_) solver_->add(solver_row(k + 1 == tried.size() ? ctx.sim.time() : t + st.time_step, ctx.step, st));
+    if (st.accepted) t += st.time_step;
+  }
 }
 
 void EventTableWriter::after_step(RunContext& ctx) {

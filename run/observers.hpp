@@ -75,6 +75,8 @@ class EventTableWriter : public RunObserver {
   std::size_t newton_total() const { return newton_; }
   std::size_t cg_total() const { return cg_; }
   std::size_t halvings_total() const { return halvings_; }
+  /// Implicit steps the event control rejected (docs/model.md §12.8).
+  std::size_t rejected_total() const { return rejected_; }
 
  private:
   bool can_break_, implicit_, has_groups_;
@@ -83,7 +85,7 @@ class EventTableWriter : public RunObserver {
   bool cell_stress_ = false;  ///< no [stress] box in a periodic cell: stress.csv of the whole cell
   std::optional<RowFile> failures_, groups_, solver_, stress_, walls_;
   std::vector<BondFailure> last_failures_;
-  std::size_t newton_ = 0, cg_ = 0, halvings_ = 0;
+  std::size_t newton_ = 0, cg_ = 0, halvings_ = 0, rejected_ = 0;
 };
 
 /// The energy check (run/energy_check.hpp): its reference taken at the

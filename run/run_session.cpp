@@ -87,7 +87,8 @@ void write_summary_of(RunContext& ctx, const StandardObservers& run, double secs
         << " (the scheme's numerical dissipation, docs/model.md §12.6; not checked); per step "
         << format_g(static_cast<double>(ev.newton_total()) / per, 4) << " Newton iterations, "
         << format_g(static_cast<double>(ev.cg_total()) / per, 4) << " CG iterations, "
-        << format_g(static_cast<double>(ev.halvings_total()) / per, 4) << " line-search halvings\n";
+        << format_g(static_cast<double>(ev.halvings_total()) / per, 4) << " line-search halvings; "
+        << ev.rejected_total() << " implicit steps retried shorter to locate bond failures (solver.csv)\n";
   }
   if (ev.can_break())
     log << "  broken bonds: " << closing.broken_bonds << " of " << ctx.whole.forces().bonds().size()

@@ -44,7 +44,7 @@ void read_run(TableReader& t, RunSpec& run) {
   const bool implicit = run.map == IntegratorMap::implicit;
   // The implicit integrator's settings (docs/model.md §12.5); only with it.
   for (const char* key : {"newton_tolerance", "cg_tolerance_max", "max_newton_iterations", "max_cg_iterations",
-                          "preconditioner", "hessian_blocks"})
+                          "preconditioner", "hessian_blocks", "event_tolerance"})
     if (!implicit && t.has(key))
       t.fail(t.find(key), key, "only applies with integrator = \"implicit\"");
   if (const auto v = t.number("newton_tolerance", "positive")) {
@@ -78,6 +78,13 @@ void read_run(TableReader& t, RunSpec& run) {
     else
       t.fail(t.find("hessian_blocks"), "hessian_blocks",
              "expected \"projected\", \"gauss-newton\" or \"exact\", got \"" + *b + "\"");
+  }
+  if (const auto v = t.number("event_tolerance", "nonnegative")) {
+    // (A bond past its strength by half or more is no longer a located event.)
+    if (*v >= 0.5)
+      t.fail(t.find("event_tolerance"), "event_tolerance",
+             "expected 0 (off) or a fraction of the strength below 0.5, got " + format_g(*v));
+    run.implicit.event_tolerance = *v;
   }
   bool automatic = false;
   run.time_step = t.number_or_auto("time_step", "positive", automatic);

@@ -533,8 +533,8 @@ TEST_F(Checkpoint, HeaderLayout) {
   const auto& b = bytes();
   ASSERT_GT(b.size(), checkpoint_header_size);
   EXPECT_EQ(std::memcmp(b.data(), "DEMCKPT\0", 8), 0);
-  EXPECT_EQ(peek<std::uint32_t>(b, 8), 6u);
-  EXPECT_EQ(checkpoint_format_version, 6u);
+  EXPECT_EQ(peek<std::uint32_t>(b, 8), 8u);
+  EXPECT_EQ(checkpoint_format_version, 8u);
   EXPECT_EQ(peek<std::uint32_t>(b, 12), 0u);
   EXPECT_EQ(peek<std::uint64_t>(b, 16), b.size() - checkpoint_header_size);
   EXPECT_EQ(peek<std::uint32_t>(b, 24), reference_crc32(std::span(b).subspan(checkpoint_header_size)));
@@ -750,21 +750,23 @@ TEST_F(Checkpoint, VersionOneIsRefusedNamingItsVersion) {
   poke<std::uint32_t>(copy, 8, 1);  // nothing else recomputed
   const std::string message = decode_error(copy);
   EXPECT_NE(message.find("version 1"), std::string::npos) << message;
-  EXPECT_EQ(message, "checkpoint format version 1 is not supported; this build reads versions 2 to 7");
+  EXPECT_EQ(message, "checkpoint format version 1 is not supported; this build reads versions 2 to 9");
 }
 
 TEST_F(Checkpoint, FutureVersionIsRefused) {
-  for (std::uint32_t version : {0u, 8u, 0xFFFFFFFFu}) {
+  for (std::uint32_t version : {0u, 10u, 0xFFFFFFFFu}) {
     std::vector<std::byte> copy = bytes();
     poke<std::uint32_t>(copy, 8, version);
     EXPECT_EQ(decode_error(copy), "checkpoint format version " + std::to_string(version) +
-                                      " is not supported; this build reads versions 2 to 7");
+                                      " is not supported; this build reads versions 2 to 9");
   }
-  // Version 7 is an index of parts (run/checkpoint_parts.hpp): a whole
-  // checkpoint labelled so is not one.
-  std::vector<std::byte> copy = bytes();
-  poke<std::uint32_t>(copy, 8, 7u);
-  EXPECT_NE(decode_error(copy).find("an index of parts has"), std::string::npos) << decode_error(copy);
+  // Versions 7 and 9 are indexes of parts (run/checkpoint_parts.hpp): a
+  // whole checkpoint labelled so is not one.
+  for (std::uint32_t index : {7u, 9u}) {
+    std::vector<std::byte> copy = bytes();
+    poke<std::uint32_t>(copy, 8, index);
+    EXPECT_NE(decode_error(copy).find("an index of parts has"), std::string::npos) << decode_error(copy);
+  }
 }
 
 TEST_F(Checkpoint, ReservedHeaderFieldsMustBeZero) {
@@ -1319,4 +1321,26 @@ TEST_F(Checkpoint, AWriteThatFailsHalfWayKeepsTheOldCheckpoint) {
   EXPECT_EQ(dir.entries(), std::vector<std::string>{"run.ckpt"});
   EXPECT_EQ(fs::file_size(path), old_size);
   expect_identical(old, read_checkpoint(path));
+}
+
+// Version 8: the Hessian blocks, the event tolerance and the event
+// control's step sizes (engine/fracture_events.hpp) survive a checkpoint,
+// and values no run makes are refused.
+TEST_F(Checkpoint, ImplicitBlocksEventToleranceAndStepSizesRoundTrip) {
+  CheckpointState c = state();
+  c.implicit.hessian_blocks = HessianBlocks::projected;
+  c.implicit.event_tolerance = 2.5e-3;
+  c.implicit_clock.next_step = 3e-7;
+  c.implicit_clock.last_step = 1.5e-7;
+  const CheckpointState d = decode_checkpoint(encode_checkpoint(c));
+  EXPECT_EQ(d.implicit.hessian_blocks, HessianBlocks::projected);
+  EXPECT_EQ(d.implicit.event_tolerance, 2.5e-3);
+  EXPECT_EQ(d.implicit_clock.next_step, 3e-7);
+  EXPECT_EQ(d.implicit_clock.last_step, 1.5e-7);
+  CheckpointState bad = c;
+  bad.implicit.event_tolerance = -1e-3;
+  EXPECT_NE(decode_error(encode_checkpoint(bad)).find("event tolerance"), std::string::npos);
+  bad = c;
+  bad.implicit_clock.next_step = std::numeric_limits<double>::infinity();
+  EXPECT_NE(decode_error(encode_checkpoint(bad)).find("implicit step sizes"), std::string::npos);
 }

@@ -180,6 +180,16 @@ TEST(SceneMaterials, ImplicitKeysAreReadCheckedAndOnlyWithTheImplicitIntegrator)
             std::string::npos);
   EXPECT_NE(error_of(with(run, run + "\nhessian_blocks = \"exact\"")).find("only applies with integrator"),
             std::string::npos);
+  // The event control (docs/model.md §12.8): on by default, off at 0.
+  EXPECT_EQ(sim.implicit_settings().event_tolerance, kDefaultEventTolerance);
+  EXPECT_EQ(parse(with(run, implicit_run + "\nevent_tolerance = 0")).run.implicit.event_tolerance, 0.0);
+  EXPECT_EQ(parse(with(run, implicit_run + "\nevent_tolerance = 1e-2")).run.implicit.event_tolerance, 1e-2);
+  EXPECT_NE(error_of(with(run, implicit_run + "\nevent_tolerance = 0.5")).find(
+                "event_tolerance: expected 0 (off) or a fraction of the strength below 0.5, got 0.5"),
+            std::string::npos);
+  EXPECT_NE(error_of(with(run, implicit_run + "\nevent_tolerance = -1e-3")).find("event_tolerance"), std::string::npos);
+  EXPECT_NE(error_of(with(run, run + "\nevent_tolerance = 1e-3")).find("only applies with integrator"),
+            std::string::npos);
   // Refused: the keys without the implicit integrator, bad values, AMG.
   EXPECT_NE(error_of(with(run, run + "\nnewton_tolerance = 1e-9")).find("only applies with integrator = \"implicit\""),
             std::string::npos);
