@@ -11,6 +11,8 @@
 #include "bonds/bdem_bond.hpp"
 #include "bonds/bdem_provider.hpp"
 #include "core/particle_store.hpp"
+#include "engine/force_field.hpp"
+#include "engine/simulation.hpp"
 
 namespace dem::bdem_test {
 
@@ -94,6 +96,31 @@ inline Config random_config(std::mt19937_64& rng) {
   c.xj = Vec3(u(rng), u(rng), u(rng)) * 1e-3;
   c.xi = c.xj + (kL0 * (1.0 + 0.2 * u(rng))) * d;
   return c;
+}
+
+/// A group of one particle `id` moved at the prescribed velocity v.
+inline ParticleGroup moved_group(const char* name, std::uint32_t id, const Vec3& v) {
+  ParticleGroup g;
+  g.name = name;
+  g.motion = ParticleGroup::Motion::velocity;
+  g.velocity = v;
+  g.ids = {id};
+  return g;
+}
+
+/// A chain of `n` spheres along x bonded by BDEM bonds of strengths
+/// sigma_c = tau_c, its ends moved at v_left and v_right, the middle free.
+inline Simulation pulled_chain(int n, double sigma_c, IntegratorMap map, double h, const Vec3& v_left,
+                               const Vec3& v_right, std::size_t steps_done = 0) {
+  ParticleStore s;
+  for (int i = 0; i < n; ++i) s.add(sphere(Vec3(2 * kRadius * i, 0, 0)));
+  BondList bonds;
+  for (int i = 0; i + 1 < n; ++i) bonds.add(s, i, i + 1, BondStiffness{});
+  ForceField f;
+  f.add(std::make_unique<BdemBondProvider>(s, std::move(bonds), std::vector<BdemMaterial>{material(sigma_c, sigma_c)}));
+  Simulation sim(std::move(s), std::move(f), map, h, steps_done);
+  sim.set_groups({moved_group("left", 0, v_left), moved_group("right", static_cast<std::uint32_t>(n - 1), v_right)});
+  return sim;
 }
 
 }  // namespace dem::bdem_test

@@ -42,16 +42,7 @@ Simulation pulled_pair(const BdemMaterial& m, const Vec3& v0, const Vec3& v1, do
   const std::vector<BdemMaterial> mats = {m};
   f.add(std::make_unique<BdemBondProvider>(s, std::move(bonds), mats));
   Simulation sim(std::move(s), std::move(f), IntegratorMap::rrp25, h);
-  ParticleGroup a, b;
-  a.name = "left";
-  a.motion = ParticleGroup::Motion::velocity;
-  a.velocity = v0;
-  a.ids = {0};
-  b.name = "right";
-  b.motion = ParticleGroup::Motion::velocity;
-  b.velocity = v1;
-  b.ids = {1};
-  sim.set_groups({a, b});
+  sim.set_groups({moved_group("left", 0, v0), moved_group("right", 1, v1)});
   return sim;
 }
 
@@ -214,25 +205,7 @@ namespace {
 
 /// A chain of `n` bonded spheres along x, ends pulled apart, free middle.
 Simulation chain(int n, double sigma_c, double h, std::size_t steps_done = 0) {
-  ParticleStore s;
-  for (int i = 0; i < n; ++i) s.add(sphere(Vec3(2 * kRadius * i, 0, 0)));
-  BondList bonds;
-  for (int i = 0; i + 1 < n; ++i) bonds.add(s, i, i + 1, BondStiffness{});
-  ForceField f;
-  const std::vector<BdemMaterial> mats = {material(sigma_c, sigma_c)};
-  f.add(std::make_unique<BdemBondProvider>(s, std::move(bonds), mats));
-  Simulation sim(std::move(s), std::move(f), IntegratorMap::rrp25, h, steps_done);
-  ParticleGroup a, b;
-  a.name = "left";
-  a.motion = ParticleGroup::Motion::velocity;
-  a.velocity = Vec3(-2.0, 0.3, 0);
-  a.ids = {0};
-  b.name = "right";
-  b.motion = ParticleGroup::Motion::velocity;
-  b.velocity = Vec3(2.0, 0, 0.1);
-  b.ids = {static_cast<std::uint32_t>(n - 1)};
-  sim.set_groups({a, b});
-  return sim;
+  return pulled_chain(n, sigma_c, IntegratorMap::rrp25, h, Vec3(-2.0, 0.3, 0), Vec3(2.0, 0, 0.1), steps_done);
 }
 
 }  // namespace

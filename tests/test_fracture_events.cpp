@@ -82,16 +82,7 @@ Simulation implicit_pair(double h, double tolerance) {
   ImplicitSettings settings;
   settings.event_tolerance = tolerance;
   sim.set_implicit_settings(settings);
-  ParticleGroup a, b;
-  a.name = "left";
-  a.motion = ParticleGroup::Motion::velocity;
-  a.velocity = kLeftVelocity;
-  a.ids = {0};
-  b.name = "right";
-  b.motion = ParticleGroup::Motion::velocity;
-  b.velocity = kRightVelocity;
-  b.ids = {1};
-  sim.set_groups({a, b});
+  sim.set_groups({moved_group("left", 0, kLeftVelocity), moved_group("right", 1, kRightVelocity)});
   return sim;
 }
 
@@ -194,27 +185,11 @@ namespace {
 /// A chain of `n` bonded spheres along x, ends pulled apart, free middle,
 /// implicit at 200 times the explicit limit.
 Simulation implicit_chain(int n) {
-  ParticleStore s;
-  for (int i = 0; i < n; ++i) s.add(sphere(Vec3(2 * kRadius * i, 0, 0)));
-  BondList bonds;
-  for (int i = 0; i + 1 < n; ++i) bonds.add(s, i, i + 1, BondStiffness{});
-  ForceField f;
-  f.add(std::make_unique<BdemBondProvider>(s, std::move(bonds),
-                                           std::vector<BdemMaterial>{material(kStrength, kStrength)}));
-  Simulation sim(std::move(s), std::move(f), IntegratorMap::implicit, 200 * explicit_limit());
+  Simulation sim = pulled_chain(n, kStrength, IntegratorMap::implicit, 200 * explicit_limit(), Vec3(-0.02, 0.003, 0),
+                                Vec3(0.02, 0, 0.001));
   ImplicitSettings settings;
   settings.newton_tolerance = 1e-6;  // (1e-8 is below this chain's round-off floor at such steps)
   sim.set_implicit_settings(settings);
-  ParticleGroup a, b;
-  a.name = "left";
-  a.motion = ParticleGroup::Motion::velocity;
-  a.velocity = Vec3(-0.02, 0.003, 0);
-  a.ids = {0};
-  b.name = "right";
-  b.motion = ParticleGroup::Motion::velocity;
-  b.velocity = Vec3(0.02, 0, 0.001);
-  b.ids = {static_cast<std::uint32_t>(n - 1)};
-  sim.set_groups({a, b});
   return sim;
 }
 
