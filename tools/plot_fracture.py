@@ -122,6 +122,13 @@ def main(argv):
     fig.suptitle(args.title or f"fracture: {folder}")
     fig.tight_layout()
     out = args.output or os.path.join(folder, "fracture.png")
+    save_png(fig, out)
+    print(out)
+    return 0
+
+
+def save_png(fig, out):
+    """Writes the figure to a temporary name beside `out` and renames it."""
     directory = os.path.dirname(os.path.abspath(out))
     fd, tmp = tempfile.mkstemp(suffix=".png", dir=directory)
     os.close(fd)
@@ -131,8 +138,6 @@ def main(argv):
     except OSError as e:
         os.unlink(tmp)
         raise InputError(f"{out}: cannot write: {e.strerror}")
-    print(out)
-    return 0
 
 
 if __name__ == "__main__":

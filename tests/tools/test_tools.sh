@@ -179,6 +179,11 @@ fracture="$(dirname "$plot")/plot_fracture.py"
 check_png "$tmp/fracture.png" 1200 800 || fail "plot_fracture.py wrote a bad picture"
 ok "plot_fracture.py drew the plate drop's broken bonds and fragments"
 expect_error "plot_fracture.py, not a run folder" "$python" "$fracture" "$tmp/empty_run"
+compare="$(dirname "$plot")/compare_fracture.py"
+"$python" "$compare" "$tmp/plate=first" "$tmp/plate=again" -o "$tmp/compare.png" >/dev/null || fail "compare_fracture.py failed"
+check_png "$tmp/compare.png" 1200 450 || fail "compare_fracture.py wrote a bad picture"
+ok "compare_fracture.py drew two runs' broken bonds and fragments"
+expect_error "compare_fracture.py, not a run folder" "$python" "$compare" "$tmp/plate" "$tmp/empty_run"
 "$python" "$render" "$tmp/plate" -o "$tmp/plate_png" --frames last --color-by fragment --size 640x360 \
   >"$tmp/render_plate.log" 2>&1 || { cat "$tmp/render_plate.log" >&2; fail "render_frames.py --color-by fragment failed"; }
 last_png=$(find "$tmp/plate_png" -name 'frame_*.png' | head -n 1)
