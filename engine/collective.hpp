@@ -59,7 +59,7 @@ class Collective {
   /// counts summed, fragments of the whole bond graph).
   virtual void reduce_report(EnergyReport& report) = 0;
   /// This rank's failure records (those it books) -> every rank's, in
-  /// (step, bond) order.
+  /// (step, time, bond) order.
   virtual void gather_failures(std::vector<BondFailure>& failures) = 0;
 
   /// The value of an exact sum over the whole system.

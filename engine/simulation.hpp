@@ -126,7 +126,7 @@ class Simulation {
   /// Events of the providers since the last call, each with its step.
   std::vector<InteractionEvent> take_events();
   /// Failed bonds since the last call (docs/model.md §10.4), each with its step
-  /// and time, in (step, bond) order.
+  /// and time, in (step, time, bond) order.
   std::vector<BondFailure> take_failures();
 
   /// Work taken out of E_total so far (docs/model.md §10.3, §11.3; engine/groups.hpp).

@@ -5,7 +5,7 @@
 /// (the loads of walls and meshes, core/force_provider.hpp MovingBoundary).
 ///
 ///   bond_failures.csv  t,step,bond,i,j,mode,sigma,tau,sigma_ratio,tau_ratio,F_n,F_s,M_b,M_t,x,y,z,energy
-///                      one row per failed bond in (step, bond) order
+///                      one row per failed bond in (step, time, bond) order
 ///   groups.csv         t,step,group,F_x,F_y,F_z,M_x,M_y,M_z,c_x,c_y,c_z,u_x,u_y,u_z
 ///                      one row per group at each row of energy.csv
 ///   stress.csv         t,step,volume,s_xx,s_yy,s_zz,s_yz,s_xz,s_xy,k_xx,k_yy,k_zz,k_yz,k_xz,k_xy,particles

@@ -433,8 +433,10 @@ void Domain::gather_failures(std::vector<BondFailure>& f) {
   f.clear();
   for (const auto& p : pieces)
     for (std::size_t at = 0; at < p.size();) f.push_back(take_failure(p, at));
+  // (The time orders the implicit steps within one step of h, docs/model.md §12.8.)
   std::sort(f.begin(), f.end(), [](const BondFailure& a, const BondFailure& b) {
-    return a.step != b.step ? a.step < b.step : a.bond < b.bond;
+    if (a.step != b.step) return a.step < b.step;
+    return a.time != b.time ? a.time < b.time : a.bond < b.bond;
   });
   for (const BondFailure& x : f) failed_.push_back(x.bond);
   std::sort(failed_.begin(), failed_.end());
