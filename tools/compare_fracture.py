@@ -15,9 +15,8 @@ Example:
 
 import argparse
 import os
-import sys
 
-from plot_fracture import InputError, plt, read_table, save_png
+from plot_fracture import InputError, plt, read_table, run_cli, save_png
 
 
 def main(argv):
@@ -51,8 +50,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main(sys.argv[1:]))
-    except InputError as e:
-        print(f"compare_fracture.py: error: {e}", file=sys.stderr)
-        sys.exit(1)
+    run_cli(main, "compare_fracture.py")

@@ -140,9 +140,14 @@ def save_png(fig, out):
         raise InputError(f"{out}: cannot write: {e.strerror}")
 
 
-if __name__ == "__main__":
+def run_cli(main, name):
+    """Runs main(argv) as a command: an InputError is one line on stderr, exit status 1."""
     try:
         sys.exit(main(sys.argv[1:]))
     except InputError as e:
-        print(f"plot_fracture.py: error: {e}", file=sys.stderr)
+        print(f"{name}: error: {e}", file=sys.stderr)
         sys.exit(1)
+
+
+if __name__ == "__main__":
+    run_cli(main, "plot_fracture.py")
