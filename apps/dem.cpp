@@ -136,6 +136,9 @@ void print_summary(const BuiltScene& b, const SceneSpec& spec, std::ostream& out
   for (const std::string& w : b.warnings) out << "\n  warning: " << w;
   for (const std::string& note : b.notes) out << "\n  " << note;
   out << "\n  gravity: (" << format_g(s.gravity.x()) << ", " << format_g(s.gravity.y()) << ", " << format_g(s.gravity.z()) << ")\n";
+  if (s.viscous_damping > 0.0)
+    out << "  damping: viscous, alpha = " << format_g(s.viscous_damping)
+        << " 1/time (v <- exp(-alpha h) v after each step; docs/model.md §11.10)\n";
   if (s.cell.any()) {
     // [domain] (docs/model.md §20).
     const Vec3 lo = s.cell.origin, hi = s.cell.origin + s.cell.edges.diagonal();

@@ -38,7 +38,7 @@ struct EnergyReport {
   // W_filter stays at E_0 up to the integrator's error.
   double fracture_work = 0.0;  ///< W_fracture: potential energy released by failed bonds (10.3)
   double contact_work = 0.0;   ///< W_contact: work of the non-conservative contact forces (11.3)
-  double filter_work = 0.0;    ///< W_filter: kinetic energy removed by iBDEM's friction filter (11.1)
+  double filter_work = 0.0;    ///< W_filter: kinetic energy removed by the velocity filters: iBDEM's friction filter (11.1), viscous damping (11.10)
   /// W_boundary: work of the forces on kinematic particles (fixed and
   /// prescribed-velocity groups, engine/groups.hpp), the energy that leaves
   /// through them; 0 without such groups.

@@ -8,6 +8,7 @@
 #include "engine/cell_provider.hpp"
 #include "fields/gravity_provider.hpp"
 #include "fields/load_provider.hpp"
+#include "fields/viscous_damping_provider.hpp"
 
 namespace dem {
 
@@ -28,6 +29,9 @@ struct Registry {
     };
     loaders["gravity"] = [](ByteReader& r, const ParticleStore&) -> std::unique_ptr<ForceProvider> {
       return GravityProvider::load(r);
+    };
+    loaders["damping"] = [](ByteReader& r, const ParticleStore&) -> std::unique_ptr<ForceProvider> {
+      return ViscousDampingProvider::load(r);
     };
     loaders["cell"] = [](ByteReader& r, const ParticleStore&) -> std::unique_ptr<ForceProvider> {
       return CellProvider::load(r);

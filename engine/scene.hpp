@@ -51,6 +51,11 @@ struct Scene {
   /// Uniform gravitational acceleration g (length/time^2): force m_i g on
   /// every particle, potential U_gravity = -sum m_i g.x_i.
   Vec3 gravity = Vec3::Zero();
+  /// Mass-proportional viscous damping rate alpha (1/time; 0: none):
+  /// force -alpha m_i v_i, moment -alpha J_i Omega_i, applied as the decay
+  /// exp(-alpha h) of the velocities after each step (docs/model.md §11.10,
+  /// fields/viscous_damping_provider.hpp).
+  double viscous_damping = 0.0;
 
   // Part II (docs/model.md §9-§11); the defaults are the scenes before it.
   /// The bond law's keyword (bonds/bond_laws.hpp) and its constants for

@@ -62,7 +62,7 @@ void Simulation::start() {
     if (!clumps_.empty())
       throw std::invalid_argument("a periodic cell ([domain] periodic) does not support [[clump]]s yet");
     if (forces_.applies_filter())
-      throw std::invalid_argument("a periodic cell ([domain] periodic) does not support the friction filter yet");
+      throw std::invalid_argument("a periodic cell ([domain] periodic) does not support velocity filters (the friction filter, [damping]) yet");
     forces_.set_cell_time(time_);
     deforming_ = !forces_.cell()->edge_rate.isZero(0.0) || forces_.cell_controls_stress();
   }

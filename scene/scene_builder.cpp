@@ -20,6 +20,7 @@
 #include "bonds/bdem_provider.hpp"
 #include "bonds/bond_provider.hpp"
 #include "fields/gravity_provider.hpp"
+#include "fields/viscous_damping_provider.hpp"
 #include "fields/load_provider.hpp"
 #include "scene/csv_table.hpp"
 #include "scene/gap_bonds.hpp"
@@ -1368,6 +1369,7 @@ void add_walls_and_gravity(SceneBuild& b) {
                                         spec.walls[k].place.text() + " (give that one a name, or this one another)");
     }
   scene.gravity = spec.gravity;
+  scene.viscous_damping = spec.viscous_damping;
 }
 
 /// Mesh m of the scene placed as its [[mesh]] keys say: scale, rotation, translation.
@@ -1654,7 +1656,7 @@ std::uint64_t end_step_of(const RunSpec& run, double h) {
 namespace {
 
 /// The providers of a scene, in gather order: bonds, the contact law's pairs
-/// and walls, gravity, loads.
+/// and walls, gravity, viscous damping, loads.
 ForceField scene_forces(Scene& s, double time_step) {
   ForceField f;
   if (!s.bond_setup) s.bond_setup = find_bond_law(s.bond_law)->prepare(BondLawInput{});
@@ -1687,6 +1689,7 @@ ForceField scene_forces(Scene& s, double time_step) {
   }
   if (!s.gravity.allFinite()) throw std::invalid_argument("gravity is not finite");
   f.add(std::make_unique<GravityProvider>(s.gravity));
+  if (s.viscous_damping > 0.0) f.add(std::make_unique<ViscousDampingProvider>(s.viscous_damping));
   std::vector<std::uint32_t> load_ids;
   std::vector<Vec3> load_forces;
   for (const ParticleGroup& g : s.groups) {

@@ -900,7 +900,7 @@ void read_sources(RootTables& root, SceneSpec& s, const std::filesystem::path& b
   }
 }
 
-/// The [[wall]], [[mesh]], [[group]] and [[clump]] tables, and [gravity].
+/// The [[wall]], [[mesh]], [[group]] and [[clump]] tables, [gravity] and [damping].
 void read_boundaries(RootTables& root, SceneSpec& s, const std::filesystem::path& base_folder) {
   const std::string& file = root.file;
   const auto walls = root.tables("wall");
@@ -950,6 +950,13 @@ void read_boundaries(RootTables& root, SceneSpec& s, const std::filesystem::path
     const auto g = r.vector("acceleration");
     if (!g) r.fail(nullptr, "acceleration", "is required: g, [x, y, z] (length/time^2)");
     s.gravity = *g;
+    r.finish();
+  }
+  if (const toml::table* t = root.table("damping")) {
+    TableReader r(*t, "damping", file);
+    const auto alpha = r.number("viscous", "positive");
+    if (!alpha) r.fail(nullptr, "viscous", "is required: the viscous damping rate alpha (1/time)");
+    s.viscous_damping = *alpha;
     r.finish();
   }
 }

@@ -255,6 +255,7 @@ struct SceneSpec {
   std::vector<MeshSpec> meshes;              ///< [[mesh]] tables
   std::vector<ClumpSpec> clumps;
   Vec3 gravity = Vec3::Zero();
+  double viscous_damping = 0.0;              ///< [damping] viscous (1/time; 0: none)
   std::vector<NamedMaterialSpec> materials;  ///< [[material]] tables (Part II)
   std::vector<InteractionSpec> interactions;  ///< [[interaction]] tables
   std::vector<GroupSpec> groups;             ///< [[group]] tables

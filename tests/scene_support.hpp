@@ -30,7 +30,8 @@ struct StateSnapshot {
   std::vector<double> loads;
   bool operator==(const StateSnapshot& o) const {
     return x == o.x && v == o.v && w == o.w && ledger.boundary == o.ledger.boundary &&
-           ledger.contact == o.ledger.contact && ledger.fracture == o.ledger.fracture && loads == o.loads;
+           ledger.contact == o.ledger.contact && ledger.fracture == o.ledger.fracture &&
+           ledger.filter == o.ledger.filter && loads == o.loads;
   }
 };
 

@@ -184,6 +184,33 @@ compare="$(dirname "$plot")/compare_fracture.py"
 check_png "$tmp/compare.png" 1200 450 || fail "compare_fracture.py wrote a bad picture"
 ok "compare_fracture.py drew two runs' broken bonds and fragments"
 expect_error "compare_fracture.py, not a run folder" "$python" "$compare" "$tmp/plate" "$tmp/empty_run"
+# compare_bending.py on 4 implicit steps of the quasi-static bending test:
+# a run against itself passes --tolerance, against a copy whose punch force
+# is 10% larger it fails with status 2.
+bending="$(dirname "$plot")/compare_bending.py"
+"$dem_bin" run "$source_dir/scenes/three_point_bending_low_quasi_static.toml" --output-dir "$tmp/bend" --steps 4 \
+  --threads 1 --quiet >"$tmp/bend.log" 2>&1 || { cat "$tmp/bend.log" >&2; fail "dem run three_point_bending_low_quasi_static failed"; }
+"$python" "$bending" "$tmp/bend=first" "$tmp/bend=again" --tolerance 0.03 -o "$tmp/bending.png" >"$tmp/bending.txt" ||
+  fail "compare_bending.py failed on a run against itself"
+check_png "$tmp/bending.png" 1200 450 || fail "compare_bending.py wrote a bad picture"
+grep -q "^again,.*,+0.0000,-$" "$tmp/bending.txt" || fail "compare_bending.py: $(cat "$tmp/bending.txt")"
+cp -r "$tmp/bend" "$tmp/bend_stiffer"
+"$python" -c '
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+for r in rows:
+    if r["group"] == "punch":
+        r["F_z"] = repr(1.1 * float(r["F_z"]))
+with open(sys.argv[1], "w", newline="") as f:
+    w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+    w.writeheader()
+    w.writerows(rows)
+' "$tmp/bend_stiffer/groups.csv"
+status=0
+"$python" "$bending" "$tmp/bend" "$tmp/bend_stiffer" --tolerance 0.03 >"$tmp/bending2.txt" || status=$?
+{ [ $status -eq 2 ] && grep -q "peak force" "$tmp/bending2.txt"; } || fail "compare_bending.py let a 10% larger force pass (status $status)"
+ok "compare_bending.py compared two bending runs and caught a 10% larger peak force"
+expect_error "compare_bending.py, no such group" "$python" "$bending" "$tmp/bend" --group platen
 "$python" "$render" "$tmp/plate" -o "$tmp/plate_png" --frames last --color-by fragment --size 640x360 \
   >"$tmp/render_plate.log" 2>&1 || { cat "$tmp/render_plate.log" >&2; fail "render_frames.py --color-by fragment failed"; }
 last_png=$(find "$tmp/plate_png" -name 'frame_*.png' | head -n 1)

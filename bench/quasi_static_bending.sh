@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# Quasi-static three-point bending at a punch speed of 1 mm/s (issue 29,
+# docs/verification.md "Quasi-static three-point bending"), side by side in
+# one invocation:
+#   - implicitly: scenes/three_point_bending{_low,}_quasi_static.toml at each
+#     step of IMPLICIT_STEPS (default "2e-3 1e-3" s), the event control on;
+#   - explicitly: the same scene with integrator = "rrp25", the "auto" step
+#     (0.2 of the limit) and [damping] viscous = ALPHA (default 100 1/s,
+#     docs/model.md §11.10), to EXPLICIT_T_END (default: the scene's end,
+#     1.1 s; a shorter stretch is projected to the end by its wall time per
+#     simulated second, and the row says so);
+# and compares them with tools/compare_bending.py (peak punch force of the
+# force averaged over SMOOTH = 2e-3 s, the time the beam is in two), writing
+# OUT/bending_<resolution>.png. Prints one row per run:
+#   resolution,integrator,time_step,threads,simulated_s,wall_s,
+#   wall_s_to_end,newton_per_step,cg_per_step,rejected_steps
+# (wall_s_to_end: the wall time to the scene's end, measured or projected),
+# then each resolution's comparison table.
+#
+# Builds the engine with scripts/setup.sh if build/apps/dem is missing. Runs
+# from any directory. Environment: RESOLUTIONS ("low middle"), THREADS (2),
+# IMPLICIT_STEPS ("2e-3 1e-3"), ALPHA (100), EXPLICIT_T_END (the scene's
+# end), SMOOTH (2e-3), OUT (./quasi_static_bending), DEM_BUILD_DIR (build),
+# TOLERANCE (unset: none; else every run's peak force and time in two must be
+# within it of the explicit run's, relative, or the script exits 2: the
+# ctest quasi_static_bending_low runs it so).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$(pwd)
+build=${DEM_BUILD_DIR:-build}
+resolutions=${RESOLUTIONS:-"low middle"}
+threads=${THREADS:-2}
+implicit_steps=${IMPLICIT_STEPS:-"2e-3 1e-3"}
+alpha=${ALPHA:-100}
+explicit_t_end=${EXPLICIT_T_END:-}
+smooth=${SMOOTH:-2e-3}
+out_dir=${OUT:-$PWD/quasi_static_bending}
+case "$out_dir" in /*) ;; *) out_dir="$repo/$out_dir" ;; esac
+[ -x "$build/apps/dem" ] || bash scripts/setup.sh
+case "$build" in /*) dem="$build/apps/dem" ;; *) dem="$repo/$build/apps/dem" ;; esac
+python=python3
+[ -x /usr/bin/python3 ] && python=/usr/bin/python3
+mkdir -p "$out_dir"
+work=$(mktemp -d "${TMPDIR:-/tmp}/quasi_static_bending.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+# run_one NAME SCENE_FILE T_END_ARGS...: runs into $work/NAME, prints its row.
+run_one() {
+  local name=$1 file=$2 resolution=$3 integrator=$4 dt=$5 scene_end=$6
+  shift 6
+  local log
+  if ! log=$("$dem" run "$file" --quiet --threads "$threads" --output-dir "$work/$name" "$@" 2>&1); then
+    echo "$resolution,$integrator,$dt,$threads,failed: $(echo "$log" | grep -m1 error)" >&2
+    return 1
+  fi
+  echo "$log" >"$work/$name.log"
+  "$python" - "$resolution" "$integrator" "$dt" "$threads" "$work/$name" "$work/$name.log" "$scene_end" <<'EOF'
+import csv, re, sys
+resolution, integrator, dt, threads, out, log_file, scene_end = sys.argv[1:8]
+log = open(log_file).read()
+wall = float(re.search(r"done: \d+ steps in ([0-9.e+-]+) s", log).group(1))
+rows = list(csv.DictReader(open(out + "/energy.csv")))
+t = float(rows[-1]["t"])
+end = float(scene_end)
+to_end = f"{wall:.4g}" if t >= end * (1 - 1e-9) else f"{wall * end / t:.4g} (projected from {t:.4g} s)"
+newton = cg = "-"
+m = re.search(r"per step ([0-9.e+-]+) Newton iterations, ([0-9.e+-]+) CG iterations", log)
+if m:
+    newton, cg = m.group(1), m.group(2)
+m = re.search(r"(\d+) implicit steps retried shorter", log)
+rejected = m.group(1) if m else "-"
+print(f"{resolution},{integrator},{dt},{threads},{t:.6g},{wall:.4g},{to_end},{newton},{cg},{rejected}")
+EOF
+}
+
+status=0
+echo "resolution,integrator,time_step,threads,simulated_s,wall_s,wall_s_to_end,newton_per_step,cg_per_step,rejected_steps"
+for resolution in $resolutions; do
+  case $resolution in
+    low) scene=scenes/three_point_bending_low_quasi_static.toml ;;
+    middle) scene=scenes/three_point_bending_quasi_static.toml ;;
+    *) echo "quasi_static_bending.sh: unknown resolution '$resolution' (low, middle)" >&2; exit 1 ;;
+  esac
+  scene_end=$(sed -n 's/^end_time = //p' "$scene")
+  runs=()
+  explicit="$work/$resolution-explicit.toml"
+  sed -e 's|^integrator = .*|integrator = "rrp25"|' -e 's|^time_step = .*|time_step = "auto"\ntime_step_fraction = 0.2|' \
+      -e 's|^energy_every = .*|energy_every = 41|' -e 's|^vtk_every = .*|vtk_every = 0|' "$scene" >"$explicit"
+  printf '\n[damping]\nviscous = %s\n' "$alpha" >>"$explicit"
+  end_args=()
+  [ -n "$explicit_t_end" ] && end_args=(--t-end "$explicit_t_end")
+  if run_one "$resolution-explicit" "$explicit" "$resolution" "rrp25+damping $alpha" auto "$scene_end" "${end_args[@]}"; then
+    runs+=("$work/$resolution-explicit=explicit (damping $alpha/s)")
+  fi
+  for dt in $implicit_steps; do
+    implicit="$work/$resolution-implicit-$dt.toml"
+    sed -e "s|^time_step = .*|time_step = $dt|" -e 's|^vtk_every = .*|vtk_every = 0|' "$scene" >"$implicit"
+    if run_one "$resolution-implicit-$dt" "$implicit" "$resolution" implicit "$dt" "$scene_end"; then
+      runs+=("$work/$resolution-implicit-$dt=implicit $dt s")
+    fi
+  done
+  echo "# $resolution: compared with the first run (tools/compare_bending.py --smooth $smooth)"
+  [ ${#runs[@]} -eq $((1 + $(echo $implicit_steps | wc -w))) ] || status=2
+  "$python" tools/compare_bending.py "${runs[@]}" --smooth "$smooth" ${TOLERANCE:+--tolerance "$TOLERANCE"} \
+    --title "three-point bending ($resolution) at 1 mm/s: explicit (damped) and implicit" \
+    -o "$out_dir/bending_$resolution.png" || status=2
+done
+exit $status
