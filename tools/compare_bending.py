@@ -71,7 +71,8 @@ def load_run(folder, group, axis, sign, smooth):
         raise InputError(f"{energy_path}: no rows")
     broken = [(float(r["t"]), int(r["n_broken"])) for r in energy]
     t_two = next((float(r["t"]) for r in energy if int(r["n_fragments"]) >= 2), None)
-    before = [f for f in trailing_mean(force, smooth) if t_two is None or f[0] <= t_two]
+    smoothed = trailing_mean(force, smooth)
+    before = [f for f in smoothed if t_two is None or f[0] <= t_two]
     t_peak, peak = max(before, key=lambda f: f[1])
     t_first = None
     failures_path = os.path.join(folder, "bond_failures.csv")
@@ -80,7 +81,7 @@ def load_run(folder, group, axis, sign, smooth):
             first = next(csv.DictReader(f), None)
         if first is not None:
             t_first = float(first["t"])
-    return {"force": force, "broken": broken, "peak": peak, "t_peak": t_peak, "t_two": t_two,
+    return {"force": force, "smoothed": smoothed if smooth else None, "broken": broken, "peak": peak, "t_peak": t_peak, "t_two": t_two,
             "t_first": t_first, "t_end": broken[-1][0]}
 
 
@@ -115,16 +116,20 @@ def compare(runs, tolerance):
     return problems
 
 
-def draw(runs, group, axis, title, out):
+def draw(runs, group, axis, smooth, title, out):
     fig, ax = plt.subplots(1, 2, figsize=(12, 4.5), dpi=100)
     for label, r in runs:
-        line, = ax[0].plot([f[0] for f in r["force"]], [f[1] for f in r["force"]], "-",
+        shown = r["smoothed"] or r["force"]
+        line, = ax[0].plot([f[0] for f in shown], [f[1] for f in shown], "-",
                            label=f"{label} (peak {r['peak']:.4g} N at {r['t_peak']:.4g} s)")
+        if r["smoothed"]:  # the force as written, faint behind its average
+            ax[0].plot([f[0] for f in r["force"]], [f[1] for f in r["force"]], "-", color=line.get_color(),
+                       alpha=0.25, linewidth=0.6)
         ax[0].plot([r["t_peak"]], [r["peak"]], "o", color=line.get_color())
         ax[1].plot([b[0] for b in r["broken"]], [b[1] for b in r["broken"]], "-", color=line.get_color(),
                    label=f"{label} (in two at {fmt(r['t_two'])} s)")
     ax[0].set_xlabel("t (s)")
-    ax[0].set_ylabel(f"force on '{group}', {axis} (N)")
+    ax[0].set_ylabel(f"force on '{group}', {axis} (N)" + (f", averaged over {smooth:g} s" if smooth else ""))
     ax[1].set_xlabel("t (s)")
     ax[1].set_ylabel("broken bonds")
     for a in ax:
@@ -160,7 +165,7 @@ def main(argv):
                      load_run(folder, args.group, args.axis, args.sign, args.smooth)))
     problems = compare(runs, args.tolerance)
     if args.output:
-        draw(runs, args.group, args.axis, args.title, args.output)
+        draw(runs, args.group, args.axis, args.smooth, args.title, args.output)
     for p in problems:
         print(f"compare_bending.py: beyond tolerance: {p}")
     return 2 if problems else 0
