@@ -80,24 +80,10 @@ run_one() {
     return 0
   fi
   echo "$log" > "$work/log"
-  python3 - "$name" "$integrator" "$dt" "$threads" "$out" "$work/log" "$blocks" "$events" <<'EOF'
-import re, sys, csv
-name, integrator, dt, threads, out, log_file, blocks, events = sys.argv[1:9]
-log = open(log_file).read()
-m = re.search(r"done: (\d+) steps in ([0-9.e+-]+) s", log)
-steps, wall = int(m.group(1)), float(m.group(2))
-rows = list(csv.DictReader(open(out + "/energy.csv")))
-t = float(rows[-1]["t"])
-broken = rows[-1].get("n_broken", "")
-fragments = rows[-1].get("n_fragments", "")
-newton = cg = ""
-m = re.search(r"per step ([0-9.e+-]+) Newton iterations, ([0-9.e+-]+) CG iterations", log)
-if m:
-    newton, cg = m.group(1), m.group(2)
-m = re.search(r"(\d+) implicit steps retried shorter", log)
-rejected = m.group(1) if m else "-"
-print(f"{name},{integrator},{dt},{threads},{t:.6g},{wall:.4g},{wall / (t * 1e3):.4g},{broken},{fragments},{newton},{cg},{blocks},{events},{rejected}")
-EOF
+  local t wall broken fragments newton cg rejected per_ms
+  read -r t wall broken fragments newton cg rejected < <(python3 bench/run_log.py "$work/log" "$out")
+  per_ms=$(python3 -c "import sys; print(f'{float(sys.argv[2]) / (float(sys.argv[1]) * 1e3):.4g}')" "$t" "$wall")
+  echo "$name,$integrator,$dt,$threads,$t,$wall,$per_ms,$broken,$fragments,$newton,$cg,$blocks,$events,$rejected"
 }
 
 for threads in $threads_list; do

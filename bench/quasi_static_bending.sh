@@ -54,23 +54,10 @@ run_one() {
     return 1
   fi
   echo "$log" >"$work/$name.log"
-  "$python" - "$resolution" "$integrator" "$dt" "$threads" "$work/$name" "$work/$name.log" "$scene_end" <<'EOF'
-import csv, re, sys
-resolution, integrator, dt, threads, out, log_file, scene_end = sys.argv[1:8]
-log = open(log_file).read()
-wall = float(re.search(r"done: \d+ steps in ([0-9.e+-]+) s", log).group(1))
-rows = list(csv.DictReader(open(out + "/energy.csv")))
-t = float(rows[-1]["t"])
-end = float(scene_end)
-to_end = f"{wall:.4g}" if t >= end * (1 - 1e-9) else f"{wall * end / t:.4g} (projected from {t:.4g} s)"
-newton = cg = "-"
-m = re.search(r"per step ([0-9.e+-]+) Newton iterations, ([0-9.e+-]+) CG iterations", log)
-if m:
-    newton, cg = m.group(1), m.group(2)
-m = re.search(r"(\d+) implicit steps retried shorter", log)
-rejected = m.group(1) if m else "-"
-print(f"{resolution},{integrator},{dt},{threads},{t:.6g},{wall:.4g},{to_end},{newton},{cg},{rejected}")
-EOF
+  local t wall broken fragments newton cg rejected to_end
+  read -r t wall broken fragments newton cg rejected < <("$python" bench/run_log.py "$work/$name.log" "$work/$name")
+  to_end=$("$python" -c "import sys; t, w, e = map(float, sys.argv[1:4]); print(f'{w:.4g}' if t >= e * (1 - 1e-9) else f'{w * e / t:.4g} (projected from {t:.4g} s)')" "$t" "$wall" "$scene_end")
+  echo "$resolution,$integrator,$dt,$threads,$t,$wall,$to_end,$newton,$cg,$rejected"
 }
 
 status=0
