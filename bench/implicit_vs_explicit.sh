@@ -74,14 +74,13 @@ run_one() {
   local file="$work/$name-$integrator-$dt.toml" out="$work/out"
   scene_with "$scene" "$integrator" "$dt" "$file" "$blocks" "$events"
   rm -rf "$out"
-  local log
-  if ! log=$("$dem" run "$file" --quiet --threads "$threads" --output-dir "$out" "$@" 2>&1); then
-    echo "$name,$integrator,$dt,$threads,failed ($blocks): $(echo "$log" | grep -m1 error)" >&2
+  local result t wall broken fragments newton cg rejected per_ms
+  if ! result=$(python3 bench/run_log.py "$work/log" "$out" -- \
+      "$dem" run "$file" --quiet --threads "$threads" --output-dir "$out" "$@"); then
+    echo "$name,$integrator,$dt,$threads,$result ($blocks)" >&2
     return 0
   fi
-  echo "$log" > "$work/log"
-  local t wall broken fragments newton cg rejected per_ms
-  read -r t wall broken fragments newton cg rejected < <(python3 bench/run_log.py "$work/log" "$out")
+  read -r t wall broken fragments newton cg rejected <<<"$result"
   per_ms=$(python3 -c "import sys; print(f'{float(sys.argv[2]) / (float(sys.argv[1]) * 1e3):.4g}')" "$t" "$wall")
   echo "$name,$integrator,$dt,$threads,$t,$wall,$per_ms,$broken,$fragments,$newton,$cg,$blocks,$events,$rejected"
 }

@@ -48,14 +48,13 @@ trap 'rm -rf "$work"' EXIT
 run_one() {
   local name=$1 file=$2 resolution=$3 integrator=$4 dt=$5 scene_end=$6
   shift 6
-  local log
-  if ! log=$("$dem" run "$file" --quiet --threads "$threads" --output-dir "$work/$name" "$@" 2>&1); then
-    echo "$resolution,$integrator,$dt,$threads,failed: $(echo "$log" | grep -m1 error)" >&2
+  local result t wall broken fragments newton cg rejected to_end
+  if ! result=$("$python" bench/run_log.py "$work/$name.log" "$work/$name" -- \
+      "$dem" run "$file" --quiet --threads "$threads" --output-dir "$work/$name" "$@"); then
+    echo "$resolution,$integrator,$dt,$threads,$result" >&2
     return 1
   fi
-  echo "$log" >"$work/$name.log"
-  local t wall broken fragments newton cg rejected to_end
-  read -r t wall broken fragments newton cg rejected < <("$python" bench/run_log.py "$work/$name.log" "$work/$name")
+  read -r t wall broken fragments newton cg rejected <<<"$result"
   to_end=$("$python" -c "import sys; t, w, e = map(float, sys.argv[1:4]); print(f'{w:.4g}' if t >= e * (1 - 1e-9) else f'{w * e / t:.4g} (projected from {t:.4g} s)')" "$t" "$wall" "$scene_end")
   echo "$resolution,$integrator,$dt,$threads,$t,$wall,$to_end,$newton,$cg,$rejected"
 }
