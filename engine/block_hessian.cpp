@@ -1,5 +1,6 @@
 #include "engine/block_hessian.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -108,6 +109,52 @@ void BlockHessian::multiply(std::span<const Vec6> x, std::span<Vec6> y) const {
   });
 }
 
+void BlockHessian::to_csr(std::vector<std::int64_t>& row_offsets, std::vector<std::int64_t>& columns,
+                          std::vector<double>& values) const {
+  const std::size_t n = diagonal_.size();
+  const bool any_fixed = !fixed_.empty();
+  // Per particle: its neighbours' 6x6 blocks, summed per neighbour in
+  // incidence order, then sorted by neighbour (one row block of H).
+  std::vector<std::vector<std::pair<std::uint32_t, Mat6>>> row_blocks(n);
+  parallel_for_ranges(n, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      auto& blocks = row_blocks[i];
+      blocks.emplace_back(static_cast<std::uint32_t>(i), diagonal_[i]);
+      if (any_fixed && fixed_[i]) continue;
+      for (const PairBlocks& b : pairs_)
+        for_each_record_of(b.incidence, i, [&](std::uint32_t k, std::uint32_t e) {
+          const std::uint32_t other = e == 0 ? b.second[k] : b.first[k];
+          if (any_fixed && fixed_[other]) return;
+          const Mat6 block = e == 0 ? Mat6(b.coupling[k]) : Mat6(b.coupling[k].transpose());
+          for (auto& [j, m] : blocks)
+            if (j == other) {
+              m += block;
+              return;
+            }
+          blocks.emplace_back(other, block);
+        });
+      std::stable_sort(blocks.begin(), blocks.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    }
+  });
+  row_offsets.assign(6 * n + 1, 0);
+  for (std::size_t i = 0; i < n; ++i)
+    for (int a = 0; a < 6; ++a) row_offsets[6 * i + a + 1] = static_cast<std::int64_t>(6 * row_blocks[i].size());
+  for (std::size_t r = 0; r < 6 * n; ++r) row_offsets[r + 1] += row_offsets[r];
+  columns.resize(static_cast<std::size_t>(row_offsets.back()));
+  values.resize(columns.size());
+  parallel_for_ranges(n, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i)
+      for (int a = 0; a < 6; ++a) {
+        std::size_t at = static_cast<std::size_t>(row_offsets[6 * i + a]);
+        for (const auto& [j, m] : row_blocks[i])
+          for (int c = 0; c < 6; ++c) {
+            columns[at] = static_cast<std::int64_t>(6 * j + c);
+            values[at++] = m(a, c);
+          }
+      }
+  });
+}
+
 void BlockHessian::precondition(std::span<const Vec6> r, std::span<Vec6> z) const {
   parallel_for_ranges(inverse_.size(), [&](std::size_t begin, std::size_t end) {
     for (std::size_t i = begin; i < end; ++i) z[i] = inverse_[i] * r[i];
@@ -136,8 +183,12 @@ struct OwnedSums {
 
 CgResult solve_pcg(const BlockHessian& h, std::span<const Vec6> b, std::span<Vec6> d, std::span<const Vec6> w,
                    double tolerance, std::size_t max_iterations, std::span<const std::uint8_t> ghost,
-                   const SolverDomain& domain) {
+                   const SolverDomain& domain, const Preconditioner* preconditioner) {
   const std::size_t n = h.size();
+  const auto precondition = [&](std::span<const Vec6> r, std::span<Vec6> z) {
+    if (preconditioner != nullptr) preconditioner->apply(r, z);
+    else h.precondition(r, z);
+  };
   const OwnedSums sums{ghost, domain};
   const auto weighted_norm2 = [&](std::span<const Vec6> r, std::span<const Vec6> w) { return sums.weighted_norm2(r, w); };
   const auto dot = [&](std::span<const Vec6> a, std::span<const Vec6> b) { return sums.dot(a, b); };
@@ -150,7 +201,7 @@ CgResult solve_pcg(const BlockHessian& h, std::span<const Vec6> b, std::span<Vec
     return out;
   }
   const double goal2 = tolerance * tolerance * b_norm2;
-  h.precondition(r, z);
+  precondition(r, z);
   p = z;
   double rz = dot(r, z);
   double r_norm2 = b_norm2;
@@ -172,7 +223,7 @@ CgResult solve_pcg(const BlockHessian& h, std::span<const Vec6> b, std::span<Vec
       out.converged = true;
       break;
     }
-    h.precondition(r, z);
+    precondition(r, z);
     const double rz_next = dot(r, z);
     const double beta = rz_next / rz;
     rz = rz_next;

@@ -37,6 +37,14 @@
 
 namespace dem {
 
+/// A preconditioner of solve_pcg(): z = P r, P symmetric positive definite.
+class Preconditioner {
+ public:
+  virtual ~Preconditioner() = default;
+  /// r and z have one entry per particle.
+  virtual void apply(std::span<const Vec6> r, std::span<Vec6> z) const = 0;
+};
+
 class BlockHessian {
  public:
   /// H at the current configuration (the providers' last evaluate()):
@@ -53,6 +61,14 @@ class BlockHessian {
   void multiply(std::span<const Vec6> x, std::span<Vec6> y) const;
   /// z = P r with P the inverses of the diagonal blocks (block Jacobi).
   void precondition(std::span<const Vec6> r, std::span<Vec6> z) const;
+  /// H as a sparse matrix in compressed rows (CSR), 6 rows per particle
+  /// slot in slot order (delta x then phi), the columns of each row
+  /// ascending with the blocks of repeated pairs summed in incidence order
+  /// (the same bits for any thread count); a fixed particle's rows are the
+  /// identity and its couplings are left out, as in multiply(). For an
+  /// undivided system (no ghosts). row_offsets has 6 n + 1 entries.
+  void to_csr(std::vector<std::int64_t>& row_offsets, std::vector<std::int64_t>& columns,
+              std::vector<double>& values) const;
   std::size_t size() const { return diagonal_.size(); }
   const std::vector<Mat6>& diagonal() const { return diagonal_; }
 
@@ -110,10 +126,10 @@ struct CgResult {
 /// With `ghost` (per slot, 1 = a ghost copy, as ParticleStore::ghost) and a
 /// domain, sums run over the owned particles of all ranks and the direction
 /// is made whole on the ghosts before each product; d of a ghost is then
-/// its owner's.
+/// its owner's. With `preconditioner`, it replaces the block Jacobi one.
 CgResult solve_pcg(const BlockHessian& h, std::span<const Vec6> b, std::span<Vec6> d, std::span<const Vec6> w,
                    double tolerance, std::size_t max_iterations, std::span<const std::uint8_t> ghost = {},
-                   const SolverDomain& domain = {});
+                   const SolverDomain& domain = {}, const Preconditioner* preconditioner = nullptr);
 
 /// Calls f(record, end) for each record of particle i in the incidence's
 /// gather order (end 0: i is the record's first end, 1: its second).
