@@ -172,7 +172,9 @@ void print_summary(const BuiltScene& b, const SceneSpec& spec, std::ostream& out
               ? "implicit (docs/model.md §12: Newton tolerance " + format_g(b.implicit.newton_tolerance) +
                     ", CG tolerance at most " + format_g(b.implicit.cg_tolerance_max) + ", at most " +
                     std::to_string(b.implicit.max_newton_iterations) + " Newton and " +
-                    std::to_string(b.implicit.max_cg_iterations) + " CG iterations, block-Jacobi)"
+                    std::to_string(b.implicit.max_cg_iterations) + " CG iterations, " +
+                    (b.implicit.preconditioner == CgPreconditioner::amg ? "AMG (hypre BoomerAMG)" : "block-Jacobi") +
+                    ")"
               : "map (" + integrator_map_name(b.map) + ")")
       << "\n"
       << "  critical time step estimate (engine/time_step.hpp): " << format_g(b.critical_time_step)
@@ -240,6 +242,15 @@ int run(Simulation sim, RunPlan& plan) {
       if (rank == 0)
         std::cerr << "error: the MPI ranks do not agree: " << differs
                   << "; every rank must run the same scene with the same options and build\n";
+      return kExitBadInput;
+    }
+    if (sim.map() == IntegratorMap::implicit && sim.implicit_settings().preconditioner == CgPreconditioner::amg) {
+      int rank = 0;
+      MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+      if (rank == 0)
+        std::cerr << "error: [run] preconditioner = \"amg\" runs in one process only (hypre's coarsening depends "
+                     "on the MPI parts, so the bits would change with the rank count); use \"block-jacobi\" "
+                     "under mpirun\n";
       return kExitBadInput;
     }
     Domain domain(MPI_COMM_WORLD, std::move(sim));

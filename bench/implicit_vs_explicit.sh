@@ -15,7 +15,7 @@
 # Each at THREADS (a list, default "1 2"). Prints one row per run:
 #   case,integrator,dt,threads,simulated_s,wall_s,wall_s_per_simulated_ms,
 #   broken_bonds,fragments,newton_per_step,cg_per_step,hessian_blocks,
-#   event_tolerance,rejected_steps
+#   event_tolerance,rejected_steps,preconditioner
 # (rejected_steps: implicit steps the event control of docs/model.md §12.8
 # retried shorter to locate bond failures).
 #
@@ -25,7 +25,9 @@
 # CASES ("a b c"), DEM_BUILD_DIR (build), HESSIAN (the implicit runs' [run]
 # hessian_blocks, a list: "projected", "gauss-newton"; default
 # "gauss-newton"), EVENTS (the implicit runs' [run] event_tolerance, a list;
-# 0 turns the event control off; default "1e-3").
+# 0 turns the event control off; default "1e-3"), PRECONDITIONER (the
+# implicit runs' [run] preconditioner, a list: "block-jacobi", "amg";
+# default "block-jacobi").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
@@ -38,51 +40,55 @@ large_implicit=${LARGE_IMPLICIT_STEPS:-2}
 cases=${CASES:-"a b c"}
 hessian_list=${HESSIAN:-gauss-newton}
 events_list=${EVENTS:-1e-3}
+preconditioner_list=${PRECONDITIONER:-block-jacobi}
 [ -x "$build/apps/dem" ] || bash scripts/setup.sh
 dem="$repo/$build/apps/dem"
 work=$(mktemp -d "${TMPDIR:-/tmp}/implicit_vs_explicit.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-# scene_with SCENE INTEGRATOR TIME_STEP OUT BLOCKS EVENTS: the scene with its
-# [run] integrator and time step replaced (and hessian_blocks = BLOCKS,
-# event_tolerance = EVENTS when implicit), no VTK frames, written to OUT.
+# scene_with SCENE INTEGRATOR TIME_STEP OUT BLOCKS EVENTS PRECONDITIONER:
+# the scene with its [run] integrator and time step replaced (and
+# hessian_blocks = BLOCKS, event_tolerance = EVENTS, preconditioner =
+# PRECONDITIONER when implicit), no VTK frames, written to OUT.
 scene_with() {
   local blocks=""
-  [ "$2" = implicit ] && blocks="\nhessian_blocks = \"$5\"\nevent_tolerance = $6"
+  [ "$2" = implicit ] && blocks="\nhessian_blocks = \"$5\"\nevent_tolerance = $6\npreconditioner = \"$7\""
   sed -e "s|^integrator = .*|integrator = \"$2\"$blocks|" -e "s|^time_step = .*|time_step = $3|" \
       -e "s|^time_step_fraction = .*||" -e "s|^vtk_every = .*|vtk_every = 0|" \
       -e "s|^checkpoint_every = .*|checkpoint_every = 0|" "$1" > "$4"
 }
 
-echo "case,integrator,dt,threads,simulated_s,wall_s,wall_s_per_simulated_ms,broken_bonds,fragments,newton_per_step,cg_per_step,hessian_blocks,event_tolerance,rejected_steps"
+echo "case,integrator,dt,threads,simulated_s,wall_s,wall_s_per_simulated_ms,broken_bonds,fragments,newton_per_step,cg_per_step,hessian_blocks,event_tolerance,rejected_steps,preconditioner"
 # run CASE SCENE INTEGRATOR DT THREADS END_ARGS...: implicit runs once per
-# HESSIAN and EVENTS entry.
+# HESSIAN, EVENTS and PRECONDITIONER entry.
 run() {
   if [ "$3" = implicit ]; then
-    local blocks events
+    local blocks events preconditioner
     for blocks in $hessian_list; do
-      for events in $events_list; do run_one "$blocks" "$events" "$@"; done
+      for events in $events_list; do
+        for preconditioner in $preconditioner_list; do run_one "$blocks" "$events" "$preconditioner" "$@"; done
+      done
     done
   else
-    run_one - - "$@"
+    run_one - - - "$@"
   fi
 }
-# run_one BLOCKS EVENTS CASE SCENE INTEGRATOR DT THREADS END_ARGS...
+# run_one BLOCKS EVENTS PRECONDITIONER CASE SCENE INTEGRATOR DT THREADS END_ARGS...
 run_one() {
-  local blocks=$1 events=$2 name=$3 scene=$4 integrator=$5 dt=$6 threads=$7
-  shift 7
+  local blocks=$1 events=$2 preconditioner=$3 name=$4 scene=$5 integrator=$6 dt=$7 threads=$8
+  shift 8
   local file="$work/$name-$integrator-$dt.toml" out="$work/out"
-  scene_with "$scene" "$integrator" "$dt" "$file" "$blocks" "$events"
+  scene_with "$scene" "$integrator" "$dt" "$file" "$blocks" "$events" "$preconditioner"
   rm -rf "$out"
   local result t wall broken fragments newton cg rejected per_ms
   if ! result=$(python3 bench/run_log.py "$work/log" "$out" -- \
       "$dem" run "$file" --quiet --threads "$threads" --output-dir "$out" "$@"); then
-    echo "$name,$integrator,$dt,$threads,$result ($blocks)" >&2
+    echo "$name,$integrator,$dt,$threads,$result ($blocks, $preconditioner)" >&2
     return 0
   fi
   read -r t wall broken fragments newton cg rejected <<<"$result"
   per_ms=$(python3 -c "import sys; print(f'{float(sys.argv[2]) / (float(sys.argv[1]) * 1e3):.4g}')" "$t" "$wall")
-  echo "$name,$integrator,$dt,$threads,$t,$wall,$per_ms,$broken,$fragments,$newton,$cg,$blocks,$events,$rejected"
+  echo "$name,$integrator,$dt,$threads,$t,$wall,$per_ms,$broken,$fragments,$newton,$cg,$blocks,$events,$rejected,$preconditioner"
 }
 
 for threads in $threads_list; do

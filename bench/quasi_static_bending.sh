@@ -3,7 +3,9 @@
 # docs/verification.md "Quasi-static three-point bending"), side by side in
 # one invocation:
 #   - implicitly: scenes/three_point_bending{_low,}_quasi_static.toml at each
-#     step of IMPLICIT_STEPS (default "4e-3 2e-3" s), the event control on;
+#     step of IMPLICIT_STEPS (default "4e-3 2e-3" s), the event control on,
+#     with each CG preconditioner of PRECONDITIONER (default "block-jacobi";
+#     "block-jacobi amg" for both);
 #   - explicitly: the same scene with integrator = "rrp25", the "auto" step
 #     (0.2 of the limit) and [damping] viscous = ALPHA (default 100 1/s,
 #     docs/model.md §11.10), to EXPLICIT_T_END (default: the scene's end,
@@ -14,12 +16,13 @@
 # OUT/bending_<resolution>.png. Prints one row per run:
 #   resolution,integrator,time_step,threads,simulated_s,wall_s,
 #   wall_s_to_end,newton_per_step,cg_per_step,rejected_steps
+# (integrator: "implicit" or "implicit+amg")
 # (wall_s_to_end: the wall time to the scene's end, measured or projected),
 # then each resolution's comparison table.
 #
 # Builds the engine with scripts/setup.sh if build/apps/dem is missing. Runs
 # from any directory. Environment: RESOLUTIONS ("low middle"), THREADS (2),
-# IMPLICIT_STEPS ("4e-3 2e-3"), ALPHA (100), EXPLICIT_T_END (the scene's
+# IMPLICIT_STEPS ("4e-3 2e-3"), PRECONDITIONER ("block-jacobi"), ALPHA (100), EXPLICIT_T_END (the scene's
 # end), SMOOTH (2e-3), OUT (./quasi_static_bending), DEM_BUILD_DIR (build),
 # TOLERANCE (unset: none; else every run's peak force and time in two must be
 # within it of the explicit run's, relative, or the script exits 2: the
@@ -31,6 +34,7 @@ build=${DEM_BUILD_DIR:-build}
 resolutions=${RESOLUTIONS:-"low middle"}
 threads=${THREADS:-2}
 implicit_steps=${IMPLICIT_STEPS:-"4e-3 2e-3"}
+preconditioners=${PRECONDITIONER:-block-jacobi}
 alpha=${ALPHA:-100}
 explicit_t_end=${EXPLICIT_T_END:-}
 smooth=${SMOOTH:-2e-3}
@@ -79,14 +83,20 @@ for resolution in $resolutions; do
     runs+=("$work/$resolution-explicit=explicit (damping $alpha/s)")
   fi
   for dt in $implicit_steps; do
-    implicit="$work/$resolution-implicit-$dt.toml"
-    sed -e "s|^time_step = .*|time_step = $dt|" -e 's|^vtk_every = .*|vtk_every = 0|' "$scene" >"$implicit"
-    if run_one "$resolution-implicit-$dt" "$implicit" "$resolution" implicit "$dt" "$scene_end"; then
-      runs+=("$work/$resolution-implicit-$dt=implicit $dt s")
-    fi
+    for pc in $preconditioners; do
+      local_name="$resolution-implicit-$dt-$pc"
+      implicit="$work/$local_name.toml"
+      sed -e "s|^time_step = .*|time_step = $dt|" -e 's|^vtk_every = .*|vtk_every = 0|' \
+          -e "s|^integrator = \"implicit\"\$|&\npreconditioner = \"$pc\"|" "$scene" >"$implicit"
+      label=implicit
+      [ "$pc" = block-jacobi ] || label="implicit+$pc"
+      if run_one "$local_name" "$implicit" "$resolution" "$label" "$dt" "$scene_end"; then
+        runs+=("$work/$local_name=$label $dt s")
+      fi
+    done
   done
   echo "# $resolution: compared with the first run (tools/compare_bending.py --smooth $smooth)"
-  [ ${#runs[@]} -eq $((1 + $(echo $implicit_steps | wc -w))) ] || status=2
+  [ ${#runs[@]} -eq $((1 + $(echo $implicit_steps | wc -w) * $(echo $preconditioners | wc -w))) ] || status=2
   "$python" tools/compare_bending.py "${runs[@]}" --smooth "$smooth" ${TOLERANCE:+--tolerance "$TOLERANCE"} \
     --title "three-point bending ($resolution) at 1 mm/s: explicit (damped) and implicit" \
     -o "$out_dir/bending_$resolution.png" || status=2

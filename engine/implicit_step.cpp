@@ -214,6 +214,14 @@ ImplicitStepStats ImplicitStepper::step(ParticleStore& s, ForceField& forces, do
     }
   });
 
+  if (settings_.preconditioner == CgPreconditioner::amg && !amg_) {
+    // hypre's coarsening depends on how the system is divided: one process only.
+    if (s.decomposed)
+      throw std::invalid_argument("preconditioner = \"amg\" runs in one process only (hypre's coarsening depends on "
+                                  "the MPI parts, so the bits would change with the rank count); use "
+                                  "\"block-jacobi\" under mpirun");
+    amg_ = std::make_unique<AmgPreconditioner>();
+  }
   ImplicitStepStats stats;
   const auto where = [&](std::size_t slot) {
     return slot < n ? std::to_string(s.id[slot]) : std::string("(on another MPI rank)");
@@ -239,9 +247,10 @@ ImplicitStepStats ImplicitStepper::step(ParticleStore& s, ForceField& forces, do
       throw ImplicitSolveError("particle id " + where(turned) +
                                " turned by pi or more in one implicit step: use a smaller time step");
     hessian_.assemble(s, forces, inertia_, fixed, settings_.hessian_blocks);
+    if (amg_) amg_->setup(hessian_);
     const double cg_tolerance = std::min(settings_.cg_tolerance_max, std::sqrt(residual));
     const CgResult cg = solve_pcg(hessian_, rhs_, delta_, weight_, cg_tolerance, settings_.max_cg_iterations,
-                                  s.ghost, domain_);
+                                  s.ghost, domain_, amg_.get());
     stats.cg_iterations += cg.iterations;
     const auto slope_of = [&] {
       return domain_.total(exact_sum(n, [&](std::size_t i) { return s.owns(i) ? g_[i].dot(delta_[i]) : 0.0; }));

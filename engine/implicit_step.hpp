@@ -22,9 +22,12 @@
 /// bit for bit, and a run may switch between the explicit maps and this
 /// integrator at any step.
 ///
-/// Units: those of the scene. Errors: ImplicitSolveError when Newton fails.
+/// Units: those of the scene. Errors: ImplicitSolveError when Newton fails;
+/// std::invalid_argument for the AMG preconditioner on a part of an MPI run.
 
 #include <cstddef>
+#include <cstdint>
+#include <memory>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -32,6 +35,7 @@
 
 #include "core/particle_store.hpp"
 #include "core/types.hpp"
+#include "engine/amg_preconditioner.hpp"
 #include "engine/block_hessian.hpp"
 #include "engine/force_field.hpp"
 
@@ -42,6 +46,13 @@ namespace dem {
 /// The largest newton_tolerance a scene may give ([run] newton_tolerance):
 /// a residual force that moves a particle by 1e-3 of its radius in a step.
 inline constexpr double kMaxNewtonTolerance = 1e-3;
+
+/// The conjugate gradients' preconditioner (docs/model.md §12.5 c; scene
+/// key [run] preconditioner). Codes as in checkpoints (io/checkpoint.hpp).
+enum class CgPreconditioner : std::uint8_t {
+  block_jacobi = 0,  ///< the inverses of the 6x6 diagonal blocks (the default; bitwise everywhere, MPI included)
+  amg = 1,           ///< one BoomerAMG V-cycle (engine/amg_preconditioner.hpp; one process only)
+};
 
 struct ImplicitSettings {
   double newton_tolerance = 1e-8;        ///< eps_N of the dimensionless residual e_k
@@ -56,6 +67,11 @@ struct ImplicitSettings {
   /// (quadratic Newton convergence, but H may be indefinite at large steps;
   /// for tests). Scene key [run] hessian_blocks.
   HessianBlocks hessian_blocks = HessianBlocks::gauss_newton;
+  /// Block Jacobi or algebraic multigrid (hypre BoomerAMG, where the build
+  /// has it: amg_available()). AMG is set up again after every assembly of
+  /// the Hessian and keeps no state between steps. Scene key [run]
+  /// preconditioner.
+  CgPreconditioner preconditioner = CgPreconditioner::block_jacobi;
   /// Fracture events located in time (docs/model.md §12.8;
   /// engine/fracture_events.hpp): a step that takes a bond's stress ratio
   /// above 1 + event_tolerance is retried shorter. 0: off (every step has
@@ -145,6 +161,7 @@ class ImplicitStepper {
   std::vector<Vec6> g_, delta_, rhs_, weight_;
   std::vector<Mat6> inertia_;
   BlockHessian hessian_;
+  std::unique_ptr<AmgPreconditioner> amg_;  ///< made at the first step with preconditioner amg
 };
 
 /// The part of the scheme's rotational kinetic energy 2 J |w|²

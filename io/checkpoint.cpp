@@ -110,6 +110,7 @@ void encode_run(ByteWriter& r, const CheckpointState& s) {
   r.f64(s.implicit.event_tolerance);
   r.f64(s.implicit_clock.next_step);
   r.f64(s.implicit_clock.last_step);
+  r.u8(static_cast<std::uint8_t>(s.implicit.preconditioner));
 }
 
 /// The "parts" section of an index (versions 7 and 9).
@@ -253,6 +254,7 @@ void validate_run(const CheckpointState& s) {
 void decode_run(std::span<const std::byte> bytes, std::uint32_t file_version, CheckpointState& s) {
   // An index of parts has the "run" section of the whole format before it.
   const std::uint32_t version = file_version == checkpoint_index_version     ? checkpoint_format_version
+                                : file_version == checkpoint_index_version_9 ? 8u
                                 : file_version == checkpoint_index_version_7 ? 6u
                                                                              : file_version;
   ByteReader r(bytes);
@@ -330,6 +332,12 @@ void decode_run(std::span<const std::byte> bytes, std::uint32_t file_version, Ch
   } else {
     s.implicit.event_tolerance = 0.0;  // (no event control before version 8)
   }
+  if (version >= 10) {
+    const std::uint8_t p = r.u8("preconditioner");
+    if (p > static_cast<std::uint8_t>(CgPreconditioner::amg))
+      fail("inconsistent: the preconditioner code must be 0 or 1, got " + std::to_string(p));
+    s.implicit.preconditioner = static_cast<CgPreconditioner>(p);
+  }
   r.expect_end("the 'run' section");
   validate_run(s);
 }
@@ -385,7 +393,8 @@ void decode_parts(std::span<const std::byte> bytes, CheckpointParts& p) {
 void decode_payload(std::span<const std::byte> payload, std::uint32_t version, CheckpointState& s) {
   ByteReader r(payload);
   const std::uint32_t sections = r.u32("section count");
-  if (version == checkpoint_index_version || version == checkpoint_index_version_7) {
+  if (version == checkpoint_index_version || version == checkpoint_index_version_9 ||
+      version == checkpoint_index_version_7) {
     if (sections != 2) fail("inconsistent: an index of parts has " + std::to_string(sections) + " sections, not 2");
     std::string tag;
     decode_run(take_section(r, "run", false, tag), version, s);

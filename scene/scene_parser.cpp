@@ -13,6 +13,7 @@
 #include <tuple>
 
 #include "core/format.hpp"
+#include "engine/amg_preconditioner.hpp"
 #include "scene/scene_spec.hpp"
 #include "scene/packing_keys.hpp"
 #include "scene/table_reader.hpp"
@@ -66,11 +67,15 @@ void read_run(TableReader& t, RunSpec& run) {
     if (*v == 0) t.fail(t.find("max_cg_iterations"), "max_cg_iterations", "expected a count >= 1, got 0");
     run.implicit.max_cg_iterations = *v;
   }
-  if (const auto p = t.string("preconditioner"))
-    if (*p != "block-jacobi")
+  if (const auto p = t.string("preconditioner")) {
+    if (*p == "block-jacobi") run.implicit.preconditioner = CgPreconditioner::block_jacobi;
+    else if (*p == "amg" && amg_available()) run.implicit.preconditioner = CgPreconditioner::amg;
+    else
       t.fail(t.find("preconditioner"), "preconditioner",
-             *p == "amg" ? std::string("\"amg\" (hypre BoomerAMG) is not in this build; use \"block-jacobi\"")
-                         : "expected \"block-jacobi\", got \"" + *p + "\"");
+             *p == "amg" ? std::string("\"amg\" (hypre BoomerAMG) is not in this build (install libhypre-dev and "
+                                       "rebuild); use \"block-jacobi\"")
+                         : "expected \"block-jacobi\" or \"amg\", got \"" + *p + "\"");
+  }
   if (const auto b = t.string("hessian_blocks")) {
     if (*b == "projected") run.implicit.hessian_blocks = HessianBlocks::projected;
     else if (*b == "gauss-newton") run.implicit.hessian_blocks = HessianBlocks::gauss_newton;

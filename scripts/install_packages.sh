@@ -8,7 +8,7 @@ set -euo pipefail
 
 packages=(build-essential cmake pkg-config libeigen3-dev libtbb-dev libnanoflann-dev
           libvtk9-dev libdeflate-dev libgtest-dev libbenchmark-dev libcli11-dev
-          libtomlplusplus-dev nlohmann-json3-dev libhwy-dev libboost-dev libopenmpi-dev openmpi-bin zlib1g-dev python3-matplotlib python3-vtk9 xvfb xauth
+          libtomlplusplus-dev nlohmann-json3-dev libhwy-dev libboost-dev libopenmpi-dev openmpi-bin libhypre-dev zlib1g-dev python3-matplotlib python3-vtk9 xvfb xauth
           pybind11-dev python3-dev python3-numpy python3-pytest "$@")
 missing=()
 for p in "${packages[@]}"; do

@@ -533,8 +533,8 @@ TEST_F(Checkpoint, HeaderLayout) {
   const auto& b = bytes();
   ASSERT_GT(b.size(), checkpoint_header_size);
   EXPECT_EQ(std::memcmp(b.data(), "DEMCKPT\0", 8), 0);
-  EXPECT_EQ(peek<std::uint32_t>(b, 8), 8u);
-  EXPECT_EQ(checkpoint_format_version, 8u);
+  EXPECT_EQ(peek<std::uint32_t>(b, 8), 10u);
+  EXPECT_EQ(checkpoint_format_version, 10u);
   EXPECT_EQ(peek<std::uint32_t>(b, 12), 0u);
   EXPECT_EQ(peek<std::uint64_t>(b, 16), b.size() - checkpoint_header_size);
   EXPECT_EQ(peek<std::uint32_t>(b, 24), reference_crc32(std::span(b).subspan(checkpoint_header_size)));
@@ -750,15 +750,15 @@ TEST_F(Checkpoint, VersionOneIsRefusedNamingItsVersion) {
   poke<std::uint32_t>(copy, 8, 1);  // nothing else recomputed
   const std::string message = decode_error(copy);
   EXPECT_NE(message.find("version 1"), std::string::npos) << message;
-  EXPECT_EQ(message, "checkpoint format version 1 is not supported; this build reads versions 2 to 9");
+  EXPECT_EQ(message, "checkpoint format version 1 is not supported; this build reads versions 2 to 11");
 }
 
 TEST_F(Checkpoint, FutureVersionIsRefused) {
-  for (std::uint32_t version : {0u, 10u, 0xFFFFFFFFu}) {
+  for (std::uint32_t version : {0u, 12u, 0xFFFFFFFFu}) {
     std::vector<std::byte> copy = bytes();
     poke<std::uint32_t>(copy, 8, version);
     EXPECT_EQ(decode_error(copy), "checkpoint format version " + std::to_string(version) +
-                                      " is not supported; this build reads versions 2 to 9");
+                                      " is not supported; this build reads versions 2 to 11");
   }
   // Versions 7 and 9 are indexes of parts (run/checkpoint_parts.hpp): a
   // whole checkpoint labelled so is not one.
@@ -1343,4 +1343,20 @@ TEST_F(Checkpoint, ImplicitBlocksEventToleranceAndStepSizesRoundTrip) {
   bad = c;
   bad.implicit_clock.next_step = std::numeric_limits<double>::infinity();
   EXPECT_NE(decode_error(encode_checkpoint(bad)).find("implicit step sizes"), std::string::npos);
+}
+
+// Version 10: the preconditioner survives a checkpoint (a restart goes on
+// with the one the run started with), and a code no run writes is refused.
+TEST_F(Checkpoint, PreconditionerRoundTrips) {
+  CheckpointState c = state();
+  EXPECT_EQ(decode_checkpoint(encode_checkpoint(c)).implicit.preconditioner, CgPreconditioner::block_jacobi);
+  c.implicit.preconditioner = CgPreconditioner::amg;
+  std::vector<std::byte> bytes = encode_checkpoint(c);
+  EXPECT_EQ(decode_checkpoint(bytes).implicit.preconditioner, CgPreconditioner::amg);
+  // The code is the last byte of the "run" section.
+  const SectionAt run = find_section(bytes, "run");
+  poke<std::uint8_t>(bytes, run.body_at + run.length - 1, 2);
+  reseal(bytes);
+  EXPECT_NE(decode_error(bytes).find("the preconditioner code must be 0 or 1, got 2"), std::string::npos)
+      << decode_error(bytes);
 }

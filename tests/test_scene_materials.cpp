@@ -197,7 +197,17 @@ TEST(SceneMaterials, ImplicitKeysAreReadCheckedAndOnlyWithTheImplicitIntegrator)
             std::string::npos);
   EXPECT_NE(error_of(with(run, implicit_run + "\nmax_newton_iterations = 0")).find("expected a count >= 1"),
             std::string::npos);
-  EXPECT_NE(error_of(with(run, implicit_run + "\npreconditioner = \"amg\"")).find("not in this build"),
+  EXPECT_EQ(sim.implicit_settings().preconditioner, CgPreconditioner::block_jacobi);  // the default
+  if (amg_available())
+    EXPECT_EQ(parse(with(run, implicit_run + "\npreconditioner = \"amg\"")).run.implicit.preconditioner,
+              CgPreconditioner::amg);
+  else
+    EXPECT_NE(error_of(with(run, implicit_run + "\npreconditioner = \"amg\"")).find("not in this build"),
+              std::string::npos);
+  EXPECT_NE(error_of(with(run, implicit_run + "\npreconditioner = \"jacobi\"")).find(
+                "preconditioner: expected \"block-jacobi\" or \"amg\", got \"jacobi\""),
+            std::string::npos);
+  EXPECT_NE(error_of(with(run, run + "\npreconditioner = \"amg\"")).find("only applies with integrator"),
             std::string::npos);
   // time_step = "auto" as any multiple of the explicit limit (12.5 item 4).
   const std::string fraction = "time_step = \"auto\"\ntime_step_fraction = 50";

@@ -3,12 +3,14 @@
 # (`mpirun -np 2 dem run a.toml : -np 1 dem run b.toml`) or with different
 # options ran and wrote mixed results. Every rank must agree on the scene
 # text, the run options and the build before the first step, or all stop
-# with exit 1 naming what differs and where.
+# with exit 1 naming what differs and where. An implicit scene with
+# preconditioner = "amg" (one process only: hypre's coarsening depends on the
+# parts) is refused on 2 ranks before the first step, and runs on one rank.
 #
-# Usage: tests/tools/test_mpi_agreement.sh BUILD_DIR SCENE_A SCENE_B
+# Usage: tests/tools/test_mpi_agreement.sh BUILD_DIR SCENE_A SCENE_B [IMPLICIT_SCENE]
 # Prints one line per case and "N passed, M failed"; exits 1 on a failure.
 set -uo pipefail
-build=$1 a=$2 b=$3
+build=$1 a=$2 b=$3 implicit=${4:-}
 dem="$build/apps/dem"
 [ -x "$dem" ] || { echo "FAIL: no $dem" >&2; exit 2; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/mpi_agreement.XXXXXX")
@@ -39,5 +41,19 @@ expect "two step counts" 1 "the run (end step, output folder, time step, integra
 [ ! -e "$tmp/x/energy.csv" ] && [ ! -e "$tmp/y/energy.csv" ] || { echo "FAIL: a refused run wrote energy.csv"; failed=$((failed + 1)); }
 expect "one scene" 0 "done:" -- \
   "${mpi[@]}" -np 2 "$dem" run "$a" --steps 20 --quiet --threads 1 --output-dir "$tmp/z"
+if [ -n "$implicit" ]; then
+  sed 's/^integrator = "implicit"$/&\npreconditioner = "amg"/' "$implicit" > "$tmp/amg.toml"
+  grep -q '^preconditioner = "amg"$' "$tmp/amg.toml" || { echo "FAIL: no integrator = \"implicit\" line in $implicit"; exit 2; }
+  if grep -q '^HYPRE_LIBRARY:FILEPATH=/' "$build/CMakeCache.txt"; then
+    expect "AMG on 2 ranks" 1 'preconditioner = "amg" runs in one process only' -- \
+      "${mpi[@]}" -np 2 "$dem" run "$tmp/amg.toml" --steps 2 --quiet --threads 1 --output-dir "$tmp/amg2"
+    [ ! -e "$tmp/amg2/energy.csv" ] || { echo "FAIL: the refused AMG run wrote energy.csv"; failed=$((failed + 1)); }
+    expect "AMG on 1 rank" 0 "done:" -- \
+      "${mpi[@]}" -np 1 "$dem" run "$tmp/amg.toml" --steps 2 --quiet --threads 1 --output-dir "$tmp/amg1"
+  else
+    expect "AMG without hypre" 1 "not in this build" -- \
+      "${mpi[@]}" -np 2 "$dem" run "$tmp/amg.toml" --steps 2 --quiet --threads 1 --output-dir "$tmp/amg2"
+  fi
+fi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
