@@ -247,7 +247,10 @@ ImplicitStepStats ImplicitStepper::step(ParticleStore& s, ForceField& forces, do
       throw ImplicitSolveError("particle id " + where(turned) +
                                " turned by pi or more in one implicit step: use a smaller time step");
     hessian_.assemble(s, forces, inertia_, fixed, settings_.hessian_blocks);
-    if (amg_) amg_->setup(hessian_);
+    // AMG's hierarchy is made once a step, from the first iteration's H (a
+    // fixed symmetric positive definite preconditioner for the later ones:
+    // as many CG iterations, a quarter of the set-ups; docs/model.md §12.5 c).
+    if (amg_ && stats.newton_iterations == 1) amg_->setup(hessian_);
     const double cg_tolerance = std::min(settings_.cg_tolerance_max, std::sqrt(residual));
     const CgResult cg = solve_pcg(hessian_, rhs_, delta_, weight_, cg_tolerance, settings_.max_cg_iterations,
                                   s.ghost, domain_, amg_.get());
