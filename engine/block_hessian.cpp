@@ -113,45 +113,66 @@ void BlockHessian::to_csr(std::vector<std::int64_t>& row_offsets, std::vector<st
                           std::vector<double>& values) const {
   const std::size_t n = diagonal_.size();
   const bool any_fixed = !fixed_.empty();
-  // Per particle: its neighbours' 6x6 blocks, summed per neighbour in
-  // incidence order, then sorted by neighbour (one row block of H).
-  std::vector<std::vector<std::pair<std::uint32_t, Mat6>>> row_blocks(n);
+  // Particle i's row block: i and the particles it is coupled to, ascending.
+  const auto neighbours_of = [&](std::size_t i, std::vector<std::uint32_t>& out) {
+    out.assign(1, static_cast<std::uint32_t>(i));
+    if (any_fixed && fixed_[i]) return;
+    for (const PairBlocks& b : pairs_)
+      for_each_record_of(b.incidence, i, [&](std::uint32_t k, std::uint32_t e) {
+        const std::uint32_t other = e == 0 ? b.second[k] : b.first[k];
+        if (!(any_fixed && fixed_[other])) out.push_back(other);
+      });
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+  };
+  // Blocks before particle i's row block, then entries before each row.
+  std::vector<std::int64_t> blocks_before(n + 1, 0);
   parallel_for_ranges(n, [&](std::size_t begin, std::size_t end) {
+    std::vector<std::uint32_t> neighbours;
     for (std::size_t i = begin; i < end; ++i) {
-      auto& blocks = row_blocks[i];
-      blocks.emplace_back(static_cast<std::uint32_t>(i), diagonal_[i]);
+      neighbours_of(i, neighbours);
+      blocks_before[i + 1] = static_cast<std::int64_t>(neighbours.size());
+    }
+  });
+  for (std::size_t i = 0; i < n; ++i) blocks_before[i + 1] += blocks_before[i];
+  row_offsets.resize(6 * n + 1);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::int64_t count = blocks_before[i + 1] - blocks_before[i];
+    for (int a = 0; a < 6; ++a) row_offsets[6 * i + a] = 36 * blocks_before[i] + 6 * a * count;
+  }
+  row_offsets[6 * n] = 36 * blocks_before[n];
+  columns.resize(static_cast<std::size_t>(row_offsets[6 * n]));
+  values.assign(columns.size(), 0.0);
+  // Each row block written in place: the blocks of repeated pairs summed in
+  // incidence order (the same bits for any thread count).
+  parallel_for_ranges(n, [&](std::size_t begin, std::size_t end) {
+    std::vector<std::uint32_t> neighbours;
+    for (std::size_t i = begin; i < end; ++i) {
+      neighbours_of(i, neighbours);
+      const std::size_t count = neighbours.size();
+      for (int a = 0; a < 6; ++a) {
+        std::int64_t* col = columns.data() + row_offsets[6 * i + a];
+        for (std::size_t p = 0; p < count; ++p)
+          for (int c = 0; c < 6; ++c) col[6 * p + c] = 6 * static_cast<std::int64_t>(neighbours[p]) + c;
+      }
+      const auto add = [&](std::uint32_t j, const auto& block) {
+        const auto p = static_cast<std::size_t>(std::lower_bound(neighbours.begin(), neighbours.end(), j) -
+                                                neighbours.begin());
+        for (int a = 0; a < 6; ++a) {
+          double* row = values.data() + row_offsets[6 * i + a] + 6 * p;
+          for (int c = 0; c < 6; ++c) row[c] += block(a, c);
+        }
+      };
+      add(static_cast<std::uint32_t>(i), diagonal_[i]);
       if (any_fixed && fixed_[i]) continue;
       for (const PairBlocks& b : pairs_)
         for_each_record_of(b.incidence, i, [&](std::uint32_t k, std::uint32_t e) {
           const std::uint32_t other = e == 0 ? b.second[k] : b.first[k];
           if (any_fixed && fixed_[other]) return;
-          const Mat6 block = e == 0 ? Mat6(b.coupling[k]) : Mat6(b.coupling[k].transpose());
-          for (auto& [j, m] : blocks)
-            if (j == other) {
-              m += block;
-              return;
-            }
-          blocks.emplace_back(other, block);
+          if (e == 0) add(other, b.coupling[k]);
+          else add(other, b.coupling[k].transpose());
         });
-      std::stable_sort(blocks.begin(), blocks.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     }
-  });
-  row_offsets.assign(6 * n + 1, 0);
-  for (std::size_t i = 0; i < n; ++i)
-    for (int a = 0; a < 6; ++a) row_offsets[6 * i + a + 1] = static_cast<std::int64_t>(6 * row_blocks[i].size());
-  for (std::size_t r = 0; r < 6 * n; ++r) row_offsets[r + 1] += row_offsets[r];
-  columns.resize(static_cast<std::size_t>(row_offsets.back()));
-  values.resize(columns.size());
-  parallel_for_ranges(n, [&](std::size_t begin, std::size_t end) {
-    for (std::size_t i = begin; i < end; ++i)
-      for (int a = 0; a < 6; ++a) {
-        std::size_t at = static_cast<std::size_t>(row_offsets[6 * i + a]);
-        for (const auto& [j, m] : row_blocks[i])
-          for (int c = 0; c < 6; ++c) {
-            columns[at] = static_cast<std::int64_t>(6 * j + c);
-            values[at++] = m(a, c);
-          }
-      }
   });
 }
 
