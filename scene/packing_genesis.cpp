@@ -18,6 +18,7 @@
 #include "scene/packing_contacts.hpp"
 #include "scene/packing_measures.hpp"
 #include "scene/packing_relaxation.hpp"
+#include "scene/packing_tiling.hpp"
 
 namespace dem {
 
@@ -30,6 +31,8 @@ constexpr std::uint64_t kPlacementStream = 0x9e3779b97f4a7c15ull;
 /// force / mean overlap below which a state with overlaps is jammed (to
 /// decide; to deliver).
 constexpr double kZeroOverlap = 1e-9, kDecideForce = 1e-4, kFinalForce = 1e-7;
+/// "dense": the most relaxations of the decompression (it takes 3 to 6).
+constexpr int kMaxDecompressions = 40;
 
 /// Centres drawn uniformly in the bounds, kept where a sphere of radius
 /// s d/2 lies inside the region.
@@ -95,6 +98,68 @@ void measure(const PackingParameters& p, const Confinement& c, const std::vector
   }
 }
 
+/// The mean overlap of a relaxed state over the mean drawn diameter times
+/// the scale s: the dimensionless isotropic stress of the harmonic overlaps.
+double overlap_ratio(const RelaxResult& r, double s, double d_mean) { return r.mean_overlap / (s * d_mean); }
+
+/// "dense" (docs/model.md §21.3): compression past jamming, then
+/// decompression by a secant on the mean overlap to settings.target_overlap.
+GenesisResult dense_genesis(const Confinement& c, const std::vector<double>& d, std::uint64_t seed,
+                            const GenesisSettings& settings) {
+  GenesisResult out;
+  OverlapRelaxation relaxation(c, d);
+  const auto relax = [&](std::vector<Vec3>& x, double s, double force_ratio) {
+    const RelaxResult r = relaxation.relax(x, s, {kZeroOverlap, force_ratio, settings.max_steps});
+    out.sweeps += r.steps;
+    ++out.relaxations;
+    return r;
+  };
+  ExactSum sum;
+  for (const double x : d) sum.add(x);
+  const double d_mean = d.empty() ? 1.0 : sum.value() / double(d.size());
+  const double target = settings.target_overlap;
+  // Compress until jammed. A relaxation that does not converge counts as
+  // jammed (with its mean overlap).
+  double lo = 0.0, hi = std::cbrt(settings.compress_fraction / kDenseSolidFraction);
+  std::vector<Vec3> jammed = place(c, d, std::cbrt(settings.start_fraction / kDenseSolidFraction), seed);
+  RelaxResult r;
+  for (int k = 0;; ++k) {
+    r = relax(jammed, hi, kDecideForce);
+    if (r.outcome != RelaxOutcome::unjammed) break;
+    if (k == 100) throw std::invalid_argument("[[particles]] solid_fraction: \"dense\" found no jammed state");
+    lo = hi;
+    hi *= 1.0 + settings.growth;
+  }
+  // Decompress: the mean overlap falls about linearly with the scale, to 0
+  // at the jamming point; a secant through the last two jammed states
+  // (the first step a short one: d m / d ln s is near 0.6), each
+  // relaxation from the last jammed state, never below `lo`, the largest
+  // scale found unjammed.
+  double m_hi = overlap_ratio(r, hi, d_mean), s_prev = 0.0, m_prev = 0.0;
+  for (int k = 0; k < kMaxDecompressions && std::abs(m_hi - target) > settings.overlap_tolerance * target &&
+                  hi - lo > settings.bracket * hi;
+       ++k) {
+    double s = s_prev > 0.0 ? hi + (target - m_hi) * (hi - s_prev) / (m_hi - m_prev) : hi * (1.0 - 0.5 * (m_hi - target));
+    if (!(s > lo + 0.1 * (hi - lo)) || !std::isfinite(s)) s = lo + 0.5 * (hi - lo);
+    std::vector<Vec3> x = jammed;
+    const RelaxResult q = relax(x, s, kDecideForce);
+    if (q.outcome == RelaxOutcome::unjammed) {
+      lo = s;
+      continue;
+    }
+    s_prev = hi, m_prev = m_hi;
+    hi = s, m_hi = overlap_ratio(q, s, d_mean);
+    jammed = std::move(x);
+  }
+  // The delivered state, its forces balanced closely.
+  r = relax(jammed, hi, kFinalForce);
+  out.centres = std::move(jammed);
+  out.scale = hi;
+  out.jammed = r.outcome == RelaxOutcome::jammed;
+  out.max_overlap_ratio = r.max_overlap_ratio;
+  return out;
+}
+
 }  // namespace
 
 std::vector<double> packing_diameters(const PackingParameters& p, std::uint64_t max_count) {
@@ -128,67 +193,62 @@ GenesisResult run_genesis(const PackingParameters& p, const std::vector<double>&
     if (periodic[a] && (p.region.kind != PackingRegionKind::box || upper[a] - lower[a] < 3.0 * d_max))
       throw std::invalid_argument("[[particles]] region: a periodic axis needs region = \"box\" at least 3 largest "
                                   "diameters wide");
+  if (!p.solid_fraction) return dense_genesis(c, d, p.seed, settings);
+  // A numeric solid fraction: placed at the drawn sizes, relaxed once.
   GenesisResult out;
   OverlapRelaxation relaxation(c, d);
-  const auto relax = [&](std::vector<Vec3>& x, double s, const RelaxLimits& limits) {
-    const RelaxResult r = relaxation.relax(x, s, limits);
-    out.sweeps += r.steps;
-    ++out.relaxations;
-    return r;
-  };
-  if (p.solid_fraction) {
-    out.centres = place(c, d, 1.0, p.seed);
-    const RelaxResult r = relax(out.centres, 1.0, {settings.tolerance, 1e-4, settings.max_steps});
-    out.max_overlap_ratio = r.max_overlap_ratio;
-    if (r.outcome != RelaxOutcome::unjammed)
-      throw std::invalid_argument("[[particles]] solid_fraction: the relaxation left overlaps of " +
-                                  format_g(r.max_overlap_ratio, 3) + " of a diameter after " +
-                                  std::to_string(out.sweeps) + " steps (" +
-                                  (r.outcome == RelaxOutcome::jammed ? "jammed" : "not converged") +
-                                  "); the region cannot hold this solid fraction");
-    return out;
-  }
-  // "dense": grow until jammed, then bisect the scale to the jamming onset.
-  const RelaxLimits decide{kZeroOverlap, kDecideForce, settings.max_steps};
-  double s = std::cbrt(settings.start_fraction / p.target_solid_fraction());
-  double lo = 0.0, hi = INFINITY;
-  std::vector<Vec3> x = place(c, d, s, p.seed), jammed;
-  for (;;) {
-    // A relaxation that does not converge is taken as jammed (the safe side).
-    if (relax(x, s, decide).outcome == RelaxOutcome::unjammed) {
-      lo = s;
-    } else {
-      hi = s;
-      jammed = x;
-    }
-    if (lo > 0.0 && hi < INFINITY && hi - lo <= settings.bracket * hi) break;
-    if (hi == INFINITY) s *= 1.0 + settings.growth;
-    else if (lo == 0.0) s /= 1.0 + settings.growth;
-    else s = 0.5 * (lo + hi);
-  }
-  // The jammed end, its forces balanced closely (contacts: overlap > 0); a
-  // state taken for jammed at the looser balance may still unjam: then on
-  // up by the bracket's width.
-  RelaxResult r = relax(jammed, hi, {kZeroOverlap, kFinalForce, settings.max_steps});
-  for (int k = 0; k < 100 && r.outcome == RelaxOutcome::unjammed; ++k) {
-    hi *= 1.0 + settings.bracket;
-    r = relax(jammed, hi, {kZeroOverlap, kFinalForce, settings.max_steps});
-  }
-  out.centres = std::move(jammed);
-  out.scale = hi;
-  out.jammed = r.outcome == RelaxOutcome::jammed;
+  out.centres = place(c, d, 1.0, p.seed);
+  const RelaxResult r = relaxation.relax(out.centres, 1.0, {settings.tolerance, 1e-4, settings.max_steps});
+  out.sweeps = r.steps;
+  out.relaxations = 1;
   out.max_overlap_ratio = r.max_overlap_ratio;
+  if (r.outcome != RelaxOutcome::unjammed)
+    throw std::invalid_argument("[[particles]] solid_fraction: the relaxation left overlaps of " +
+                                format_g(r.max_overlap_ratio, 3) + " of a diameter after " +
+                                std::to_string(out.sweeps) + " steps (" +
+                                (r.outcome == RelaxOutcome::jammed ? "jammed" : "not converged") +
+                                "); the region cannot hold this solid fraction");
   return out;
 }
+
+namespace {
+
+/// The genesis of a tiled "dense" packing (docs/model.md §21.8): the tile's
+/// genesis, its particles repeated over the region; `d` gets the delivered
+/// diameters, the result the centres and the tile's figures.
+GenesisResult tiled_genesis(const PackingParameters& p, const Confinement& c, std::uint64_t tile_particles,
+                            std::vector<double>& d, PackingReport* report) {
+  const TilePlan plan = plan_tiles(p, tile_particles, d.size());
+  std::vector<double> tile = packing_diameters(plan.tile, 1ull << 31);
+  GenesisResult g = run_genesis(plan.tile, tile, {true, true, true});
+  for (double& x : tile) x *= g.scale;
+  std::vector<Vec3> x;
+  d.clear();
+  repeat_tile(plan, c, tile, g.centres, d, x);
+  g.centres = std::move(x);
+  if (report != nullptr) {
+    report->tile_particles = tile.size();
+    report->tile_side = plan.side;
+    report->tiles = plan.count;
+  }
+  return g;
+}
+
+}  // namespace
 
 Scene make_packing(const PackingParameters& p, double density, const std::array<bool, 3>& periodic,
                    PackingReport* report) {
   if (!(std::isfinite(density) && density > 0.0)) throw std::invalid_argument("packing: density must be > 0");
   std::vector<double> d = packing_diameters(p, 1ull << 31);
-  const GenesisResult g = run_genesis(p, d, periodic);
-  for (double& x : d) x *= g.scale;
   const auto [lower, upper] = region_bounds(p.region);
   const Confinement c{p.region, periodic, lower, upper};
+  GenesisResult g;
+  if (const std::uint64_t tile = tile_particles_of(p, d.size()); tile > 0) {
+    g = tiled_genesis(p, c, tile, d, report);
+  } else {
+    g = run_genesis(p, d, periodic);
+    for (double& x : d) x *= g.scale;
+  }
   // Floaters (fewer than 3 contacts, the boundary's counting) go where a
   // jammed packing has confining faces (docs/model.md §21.4).
   const bool walls = p.region.kind != PackingRegionKind::box || !(periodic[0] && periodic[1] && periodic[2]);

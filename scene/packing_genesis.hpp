@@ -34,13 +34,23 @@ struct GenesisSettings {
   /// A numeric solid_fraction: the largest overlap / smaller diameter the
   /// relaxation may leave (else the target is refused).
   double tolerance = 1e-4;
-  /// "dense": the solid fraction of the first relaxation, below jamming.
+  /// "dense": the solid fraction the centres are placed at (below jamming).
   double start_fraction = 0.58;
-  /// "dense": the relative radius step of the growth until the first jam.
-  double growth = 0.005;
-  /// "dense": the relative width of the radius scale's bracket [unjammed,
-  /// jammed] that ends the bisection.
-  double bracket = 1e-4;
+  /// "dense": the solid fraction first compressed to, above jamming for
+  /// the usual size distributions; if it is not jammed there, the radii
+  /// grow by `growth` until it is.
+  double compress_fraction = 0.70;
+  double growth = 0.03;
+  /// "dense": the delivered state's mean overlap (of the contacts and the
+  /// walls) over the mean drawn diameter times the scale: the small
+  /// isotropic stress it is delivered at, reached within a relative
+  /// `overlap_tolerance` by decompression.
+  double target_overlap = 3e-5;
+  double overlap_tolerance = 0.3;
+  /// "dense": the decompression stops (delivering its jammed end) when
+  /// its bracket of the scale [unjammed, jammed] is narrower than this,
+  /// relative.
+  double bracket = 1e-6;
   /// FIRE steps at most per relaxation.
   std::uint64_t max_steps = 200000;
 };
@@ -49,8 +59,8 @@ struct GenesisSettings {
 struct GenesisResult {
   std::vector<Vec3> centres;  ///< length, inside the region (wrapped into a periodic box)
   /// The radius scale of the delivered specimen: its diameters are scale
-  /// times the drawn ones (1 for a numeric solid_fraction; "dense": the
-  /// jammed end of the bracket).
+  /// times the drawn ones (1 for a numeric solid_fraction; "dense": where
+  /// the decompression reached the target overlap).
   double scale = 1.0;
   bool jammed = false;            ///< "dense": the delivered state is jammed (forces balanced with overlaps)
   double max_overlap_ratio = 0.0;  ///< largest overlap / smaller diameter (and wall overlap / diameter)
@@ -62,15 +72,15 @@ struct GenesisResult {
 /// where `periodic` is true the region must be a box and is a periodic cell
 /// (minimum images; centres wrapped into [lower, upper)). A numeric
 /// solid_fraction: random centres at the drawn sizes, relaxed until no
-/// overlap is above settings.tolerance. "dense": the O'Hern et al. (2003)
-/// protocol: from random centres at start_fraction, the radii grow in
-/// steps until the relaxation cannot remove the overlaps (jammed), then the
-/// scale is bisected between the last unjammed and the first jammed state
-/// to the relative width `bracket`; the jammed end is delivered. The same
-/// bits for any thread count. Throws std::invalid_argument if a numeric
-/// target leaves overlaps (jammed: the region cannot hold it), or for a
-/// periodic axis of a region other than a box or a box narrower than 3
-/// largest diameters.
+/// overlap is above settings.tolerance. "dense" (docs/model.md §21.3): from
+/// random centres at start_fraction, compressed to compress_fraction (and
+/// on, by `growth`, until jammed), then decompressed, each relaxation from
+/// the last jammed state, by a secant on the mean overlap against the
+/// radius scale, to the small isotropic stress of `target_overlap`; the
+/// jammed state there is delivered. The same bits for any thread count.
+/// Throws std::invalid_argument if a numeric target leaves overlaps
+/// (jammed: the region cannot hold it), or for a periodic axis of a region
+/// other than a box or a box narrower than 3 largest diameters.
 GenesisResult run_genesis(const PackingParameters& p, const std::vector<double>& diameters,
                           const std::array<bool, 3>& periodic, const GenesisSettings& settings = {});
 

@@ -123,6 +123,7 @@ void read_packing_keys(TableReader& t, PackingParameters& p, const std::filesyst
   read_sizes(t, p.sizes);
   read_solid_fraction(t, p);
   read_seed(t, p);
+  p.tile_particles = t.count("tile_particles");
   try {
     load_mesh_region(p.region);
     validate_packing(p);

@@ -25,6 +25,12 @@ std::vector<std::string> report_lines(const PackingReport& r) {
                                                        (r.jammed ? "jammed" : "NOT jammed")) +
                 "; largest overlap " + format_g(r.max_overlap_ratio, 2) + " of the smaller diameter after " +
                 std::to_string(r.sweeps) + " FIRE steps in " + std::to_string(r.relaxations) + " relaxations");
+  if (r.tile_particles > 0)
+    out.push_back("packing: tiled: the genesis ran in a periodic tile of " + std::to_string(r.tile_particles) +
+                  " particles (edges " + format_g(r.tile_side[0], 4) + " x " + format_g(r.tile_side[1], 4) + " x " +
+                  format_g(r.tile_side[2], 4) + "), repeated " + std::to_string(r.tiles[0]) + " x " +
+                  std::to_string(r.tiles[1]) + " x " + std::to_string(r.tiles[2]) +
+                  " times over the region and clipped to it");
   out.push_back("packing: interior (deeper than " + format_g(r.interior_margin, 3) + ") solid fraction " +
                 (r.interior_volume > 0.0 ? format_g(r.interior_solid_fraction, 4) : std::string("- (no interior)")));
   out.push_back("packing: " + std::to_string(r.contacts) + " contacts (overlap > 0), mean coordination number " +
@@ -68,6 +74,9 @@ std::string report_json(const PackingReport& r) {
   j["max_overlap_ratio"] = number(r.max_overlap_ratio);
   j["genesis"] = {{"fire_steps", r.sweeps}, {"relaxations", r.relaxations}, {"jammed", r.jammed},
                   {"diameter_scale", number(r.scale)}};
+  j["tiling"] = {{"tile_particles", r.tile_particles},
+                 {"tile_edges", {number(r.tile_side[0]), number(r.tile_side[1]), number(r.tile_side[2])}},
+                 {"tiles", {r.tiles[0], r.tiles[1], r.tiles[2]}}};
   nlohmann::json sieve = nlohmann::json::array();
   for (const SievePassing& s : r.sieve)
     sieve.push_back({{"size", s.size}, {"requested_percent", s.requested}, {"achieved_percent", s.achieved}});

@@ -4,6 +4,7 @@
 /// "The packing report"): printed by dem check and dem run, written to
 /// packing.json.
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -55,6 +56,12 @@ struct PackingReport {
   int relaxations = 0;             ///< its energy minimisations
   bool jammed = false;             ///< "dense": the delivered state is jammed
   double scale = 1.0;              ///< delivered / drawn diameters
+  /// A tiled "dense" packing (scene/packing_tiling.hpp): the particles of
+  /// its periodic tile (0: not tiled), the tile's edges (length) and the
+  /// tiles along x, y, z.
+  std::uint64_t tile_particles = 0;
+  Vec3 tile_side = Vec3::Zero();
+  std::array<std::uint32_t, 3> tiles{1, 1, 1};
 
   std::vector<SievePassing> sieve;  ///< a sieve table's sizes (empty for other distributions)
 };

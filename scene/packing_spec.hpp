@@ -21,12 +21,21 @@ inline constexpr double kDenseSolidFraction = 0.64;
 /// the densest packing of equal spheres, rounded down.
 inline constexpr double kMaxSolidFraction = 0.74;
 
+/// The fewest particles a tile of a tiled "dense" packing may hold
+/// (scene/packing_tiling.hpp): a smaller tile repeats too soon to be a
+/// random packing.
+inline constexpr std::uint64_t kMinTileParticles = 100;
+
 struct PackingParameters {
   PackingRegion region;
   SizeDistribution sizes;
   /// The target solid fraction in (0, 0.74]; nullopt: "dense".
   std::optional<double> solid_fraction;
   std::uint64_t seed = 0;
+  /// "dense" only: the particles of the periodic tile that is repeated
+  /// over the region (scene/packing_tiling.hpp); 0: not tiled; nullopt:
+  /// chosen by the count (tile_particles_of).
+  std::optional<std::uint64_t> tile_particles;
   /// The solid fraction the particle count is chosen for.
   double target_solid_fraction() const { return solid_fraction.value_or(kDenseSolidFraction); }
 };
