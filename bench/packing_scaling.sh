@@ -3,11 +3,15 @@
 # (issue 27's performance target; docs/model.md §21.3): `dem check` of a
 # generated scene, a walled cube of polydisperse spheres (d uniform in
 # [1/3, 1] mm, size ratio 3) at SOLID_FRACTION (default "dense"), for each
-# count given (default 10000 100000), on THREADS cores (default 2, by
+# count given (default 10000 100000 1000000), on THREADS cores (default 2, by
 # taskset: oneTBB uses the cores the process may run on).
 #
 #   bench/packing_scaling.sh BUILD_DIR [COUNT...]
 #   THREADS=2 SOLID_FRACTION=0.6 bench/packing_scaling.sh build 10000
+#   TILE_PARTICLES=2000 bench/packing_scaling.sh build 10000
+#
+# TILE_PARTICLES (unset: the default, tiled above 20,000 particles; 0: no
+# tiling) sets `tile_particles` (docs/model.md §21.8).
 #
 # Prints: count, seconds, peak resident memory (MB, /usr/bin/time -v), and
 # dem check's packing lines.
@@ -15,9 +19,10 @@ set -euo pipefail
 build=${1:?usage: $0 BUILD_DIR [COUNT...]}
 shift
 counts=("$@")
-[ ${#counts[@]} -gt 0 ] || counts=(10000 100000)
+[ ${#counts[@]} -gt 0 ] || counts=(10000 100000 1000000)
 threads=${THREADS:-2}
 fraction=${SOLID_FRACTION:-'"dense"'}
+tile=${TILE_PARTICLES:+tile_particles = $TILE_PARTICLES}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 printf '%10s %10s %12s\n' particles seconds peak_MB
@@ -46,11 +51,12 @@ d_min = 3.333333e-4
 d_max = 1e-3
 solid_fraction = $fraction
 seed = 1
+$tile
 TOML
   /usr/bin/time -v taskset -c "0-$((threads - 1))" "$build/apps/dem" check "$work/p.toml" > "$work/out" 2> "$work/time" || {
     cat "$work/out" "$work/time"; exit 1; }
   secs=$(awk -F': ' '/Elapsed \(wall clock\)/ {n = split($2, t, ":"); s = 0; for (i = 1; i <= n; ++i) s = s * 60 + t[i]; print s}' "$work/time")
   peak=$(awk -F': ' '/Maximum resident set size/ {printf "%.0f", $2 / 1024}' "$work/time")
   printf '%10s %10s %12s\n' "$n" "$secs" "$peak"
-  grep 'packing:' "$work/out" | sed 's/^/    /'
+  grep -E 'packing:|memory estimate' "$work/out" | sed 's/^ */    /'
 done

@@ -215,13 +215,28 @@ namespace {
 
 /// The genesis of a tiled "dense" packing (docs/model.md §21.8): the tile's
 /// genesis, its particles repeated over the region; `d` gets the delivered
-/// diameters, the result the centres and the tile's figures.
+/// diameters, the result the centres and the tile's figures. In a region
+/// without periodic axes the jammed tile is scaled by 1/s (centres and
+/// edges: the same packing), so the delivered diameters are the drawn ones;
+/// a periodic cell must be tiled exactly, so there the diameters are s
+/// times the drawn ones.
 GenesisResult tiled_genesis(const PackingParameters& p, const Confinement& c, std::uint64_t tile_particles,
                             std::vector<double>& d, PackingReport* report) {
-  const TilePlan plan = plan_tiles(p, tile_particles, d.size());
-  std::vector<double> tile = packing_diameters(plan.tile, 1ull << 31);
+  TilePlan plan = plan_tiles(p, tile_particles, d.size());
+  // The tile's sizes stratified, so that its few thousand carry the
+  // distribution to every tile.
+  std::vector<double> tile = stratified_diameters(SizeSampler(plan.tile.sizes), plan.tile.seed,
+                                                  kDenseSolidFraction * region_volume(plan.tile.region), 1ull << 31);
   GenesisResult g = run_genesis(plan.tile, tile, {true, true, true});
-  for (double& x : tile) x *= g.scale;
+  if (!(c.periodic[0] || c.periodic[1] || c.periodic[2])) {
+    for (Vec3& x : g.centres) x /= g.scale;
+    plan.side /= g.scale;
+    for (int a = 0; a < 3; ++a)
+      plan.count[a] = static_cast<std::uint32_t>(std::ceil((c.upper[a] - c.lower[a]) / plan.side[a]));
+    g.scale = 1.0;
+  } else {
+    for (double& x : tile) x *= g.scale;
+  }
   std::vector<Vec3> x;
   d.clear();
   repeat_tile(plan, c, tile, g.centres, d, x);

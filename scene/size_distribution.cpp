@@ -221,6 +221,26 @@ std::vector<double> sample_diameters(const SizeSampler& sampler, std::uint64_t s
   return out;
 }
 
+std::vector<double> stratified_diameters(const SizeSampler& sampler, std::uint64_t seed, double target_volume,
+                                         std::uint64_t max_count) {
+  if (!(target_volume >= 0.0) || !std::isfinite(target_volume))
+    throw std::invalid_argument("stratified_diameters: the target volume must be finite and >= 0");
+  const double expected = std::max(1.0, std::round(target_volume / sampler.mean_volume()));
+  if (expected > static_cast<double>(max_count))
+    throw std::invalid_argument("about " + format_g(expected, 3) + " particles would be needed, more than " +
+                                std::to_string(max_count));
+  const auto count = static_cast<std::size_t>(expected);
+  std::mt19937_64 rng(seed);
+  std::vector<double> out(count);
+  for (std::size_t k = 0; k < count; ++k)
+    out[k] = sampler.diameter((static_cast<double>(k) + uniform_01(rng)) / static_cast<double>(count));
+  for (std::size_t i = count; i > 1; --i) {
+    const auto j = std::min(static_cast<std::size_t>(uniform_01(rng) * static_cast<double>(i)), i - 1);
+    std::swap(out[i - 1], out[j]);
+  }
+  return out;
+}
+
 std::vector<double> achieved_passing(const std::vector<double>& diameters, const std::vector<double>& sizes,
                                      double fines) {
   ExactSum total;

@@ -85,6 +85,17 @@ class SizeSampler {
 std::vector<double> sample_diameters(const SizeSampler& sampler, std::uint64_t seed, double target_volume,
                                      std::uint64_t max_count);
 
+/// Diameters by stratified sampling: T = round(target_volume /
+/// mean_volume()) of them (at least 1), one uniform draw of
+/// std::mt19937_64(seed) in each of the T equal number-quantile strata
+/// [k/T, (k+1)/T), then shuffled (Fisher-Yates, the same stream). The
+/// sample's number CDF is within 1/T of the distribution's at every size,
+/// so a small sample carries the distribution (the tile of a tiled
+/// packing, docs/model.md §21.8). Throws std::invalid_argument if T would
+/// be above `max_count`.
+std::vector<double> stratified_diameters(const SizeSampler& sampler, std::uint64_t seed, double target_volume,
+                                         std::uint64_t max_count);
+
 /// The percent passing by mass at each size of `sizes` in a sample
 /// (mass proportional to d^3), with `fines` percent (binder) added as
 /// passing everywhere: fines + (100 - fines) M(d <= size) / M.
