@@ -61,6 +61,7 @@ struct Options {
 /// MemAvailable.
 BuildOptions build_options(const Options& o) {
   BuildOptions b;
+  if (!o.quiet) b.progress = [](const std::string& line) { std::cout << line << std::endl; };
   if (!o.max_memory.empty())
     b.memory_limit = MemoryLimit{parse_byte_size(o.max_memory), "--max-memory " + o.max_memory};
   return b;

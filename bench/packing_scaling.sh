@@ -58,5 +58,5 @@ TOML
   secs=$(awk -F': ' '/Elapsed \(wall clock\)/ {n = split($2, t, ":"); s = 0; for (i = 1; i <= n; ++i) s = s * 60 + t[i]; print s}' "$work/time")
   peak=$(awk -F': ' '/Maximum resident set size/ {printf "%.0f", $2 / 1024}' "$work/time")
   printf '%10s %10s %12s\n' "$n" "$secs" "$peak"
-  grep -E 'packing:|memory estimate' "$work/out" | sed 's/^ */    /'
+  grep -E 'packing:|memory estimate' "$work/out" | grep -v 'packing: relaxation' | sed 's/^ */    /'
 done

@@ -107,17 +107,26 @@ double overlap_ratio(const RelaxResult& r, double s, double d_mean) { return r.m
 GenesisResult dense_genesis(const Confinement& c, const std::vector<double>& d, std::uint64_t seed,
                             const GenesisSettings& settings) {
   GenesisResult out;
+  ExactSum sum;
+  for (const double x : d) sum.add(x);
+  const double d_mean = d.empty() ? 1.0 : sum.value() / double(d.size());
+  const double target = settings.target_overlap;
   OverlapRelaxation relaxation(c, d);
   const auto relax = [&](std::vector<Vec3>& x, double s, double force_ratio) {
     const RelaxResult r = relaxation.relax(x, s, {kZeroOverlap, force_ratio, settings.max_steps});
     out.sweeps += r.steps;
     ++out.relaxations;
+    if (settings.progress)
+      settings.progress("packing: relaxation " + std::to_string(out.relaxations) + " of " +
+                        std::to_string(d.size()) + " particles at diameters x " + format_g(s, 7) + ": " +
+                        (r.outcome == RelaxOutcome::unjammed ? "unjammed"
+                         : r.outcome == RelaxOutcome::jammed ? "jammed, mean overlap " +
+                                                                   format_g(overlap_ratio(r, s, d_mean), 3) +
+                                                                   " of a diameter (target " + format_g(target, 3) + ")"
+                                                             : "not converged") +
+                        " after " + std::to_string(r.steps) + " FIRE steps (" + std::to_string(out.sweeps) + " in all)");
     return r;
   };
-  ExactSum sum;
-  for (const double x : d) sum.add(x);
-  const double d_mean = d.empty() ? 1.0 : sum.value() / double(d.size());
-  const double target = settings.target_overlap;
   // Compress until jammed. A relaxation that does not converge counts as
   // jammed (with its mean overlap).
   double lo = 0.0, hi = std::cbrt(settings.compress_fraction / kDenseSolidFraction);
@@ -221,13 +230,17 @@ namespace {
 /// a periodic cell must be tiled exactly, so there the diameters are s
 /// times the drawn ones.
 GenesisResult tiled_genesis(const PackingParameters& p, const Confinement& c, std::uint64_t tile_particles,
-                            std::vector<double>& d, PackingReport* report) {
+                            const GenesisSettings& settings, std::vector<double>& d, PackingReport* report) {
   TilePlan plan = plan_tiles(p, tile_particles, d.size());
   // The tile's sizes stratified, so that its few thousand carry the
   // distribution to every tile.
   std::vector<double> tile = stratified_diameters(SizeSampler(plan.tile.sizes), plan.tile.seed,
                                                   kDenseSolidFraction * region_volume(plan.tile.region), 1ull << 31);
-  GenesisResult g = run_genesis(plan.tile, tile, {true, true, true});
+  if (settings.progress)
+    settings.progress("packing: tiled: the genesis of a periodic tile of " + std::to_string(tile.size()) +
+                      " particles, to be repeated " + std::to_string(plan.count[0]) + " x " +
+                      std::to_string(plan.count[1]) + " x " + std::to_string(plan.count[2]) + " times");
+  GenesisResult g = run_genesis(plan.tile, tile, {true, true, true}, settings);
   if (!(c.periodic[0] || c.periodic[1] || c.periodic[2])) {
     for (Vec3& x : g.centres) x /= g.scale;
     plan.side /= g.scale;
@@ -252,16 +265,18 @@ GenesisResult tiled_genesis(const PackingParameters& p, const Confinement& c, st
 }  // namespace
 
 Scene make_packing(const PackingParameters& p, double density, const std::array<bool, 3>& periodic,
-                   PackingReport* report) {
+                   PackingReport* report, const GenesisProgress& progress) {
   if (!(std::isfinite(density) && density > 0.0)) throw std::invalid_argument("packing: density must be > 0");
   std::vector<double> d = packing_diameters(p, 1ull << 31);
   const auto [lower, upper] = region_bounds(p.region);
   const Confinement c{p.region, periodic, lower, upper};
+  GenesisSettings settings;
+  settings.progress = progress;
   GenesisResult g;
   if (const std::uint64_t tile = tile_particles_of(p, d.size()); tile > 0) {
-    g = tiled_genesis(p, c, tile, d, report);
+    g = tiled_genesis(p, c, tile, settings, d, report);
   } else {
-    g = run_genesis(p, d, periodic);
+    g = run_genesis(p, d, periodic, settings);
     for (double& x : d) x *= g.scale;
   }
   // Floaters (fewer than 3 contacts, the boundary's counting) go where a

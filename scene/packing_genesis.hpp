@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,9 @@ std::uint64_t packing_count(const PackingParameters& p, std::uint64_t max_count)
 std::uint64_t packing_scratch_bytes(std::uint64_t n);
 
 /// How the genesis relaxes and finds the jamming point (docs/model.md §21.3).
+/// Receives a line of progress after each relaxation of a "dense" genesis.
+using GenesisProgress = std::function<void(const std::string&)>;
+
 struct GenesisSettings {
   /// A numeric solid_fraction: the largest overlap / smaller diameter the
   /// relaxation may leave (else the target is refused).
@@ -53,6 +57,7 @@ struct GenesisSettings {
   double bracket = 1e-6;
   /// FIRE steps at most per relaxation.
   std::uint64_t max_steps = 200000;
+  GenesisProgress progress;  ///< if set, a line after each "dense" relaxation
 };
 
 /// The genesis' result: centres in id order and what it reached.
@@ -94,6 +99,6 @@ GenesisResult run_genesis(const PackingParameters& p, const std::vector<double>&
 /// it (docs/model.md §21.4). Throws std::invalid_argument for what it
 /// cannot make.
 Scene make_packing(const PackingParameters& p, double density, const std::array<bool, 3>& periodic,
-                   PackingReport* report = nullptr);
+                   PackingReport* report = nullptr, const GenesisProgress& progress = {});
 
 }  // namespace dem

@@ -290,7 +290,7 @@ std::array<bool, 3> packing_periodic_axes(const ParticleSourceSpec& src, const S
 /// One source's particles (and its own neighbour bonds); a CSV source's
 /// row lines into `lines`.
 Scene generate(const ParticleSourceSpec& src, const MaterialSpec& material, const SceneSpec& spec,
-               std::vector<std::size_t>& lines, BuiltScene& out) {
+               std::vector<std::size_t>& lines, BuiltScene& out, const GenesisProgress& progress) {
   try {
     switch (src.kind) {
       case SourceKind::fcc_block: {
@@ -306,7 +306,7 @@ Scene generate(const ParticleSourceSpec& src, const MaterialSpec& material, cons
       case SourceKind::packing: {
         PackingReport report;
         Scene s = make_packing(src.packing, spec.materials.at(src.material_index).material.density,
-                               packing_periodic_axes(src, spec), &report);
+                               packing_periodic_axes(src, spec), &report, progress);
         add_packing_report(report, out.notes, out.packing_json);
         return s;
       }
@@ -922,7 +922,7 @@ void add_particle_sources(SceneBuild& b) {
     origin.kind = src.kind;
     origin.place = src.place;
     origin.csv = src.file;
-    Scene part = generate(src, material, spec, origin.lines, b.out);
+    Scene part = generate(src, material, spec, origin.lines, b.out, b.options.progress);
     // (A CSV source sets each row's own, from its material column.)
     if (src.kind != SourceKind::csv)
       std::fill(part.particles.material.begin(), part.particles.material.end(), src.material_index);

@@ -20,6 +20,7 @@
 /// estimate of scene_size.hpp is held to the limit (BuildOptions).
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -84,6 +85,9 @@ struct BuildOptions {
   /// The run writes an output folder (VTK frames, checkpoints), as dem run
   /// does: counted in the estimate.
   bool output_files = true;
+  /// If set, gets a line of progress now and then during a long set-up
+  /// (each relaxation of a "dense" packing's genesis).
+  std::function<void(const std::string&)> progress;
 };
 
 /// The sizes of a scene before anything is built: particles and generator
