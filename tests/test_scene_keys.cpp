@@ -29,7 +29,8 @@ const std::vector<std::string> kValues = {"nan", "inf", "-inf", "1e300", "-1e300
 /// Marshall twisting; SDS twisting), the linear spring-dashpot law's keys,
 /// JKR adhesion's keys, triangle-mesh walls ([[mesh]]), a deforming periodic cell ([domain]) and
 /// its servo, a packing from a sieve table bonded by gap (a gap ratio, and a
-/// binder volume fraction), viscous damping ([damping]).
+/// binder volume fraction), a "dense" packing made from a tile
+/// (tile_particles), viscous damping ([damping]).
 const char* kScenes[] = {"scenes/ring_torus.toml",         "scenes/cantilever.toml",
                          "scenes/clumps.toml",             "scenes/three_point_bending.toml",
                          "tests/scenes/friction_box.toml", "tests/scenes/twist_box.toml",
@@ -37,6 +38,7 @@ const char* kScenes[] = {"scenes/ring_torus.toml",         "scenes/cantilever.to
                          "tests/scenes/adhesive_box.toml", "tests/scenes/mesh_box.toml",
                          "scenes/periodic_shear.toml",     "tests/scenes/periodic_servo.toml",
                          "tests/scenes/packing_gap.toml",  "tests/scenes/packing_binder.toml",
+                         "tests/scenes/packing_tiled.toml",
                          "tests/scenes/damped_bending.toml"};
 
 bool all_finite(const EnergyReport& r) { return std::isfinite(r.balance()) && std::isfinite(r.total()); }
