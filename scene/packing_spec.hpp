@@ -21,9 +21,11 @@ inline constexpr double kDenseSolidFraction = 0.64;
 /// the densest packing of equal spheres, rounded down.
 inline constexpr double kMaxSolidFraction = 0.74;
 
-/// The fewest particles a tile of a tiled "dense" packing may hold
-/// (scene/packing_tiling.hpp): a smaller tile repeats too soon to be a
-/// random packing.
+/// The fewest particles a scene may ask a tile of a tiled "dense" packing
+/// to hold (scene/packing_tiling.hpp): a smaller tile repeats too soon to
+/// be a random packing. The tile made holds about that many: its edges
+/// are rounded to whole fractions of the bounds (plan_tiles), which can
+/// take it below the request (61 for 100 in tests/scenes/packing_tiled.toml).
 inline constexpr std::uint64_t kMinTileParticles = 100;
 
 struct PackingParameters {
