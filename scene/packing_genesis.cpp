@@ -102,6 +102,20 @@ void measure(const PackingParameters& p, const Confinement& c, const std::vector
 /// the scale s: the dimensionless isotropic stress of the harmonic overlaps.
 double overlap_ratio(const RelaxResult& r, double s, double d_mean) { return r.mean_overlap / (s * d_mean); }
 
+/// The progress line of a "dense" relaxation of n particles at scale s
+/// (`m`: its mean overlap ratio; `out`: the genesis so far).
+std::string relaxation_line(const GenesisResult& out, std::size_t n, double s, const RelaxResult& r, double m,
+                            double target) {
+  std::string state = "not converged";
+  if (r.outcome == RelaxOutcome::unjammed)
+    state = "unjammed";
+  else if (r.outcome == RelaxOutcome::jammed)
+    state = "jammed, mean overlap " + format_g(m, 3) + " of a diameter (target " + format_g(target, 3) + ")";
+  return "packing: relaxation " + std::to_string(out.relaxations) + " of " + std::to_string(n) +
+         " particles at diameters x " + format_g(s, 7) + ": " + state + " after " + std::to_string(r.steps) +
+         " FIRE steps (" + std::to_string(out.sweeps) + " in all)";
+}
+
 /// "dense" (docs/model.md §21.3): compression past jamming, then
 /// decompression by a secant on the mean overlap to settings.target_overlap.
 GenesisResult dense_genesis(const Confinement& c, const std::vector<double>& d, std::uint64_t seed,
@@ -117,14 +131,7 @@ GenesisResult dense_genesis(const Confinement& c, const std::vector<double>& d, 
     out.sweeps += r.steps;
     ++out.relaxations;
     if (settings.progress)
-      settings.progress("packing: relaxation " + std::to_string(out.relaxations) + " of " +
-                        std::to_string(d.size()) + " particles at diameters x " + format_g(s, 7) + ": " +
-                        (r.outcome == RelaxOutcome::unjammed ? "unjammed"
-                         : r.outcome == RelaxOutcome::jammed ? "jammed, mean overlap " +
-                                                                   format_g(overlap_ratio(r, s, d_mean), 3) +
-                                                                   " of a diameter (target " + format_g(target, 3) + ")"
-                                                             : "not converged") +
-                        " after " + std::to_string(r.steps) + " FIRE steps (" + std::to_string(out.sweeps) + " in all)");
+      settings.progress(relaxation_line(out, d.size(), s, r, overlap_ratio(r, s, d_mean), target));
     return r;
   };
   // Compress until jammed. A relaxation that does not converge counts as
