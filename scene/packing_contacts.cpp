@@ -6,30 +6,47 @@
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
+#include "contact/neighbour_search.hpp"
+#include "core/periodic_cell.hpp"
+
 namespace dem {
 
 PackingContacts find_contacts(const Confinement& c, const std::vector<double>& d, const std::vector<Vec3>& x,
                               double tolerance) {
   const std::size_t n = x.size();
   const double d_max = n ? *std::max_element(d.begin(), d.end()) : 0.0;
-  const CellGrid grid(c, d_max * (1.0 + tolerance), x);
-  std::vector<std::vector<std::uint32_t>> near(n);
+  // The engine's neighbour list (radii d/2) with a skin of the largest
+  // tolerance holds every pair that can qualify; the test below picks them.
+  std::vector<double> radii(n);
+  for (std::size_t i = 0; i < n; ++i) radii[i] = 0.5 * d[i];
+  const PeriodicCell cell = PeriodicCell::box(c.lower, c.upper, c.periodic);
+  NeighbourSearch search(tolerance * d_max);
+  search.set_cell(cell);
+  search.rebuild(x, radii);
+  const NeighbourList& list = search.list();
+  const auto image_of = [&](std::size_t k) {
+    const std::uint32_t j = list.partner[k];
+    return list.image.empty() || list.image[k] == kNoImage ? x[j] : Vec3(x[j] + cell.offset(image_shift(list.image[k])));
+  };
+  std::vector<std::uint8_t> touching(list.pair_count(), 0);
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, list.pair_count(), 1024),
+                    [&](const tbb::blocked_range<std::size_t>& r) {
+                      for (std::size_t k = r.begin(); k < r.end(); ++k) {
+                        const std::uint32_t i = list.owner[k], j = list.partner[k];
+                        touching[k] = radii[i] + radii[j] - (x[i] - image_of(k)).norm() >
+                                      -tolerance * std::min(d[i], d[j]);
+                      }
+                    });
   PackingContacts k;
   k.wall.assign(n, 0);
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 256), [&](const tbb::blocked_range<std::size_t>& r) {
-    for (std::size_t i = r.begin(); i < r.end(); ++i) {
-      grid.around(x[i], [&](std::uint32_t j) {
-        if (j > i && 0.5 * (d[i] + d[j]) - c.image(x[i] - x[j]).norm() > -tolerance * std::min(d[i], d[j]))
-          near[i].push_back(j);
-      });
-      std::sort(near[i].begin(), near[i].end());
+    for (std::size_t i = r.begin(); i < r.end(); ++i)
       c.walls(x[i], (0.5 + tolerance) * d[i], [&](double, const Vec3&) { ++k.wall[i]; });
-    }
   });
-  for (std::size_t i = 0; i < n; ++i)
-    for (const std::uint32_t j : near[i]) {
-      k.pairs.push_back({static_cast<std::uint32_t>(i), j});
-      k.normals.push_back(c.image(x[i] - x[j]).normalized());
+  for (std::size_t q = 0; q < list.pair_count(); ++q)
+    if (touching[q]) {
+      k.pairs.push_back({list.owner[q], list.partner[q]});
+      k.normals.push_back((x[list.owner[q]] - image_of(q)).normalized());
     }
   return k;
 }

@@ -33,6 +33,11 @@ constexpr std::uint64_t kPlacementStream = 0x9e3779b97f4a7c15ull;
 constexpr double kZeroOverlap = 1e-9, kDecideForce = 1e-4, kFinalForce = 1e-7;
 /// "dense": the most relaxations of the decompression (it takes 3 to 6).
 constexpr int kMaxDecompressions = 40;
+/// The largest fall of the mean overlap one decompression aims at (a
+/// factor): the secant's jamming point is only an estimate, and a scale
+/// just below jamming takes a critically slow minimisation, so each step
+/// stops well short of it until the target is near.
+constexpr double kOverlapFall = 1.0 / 3.0;
 
 /// Centres drawn uniformly in the bounds, kept where a sphere of radius
 /// s d/2 lies inside the region.
@@ -148,14 +153,18 @@ GenesisResult dense_genesis(const Confinement& c, const std::vector<double>& d, 
   }
   // Decompress: the mean overlap falls about linearly with the scale, to 0
   // at the jamming point; a secant through the last two jammed states
-  // (the first step a short one: d m / d ln s is near 0.6), each
+  // (the first step a short one: d m / d ln s is near 0.6) aimed at the
+  // target or at kOverlapFall of the last mean overlap if larger, each
   // relaxation from the last jammed state, never below `lo`, the largest
   // scale found unjammed.
   double m_hi = overlap_ratio(r, hi, d_mean), s_prev = 0.0, m_prev = 0.0;
   for (int k = 0; k < kMaxDecompressions && std::abs(m_hi - target) > settings.overlap_tolerance * target &&
                   hi - lo > settings.bracket * hi;
        ++k) {
-    double s = s_prev > 0.0 ? hi + (target - m_hi) * (hi - s_prev) / (m_hi - m_prev) : hi * (1.0 - 0.5 * (m_hi - target));
+    // Aimed in the upper half of the tolerance: the curve steepens towards
+    // jamming, so a secant overshoots rather than falls short.
+    const double aim = std::max(target * (1.0 + 0.5 * settings.overlap_tolerance), kOverlapFall * m_hi);
+    double s = s_prev > 0.0 ? hi + (aim - m_hi) * (hi - s_prev) / (m_hi - m_prev) : hi * (1.0 - 0.5 * (m_hi - aim));
     if (!(s > lo + 0.1 * (hi - lo)) || !std::isfinite(s)) s = lo + 0.5 * (hi - lo);
     std::vector<Vec3> x = jammed;
     const RelaxResult q = relax(x, s, kDecideForce);

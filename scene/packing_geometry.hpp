@@ -2,7 +2,8 @@
 /// \file packing_geometry.hpp
 /// What the packing genesis sees of space (docs/model.md §21.3): the region
 /// with its periodic axes (depth, inward normal, minimum images, wrapping)
-/// and a cell list over its bounding box. Lengths in the scene's unit.
+/// (its pairs are found by the engine's neighbour list,
+/// contact/neighbour_search.hpp). Lengths in the scene's unit.
 
 #include <algorithm>
 #include <array>
@@ -91,68 +92,6 @@ struct Confinement {
       }
     return x;
   }
-};
-
-/// A cell list over the bounds, cells at least `reach` wide (at most about
-/// two cells a particle); ids in id order within a cell.
-class CellGrid {
- public:
-  CellGrid(const Confinement& c, double reach, const std::vector<Vec3>& x) : c_(c) {
-    for (int a = 0; a < 3; ++a)
-      n_[a] = static_cast<int>(std::clamp(std::floor((c.upper[a] - c.lower[a]) / reach), 1.0, 1024.0));
-    while (static_cast<double>(n_[0]) * n_[1] * n_[2] > 2.0 * static_cast<double>(x.size()) + 64.0) {
-      int& big = n_[std::max_element(n_.begin(), n_.end()) - n_.begin()];
-      big = std::max(1, big / 2);
-    }
-    for (int a = 0; a < 3; ++a) width_[a] = (c.upper[a] - c.lower[a]) / n_[a];
-    std::vector<std::uint32_t> cell(x.size());
-    start_.assign(static_cast<std::size_t>(n_[0]) * n_[1] * n_[2] + 1, 0);
-    for (std::size_t i = 0; i < x.size(); ++i) ++start_[(cell[i] = index(coords(x[i]))) + 1];
-    for (std::size_t k = 1; k < start_.size(); ++k) start_[k] += start_[k - 1];
-    ids_.resize(x.size());
-    std::vector<std::uint32_t> fill(start_.begin(), start_.end() - 1);
-    for (std::size_t i = 0; i < x.size(); ++i) ids_[fill[cell[i]]++] = static_cast<std::uint32_t>(i);
-  }
-
-  /// Calls f(j) for every particle in the cells around x (each cell once,
-  /// in increasing cell index, ids in increasing order within a cell).
-  template <class F>
-  void around(const Vec3& x, F&& f) const {
-    const std::array<int, 3> c = coords(x);
-    std::array<std::uint32_t, 27> cells;
-    int count = 0;
-    for (int dz = -1; dz <= 1; ++dz)
-      for (int dy = -1; dy <= 1; ++dy)
-        for (int dx = -1; dx <= 1; ++dx) {
-          std::array<int, 3> k{c[0] + dx, c[1] + dy, c[2] + dz};
-          bool inside = true;
-          for (int a = 0; a < 3; ++a) {
-            if (c_.periodic[a]) k[a] = (k[a] + n_[a]) % n_[a];
-            inside = inside && k[a] >= 0 && k[a] < n_[a];
-          }
-          if (inside) cells[count++] = index(k);
-        }
-    std::sort(cells.begin(), cells.begin() + count);
-    count = static_cast<int>(std::unique(cells.begin(), cells.begin() + count) - cells.begin());
-    for (int m = 0; m < count; ++m)
-      for (std::uint32_t q = start_[cells[m]]; q < start_[cells[m] + 1]; ++q) f(ids_[q]);
-  }
-
- private:
-  std::array<int, 3> coords(const Vec3& x) const {
-    std::array<int, 3> k;
-    for (int a = 0; a < 3; ++a)
-      k[a] = static_cast<int>(std::clamp(std::floor((x[a] - c_.lower[a]) / width_[a]), 0.0, n_[a] - 1.0));
-    return k;
-  }
-  std::uint32_t index(const std::array<int, 3>& k) const {
-    return static_cast<std::uint32_t>((k[2] * n_[1] + k[1]) * n_[0] + k[0]);
-  }
-
-  const Confinement& c_;
-  std::array<int, 3> n_{};
-  Vec3 width_ = Vec3::Zero();
-  std::vector<std::uint32_t> start_, ids_;
 };
 
 }  // namespace dem

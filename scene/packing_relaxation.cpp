@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <stdexcept>
+#include <string>
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
@@ -19,71 +21,83 @@ namespace {
 constexpr double kDtStart = 0.1, kDtMax = 0.4, kDtMin = 0.002;
 constexpr double kGrow = 1.1, kShrink = 0.5, kAlphaStart = 0.1, kAlphaShrink = 0.99;
 constexpr int kDelay = 5;
+/// The Verlet skin as a fraction of the mean scaled diameter.
+constexpr double kSkinRatio = 0.3;
 
 template <class F>
-void for_each_particle(std::size_t n, F&& f) {
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 512), [&](const tbb::blocked_range<std::size_t>& r) {
+void for_each_index(std::size_t n, std::size_t grain, F&& f) {
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, grain), [&](const tbb::blocked_range<std::size_t>& r) {
     for (std::size_t i = r.begin(); i < r.end(); ++i) f(i);
   });
 }
 
 }  // namespace
 
-OverlapRelaxation::OverlapRelaxation(const Confinement& c, const std::vector<double>& d) : c_(c), d_(d) {
+OverlapRelaxation::OverlapRelaxation(const Confinement& c, const std::vector<double>& d)
+    : c_(c), d_(d), cell_(PeriodicCell::box(c.lower, c.upper, c.periodic)) {
   const std::size_t n = d.size();
+  law_.stiffness = 1.0;
   d_max_ = n ? *std::max_element(d.begin(), d.end()) : 0.0;
   const double mean = n ? std::accumulate(d.begin(), d.end(), 0.0) / double(n) : 0.0;
-  skin_ = 0.3 * mean;
+  skin_ratio_ = kSkinRatio * mean;
+  radii_.assign(n, 0.0);
   f_.assign(n, Vec3::Zero());
   v_.assign(n, Vec3::Zero());
-  moved_.assign(n, Vec3::Zero());
   worst_.assign(n, 0.0);
   overlap_sum_.assign(n, 0.0);
   overlap_count_.assign(n, 0);
-  start_.assign(n + 1, 0);
 }
 
-void OverlapRelaxation::build_neighbours(const std::vector<Vec3>& x, double s) {
-  const std::size_t n = x.size();
-  const double skin = s * skin_;
-  const CellGrid grid(c_, s * d_max_ + skin, x);
-  const auto near = [&](std::size_t i, std::uint32_t j) {
-    return j != i && c_.image(x[i] - x[j]).norm() < 0.5 * s * (d_[i] + d_[j]) + skin;
-  };
-  std::vector<std::uint32_t> count(n, 0);
-  for_each_particle(n, [&](std::size_t i) {
-    grid.around(x[i], [&](std::uint32_t j) { count[i] += near(i, j); });
+void OverlapRelaxation::rebuild(std::vector<Vec3>& x) {
+  if (cell_.any()) for_each_index(x.size(), 4096, [&](std::size_t i) { x[i] = c_.wrap(x[i]); });
+  search_.rebuild(x, radii_);
+}
+
+void OverlapRelaxation::pair_forces(const std::vector<Vec3>& x) {
+  const NeighbourList& list = search_.list();
+  const std::size_t m = list.pair_count();
+  pair_force_.resize(m);
+  pair_overlap_.resize(m);
+  for_each_index(m, 1024, [&](std::size_t k) {
+    const std::uint32_t i = list.owner[k], j = list.partner[k];
+    Vec3 xj = x[j];
+    if (!list.image.empty() && list.image[k] != kNoImage) xj += cell_.offset(image_shift(list.image[k]));
+    const double overlap = radii_[i] + radii_[j] - (x[i] - xj).norm();
+    pair_overlap_[k] = std::max(overlap, 0.0);
+    if (!(overlap > 0.0)) {
+      pair_force_[k] = Vec3::Zero();
+    } else if (x[i] == xj) {
+      pair_force_[k] = Vec3(-overlap, 0.0, 0.0);  // coincident centres: apart along x, the lower id to -x
+    } else {
+      PenaltyContactLaw::State state;  // stateless: no history
+      pair_force_[k] = law_.force(x[i], xj, radii_[i], radii_[j], state);
+    }
   });
-  start_[0] = 0;
-  for (std::size_t i = 0; i < n; ++i) start_[i + 1] = start_[i] + count[i];
-  ids_.resize(start_[n]);
-  for_each_particle(n, [&](std::size_t i) {
-    std::uint64_t q = start_[i];
-    grid.around(x[i], [&](std::uint32_t j) {
-      if (near(i, j)) ids_[q++] = j;
-    });
-  });
-  std::fill(moved_.begin(), moved_.end(), Vec3::Zero());
-  built_scale_ = s;
 }
 
 RelaxResult OverlapRelaxation::forces(const std::vector<Vec3>& x, double s) {
-  for_each_particle(x.size(), [&](std::size_t i) {
+  pair_forces(x);
+  const NeighbourList& list = search_.list();
+  for_each_index(x.size(), 512, [&](std::size_t i) {
     Vec3 f = Vec3::Zero();
     double worst = 0.0, sum = 0.0;
     std::uint32_t count = 0;
-    for (std::uint64_t q = start_[i]; q < start_[i + 1]; ++q) {
-      const std::uint32_t j = ids_[q];
-      const Vec3 r = c_.image(x[i] - x[j]);
-      const double dist = r.norm();
-      const double overlap = 0.5 * s * (d_[i] + d_[j]) - dist;
-      if (overlap <= 0.0) continue;
-      // Coincident centres: apart along x, by id.
-      f += overlap * (dist > 0.0 ? Vec3(r / dist) : Vec3(i < j ? -1.0 : 1.0, 0.0, 0.0));
-      worst = std::max(worst, overlap / (s * std::min(d_[i], d_[j])));
-      sum += overlap, ++count;
+    const auto ratio = [&](std::size_t k, std::uint32_t j) {
+      return pair_overlap_[k] / (s * std::min(d_[i], d_[j]));
+    };
+    for (std::uint32_t k = list.offsets[i]; k < list.offsets[i + 1]; ++k) {
+      f += pair_force_[k];
+      if (pair_overlap_[k] > 0.0) {
+        worst = std::max(worst, ratio(k, list.partner[k]));
+        sum += pair_overlap_[k], ++count;
+      }
     }
-    c_.walls(x[i], 0.5 * s * d_[i], [&](double out, const Vec3& n) {
+    for (std::uint32_t q = list.incoming_offsets[i]; q < list.incoming_offsets[i + 1]; ++q) {
+      const std::uint32_t k = list.incoming_pairs[q];
+      f -= pair_force_[k];
+      if (pair_overlap_[k] > 0.0) worst = std::max(worst, ratio(k, list.owner[k]));
+    }
+    c_.walls(x[i], radii_[i], [&](double out, const Vec3& n) {
       f += out * n;
       worst = std::max(worst, out / (s * d_[i]));
       sum += out, ++count;
@@ -107,22 +121,36 @@ RelaxResult OverlapRelaxation::forces(const std::vector<Vec3>& x, double s) {
 
 RelaxResult OverlapRelaxation::relax(std::vector<Vec3>& x, double s, const RelaxLimits& limits) {
   const std::size_t n = x.size();
-  build_neighbours(x, s);
+  for (std::size_t i = 0; i < n; ++i) radii_[i] = 0.5 * s * d_[i];
+  // The list finds one image of a pair at most: a periodic axis must be two
+  // cutoffs (s d_max + skin) wide, so a narrow cell takes a thinner skin.
+  double skin = s * skin_ratio_;
+  if (cell_.any()) {
+    const double room = 0.5 * cell_.smallest_periodic_width() - s * d_max_;
+    if (!(room > 0.0))
+      throw std::invalid_argument("packing: a periodic axis of the cell is narrower than two largest diameters "
+                                  "at the genesis's radius scale " + std::to_string(s));
+    skin = std::min(skin, 0.9 * room);
+  }
+  search_ = NeighbourSearch(skin);
+  search_.set_cell(cell_);
+  rebuild(x);
   std::fill(v_.begin(), v_.end(), Vec3::Zero());
   double dt = kDtStart, alpha = kAlphaStart;
   int positive = 0;
+  RelaxResult r;
   for (std::uint64_t step = 0;; ++step) {
-    RelaxResult r = forces(x, s);
+    r = forces(x, s);
     r.steps = step;
     if (r.max_overlap_ratio < limits.zero_overlap) {
       r.outcome = RelaxOutcome::unjammed;
-      return r;
+      break;
     }
     if (r.max_force <= limits.force_ratio * r.mean_overlap) {
       r.outcome = RelaxOutcome::jammed;
-      return r;
+      break;
     }
-    if (step == limits.max_steps) return r;
+    if (step == limits.max_steps) break;
     double power = 0.0;
     for (std::size_t i = 0; i < n; ++i) power += f_[i].dot(v_[i]);
     if (power > 0.0) {
@@ -132,27 +160,23 @@ RelaxResult OverlapRelaxation::relax(std::vector<Vec3>& x, double s, const Relax
       positive = 0;
       dt = std::max(dt * kShrink, kDtMin);
       alpha = kAlphaStart;
-      for_each_particle(n, [&](std::size_t i) {
-        x[i] = c_.wrap(x[i] - 0.5 * dt * v_[i]);
-        moved_[i] -= 0.5 * dt * v_[i];
+      for_each_index(n, 512, [&](std::size_t i) {
+        x[i] -= 0.5 * dt * v_[i];
         v_[i] = Vec3::Zero();
       });
     }
-    for_each_particle(n, [&](std::size_t i) { v_[i] += dt * f_[i]; });
+    for_each_index(n, 512, [&](std::size_t i) { v_[i] += dt * f_[i]; });
     double vv = 0.0, ff = 0.0;
     for (std::size_t i = 0; i < n; ++i) vv += v_[i].squaredNorm(), ff += f_[i].squaredNorm();
     const double mix = ff > 0.0 ? alpha * std::sqrt(vv / ff) : 0.0;
-    double reach = 0.0;
-    std::vector<double>& moved = worst_;  // scratch: |moved| per particle
-    for_each_particle(n, [&](std::size_t i) {
+    for_each_index(n, 512, [&](std::size_t i) {
       v_[i] = (1.0 - alpha) * v_[i] + mix * f_[i];
-      x[i] = c_.wrap(x[i] + dt * v_[i]);
-      moved_[i] += dt * v_[i];
-      moved[i] = moved_[i].norm();
+      x[i] += dt * v_[i];
     });
-    for (std::size_t i = 0; i < n; ++i) reach = std::max(reach, moved[i]);
-    if (2.0 * reach + std::max(0.0, s - built_scale_) * d_max_ >= built_scale_ * skin_) build_neighbours(x, s);
+    if (search_.rebuild_due(x, radii_)) rebuild(x);
   }
+  if (cell_.any()) for_each_index(n, 4096, [&](std::size_t i) { x[i] = c_.wrap(x[i]); });
+  return r;
 }
 
 }  // namespace dem
