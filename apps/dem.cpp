@@ -249,9 +249,7 @@ int run(Simulation sim, RunPlan& plan) {
       int rank = 0;
       MPI_Comm_rank(MPI_COMM_WORLD, &rank);
       if (rank == 0)
-        std::cerr << "error: [run] preconditioner = \"amg\" runs in one process only (hypre's coarsening depends "
-                     "on the MPI parts, so the bits would change with the rank count); use \"block-jacobi\" "
-                     "under mpirun\n";
+        std::cerr << "error: [run] " << kAmgOneProcessOnly << "\n";
       return kExitBadInput;
     }
     Domain domain(MPI_COMM_WORLD, std::move(sim));

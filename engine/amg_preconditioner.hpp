@@ -26,6 +26,12 @@ namespace dem {
 /// True if this build has hypre.
 bool amg_available();
 
+/// Why AMG is refused on a part of an MPI run (ImplicitStep's error, and
+/// `dem run`'s under mpirun before the run starts).
+inline constexpr const char* kAmgOneProcessOnly =
+    "preconditioner = \"amg\" runs in one process only (hypre's coarsening depends on the MPI parts, so the bits "
+    "would change with the rank count); use \"block-jacobi\" under mpirun";
+
 class AmgPreconditioner final : public Preconditioner {
  public:
   /// Throws std::runtime_error if the build has no hypre.

@@ -217,9 +217,7 @@ ImplicitStepStats ImplicitStepper::step(ParticleStore& s, ForceField& forces, do
   if (settings_.preconditioner == CgPreconditioner::amg && !amg_) {
     // hypre's coarsening depends on how the system is divided: one process only.
     if (s.decomposed)
-      throw std::invalid_argument("preconditioner = \"amg\" runs in one process only (hypre's coarsening depends on "
-                                  "the MPI parts, so the bits would change with the rank count); use "
-                                  "\"block-jacobi\" under mpirun");
+      throw std::invalid_argument(kAmgOneProcessOnly);
     amg_ = std::make_unique<AmgPreconditioner>();
   }
   ImplicitStepStats stats;

@@ -31,7 +31,7 @@ constexpr std::uint64_t kPlacementStream = 0x9e3779b97f4a7c15ull;
 /// force / mean overlap below which a state with overlaps is jammed (to
 /// decide; to deliver).
 constexpr double kZeroOverlap = 1e-9, kDecideForce = 1e-4, kFinalForce = 1e-7;
-/// "dense": the most relaxations of the decompression (it takes 3 to 6).
+/// "dense": the most relaxations of the decompression (it takes 4 to 9).
 constexpr int kMaxDecompressions = 40;
 /// The largest fall of the mean overlap one decompression aims at (a
 /// factor): the secant's jamming point is only an estimate, and a scale
@@ -238,6 +238,51 @@ GenesisResult run_genesis(const PackingParameters& p, const std::vector<double>&
 
 namespace {
 
+/// Number-quantile bins of the rattler compensation (docs/model.md §21.8).
+constexpr std::size_t kRattlerBins = 8;
+/// The largest weight a bin takes (a bin whose rattlers are above 3/4).
+constexpr double kMaxRattlerWeight = 4.0;
+
+/// The rattler compensation of a jammed periodic tile (docs/model.md
+/// §21.8): the tile's particles (drawn diameters `tile`, genesis `g`) in
+/// kRattlerBins bins of equal count by size, and for each bin the weight
+/// 1 / (1 - its fraction of rattlers: outside the 3-core of the contact
+/// network), at most kMaxRattlerWeight; `fraction` gets the rattlers'
+/// share of the whole tile.
+std::vector<double> rattler_weights(const PackingParameters& tile_p, const std::vector<double>& tile,
+                                    const GenesisResult& g, double& fraction) {
+  const std::size_t n = tile.size();
+  const auto [lower, upper] = region_bounds(tile_p.region);
+  const Confinement cell{tile_p.region, {true, true, true}, lower, upper};
+  std::vector<double> d(tile);
+  for (double& x : d) x *= g.scale;
+  const std::vector<std::uint8_t> keep = strip_below(find_contacts(cell, d, g.centres, 0.0), n, 3, false);
+  std::vector<std::uint32_t> order(n);
+  std::iota(order.begin(), order.end(), 0u);
+  std::sort(order.begin(), order.end(),
+            [&](std::uint32_t a, std::uint32_t b) { return tile[a] != tile[b] ? tile[a] < tile[b] : a < b; });
+  std::vector<double> all(kRattlerBins, 0.0), kept(kRattlerBins, 0.0);
+  std::size_t rattlers = 0;
+  for (std::size_t r = 0; r < n; ++r) {
+    const std::size_t b = r * kRattlerBins / n;
+    all[b] += 1.0;
+    kept[b] += keep[order[r]];
+    rattlers += !keep[order[r]];
+  }
+  fraction = n ? double(rattlers) / double(n) : 0.0;
+  std::vector<double> w(kRattlerBins, 1.0);
+  for (std::size_t b = 0; b < kRattlerBins; ++b)
+    if (all[b] > 0.0) w[b] = all[b] / std::max(kept[b], all[b] / kMaxRattlerWeight);
+  return w;
+}
+
+/// "1.05, 1.2, ..." (3 significant digits).
+std::string join_g(const std::vector<double>& v) {
+  std::string out;
+  for (std::size_t k = 0; k < v.size(); ++k) out += (k ? ", " : "") + format_g(v[k], 3);
+  return out;
+}
+
 /// The genesis of a tiled "dense" packing (docs/model.md §21.8): the tile's
 /// genesis, its particles repeated over the region; `d` gets the delivered
 /// diameters, the result the centres and the tile's figures. In a region
@@ -257,6 +302,23 @@ GenesisResult tiled_genesis(const PackingParameters& p, const Confinement& c, st
                       " particles, to be repeated " + std::to_string(plan.count[0]) + " x " +
                       std::to_string(plan.count[1]) + " x " + std::to_string(plan.count[2]) + " times");
   GenesisResult g = run_genesis(plan.tile, tile, {true, true, true}, settings);
+  if (p.region.kind != PackingRegionKind::box || !(c.periodic[0] && c.periodic[1] && c.periodic[2])) {
+    // Floaters will be removed, the tile's rattlers among them, and they
+    // are mostly small: the tile is drawn again with more of the sizes that
+    // rattled, so that the delivered sizes keep the distribution.
+    double rattlers = 0.0;
+    const std::vector<double> weights = rattler_weights(plan.tile, tile, g, rattlers);
+    if (settings.progress)
+      settings.progress("packing: tiled: " + format_g(100.0 * rattlers, 3) +
+                        "% of the tile rattle (< 3 contacts) and will go as floaters; the tile drawn again with "
+                        "each size's share raised by its rattlers' (bin weights " + join_g(weights) + ")");
+    tile = stratified_diameters(SizeSampler(plan.tile.sizes), plan.tile.seed,
+                                kDenseSolidFraction * region_volume(plan.tile.region), 1ull << 31, weights);
+    const GenesisResult first = std::move(g);
+    g = run_genesis(plan.tile, tile, {true, true, true}, settings);
+    g.sweeps += first.sweeps;
+    g.relaxations += first.relaxations;
+  }
   if (!(c.periodic[0] || c.periodic[1] || c.periodic[2])) {
     for (Vec3& x : g.centres) x /= g.scale;
     plan.side /= g.scale;

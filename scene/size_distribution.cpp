@@ -221,19 +221,60 @@ std::vector<double> sample_diameters(const SizeSampler& sampler, std::uint64_t s
   return out;
 }
 
+namespace {
+
+/// The number quantile u at which the weighted measure of [0, u) is v
+/// (bin_weights as in stratified_diameters; `cumulative` its B+1 partial
+/// sums over the total, from 0 to 1).
+double weighted_quantile(double v, const std::vector<double>& weights, const std::vector<double>& cumulative) {
+  const std::size_t bins = weights.size();
+  std::size_t b = static_cast<std::size_t>(std::upper_bound(cumulative.begin(), cumulative.end(), v) - cumulative.begin());
+  b = std::clamp<std::size_t>(b, 1, bins) - 1;
+  const double width = cumulative[b + 1] - cumulative[b];
+  const double within = width > 0.0 ? std::clamp((v - cumulative[b]) / width, 0.0, 1.0) : 0.0;
+  return std::min((static_cast<double>(b) + within) / static_cast<double>(bins), std::nextafter(1.0, 0.0));
+}
+
+}  // namespace
+
 std::vector<double> stratified_diameters(const SizeSampler& sampler, std::uint64_t seed, double target_volume,
-                                         std::uint64_t max_count) {
+                                         std::uint64_t max_count, const std::vector<double>& bin_weights) {
   if (!(target_volume >= 0.0) || !std::isfinite(target_volume))
     throw std::invalid_argument("stratified_diameters: the target volume must be finite and >= 0");
-  const double expected = std::max(1.0, std::round(target_volume / sampler.mean_volume()));
+  std::vector<double> cumulative{0.0};
+  double mean_volume = sampler.mean_volume();
+  if (!bin_weights.empty()) {
+    // The weighted mean volume: each bin's own (midpoint rule) by its share.
+    constexpr int kPoints = 256;
+    const double bins = static_cast<double>(bin_weights.size());
+    ExactSum total, volume;
+    for (std::size_t b = 0; b < bin_weights.size(); ++b) {
+      const double w = bin_weights[b];
+      if (!(w > 0.0) || !std::isfinite(w))
+        throw std::invalid_argument("stratified_diameters: bin weights must be positive and finite, got " + format_g(w, 3));
+      ExactSum bin;
+      for (int m = 0; m < kPoints; ++m) {
+        const double d = sampler.diameter((static_cast<double>(b) + (m + 0.5) / kPoints) / bins);
+        bin.add(std::numbers::pi / 6.0 * d * d * d);
+      }
+      total.add(w);
+      volume.add(w * bin.value() / kPoints);
+      cumulative.push_back(total.value());
+    }
+    for (double& c : cumulative) c /= total.value();
+    mean_volume = volume.value() / total.value();
+  }
+  const double expected = std::max(1.0, std::round(target_volume / mean_volume));
   if (expected > static_cast<double>(max_count))
     throw std::invalid_argument("about " + format_g(expected, 3) + " particles would be needed, more than " +
                                 std::to_string(max_count));
   const auto count = static_cast<std::size_t>(expected);
   std::mt19937_64 rng(seed);
   std::vector<double> out(count);
-  for (std::size_t k = 0; k < count; ++k)
-    out[k] = sampler.diameter((static_cast<double>(k) + uniform_01(rng)) / static_cast<double>(count));
+  for (std::size_t k = 0; k < count; ++k) {
+    const double v = (static_cast<double>(k) + uniform_01(rng)) / static_cast<double>(count);
+    out[k] = sampler.diameter(bin_weights.empty() ? v : weighted_quantile(v, bin_weights, cumulative));
+  }
   for (std::size_t i = count; i > 1; --i) {
     const auto j = std::min(static_cast<std::size_t>(uniform_01(rng) * static_cast<double>(i)), i - 1);
     std::swap(out[i - 1], out[j]);

@@ -93,8 +93,15 @@ std::vector<double> sample_diameters(const SizeSampler& sampler, std::uint64_t s
 /// so a small sample carries the distribution (the tile of a tiled
 /// packing, docs/model.md §21.8). Throws std::invalid_argument if T would
 /// be above `max_count`.
+///
+/// `bin_weights` (empty: none) re-weights the distribution by number: B
+/// positive weights w_b, one per equal number-quantile bin [b/B, (b+1)/B),
+/// the density within bin b taken w_b / mean(w) times the distribution's.
+/// The strata are then equal in the weighted measure, and T uses the
+/// weighted mean volume. Throws std::invalid_argument for a weight that is
+/// not positive and finite.
 std::vector<double> stratified_diameters(const SizeSampler& sampler, std::uint64_t seed, double target_volume,
-                                         std::uint64_t max_count);
+                                         std::uint64_t max_count, const std::vector<double>& bin_weights = {});
 
 /// The percent passing by mass at each size of `sizes` in a sample
 /// (mass proportional to d^3), with `fines` percent (binder) added as

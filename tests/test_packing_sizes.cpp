@@ -185,5 +185,32 @@ TEST(PackingSizes, StratifiedSampleCarriesTheDistribution) {
   EXPECT_THROW(stratified_diameters(sampler, 5, volume, 1000), std::invalid_argument);
 }
 
+// Bin weights (the rattler compensation of a tile): with weights 3 and 1
+// on the lower and upper half by number, 3/4 of the sample lies below the
+// distribution's median (within 1/T), each half uniform in its quantiles
+// (the CDF at u = 1/4 is 3/8); the count follows the weighted mean volume
+// (more small grains: more of them for the volume); unit weights give the
+// unweighted counts' CDF; a weight that is not positive is refused.
+TEST(PackingSizes, BinWeightsRaiseTheirBinsShare) {
+  const SizeSampler sampler(six_sieves());
+  const double volume = 2000 * sampler.mean_volume();
+  const std::vector<double> d = stratified_diameters(sampler, 5, volume, 1u << 20, {3.0, 1.0});
+  const auto share_below = [&](const std::vector<double>& v, double u) {
+    const double size = sampler.diameter(u);
+    return double(std::count_if(v.begin(), v.end(), [&](double x) { return x <= size; })) / double(v.size());
+  };
+  ASSERT_GT(d.size(), 2000u);
+  EXPECT_NEAR(share_below(d, 0.5), 0.75, 1.0 / double(d.size()) + 1e-12);
+  EXPECT_NEAR(share_below(d, 0.25), 0.375, 1.0 / double(d.size()) + 1e-12);
+  double sphere_volume = 0.0;
+  for (const double x : d) sphere_volume += std::numbers::pi / 6.0 * x * x * x;
+  EXPECT_NEAR(sphere_volume / volume, 1.0, 0.01);
+  const std::vector<double> unit = stratified_diameters(sampler, 5, volume, 1u << 20, {1.0, 1.0, 1.0, 1.0});
+  EXPECT_NEAR(double(unit.size()), 2000.0, 2.0);
+  for (int q = 1; q < 20; ++q) EXPECT_NEAR(share_below(unit, q / 20.0), q / 20.0, 1.0 / double(unit.size()) + 1e-12);
+  EXPECT_THROW(stratified_diameters(sampler, 5, volume, 1u << 20, {1.0, 0.0}), std::invalid_argument);
+  EXPECT_THROW(stratified_diameters(sampler, 5, volume, 1u << 20, {1.0, -2.0}), std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace dem

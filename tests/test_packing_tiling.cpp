@@ -210,8 +210,7 @@ TEST(PackingTiling, TiledSieveCurveOn50000ParticlesKeepsTheDrawnSizes) {
       if (2.0 * r <= p.sizes.sieve_sizes[k]) below += r * r * r;
     const double passing = 100.0 * below / total;
     std::printf(" %.3g mm %.2f (%.0f)", 1e3 * p.sizes.sieve_sizes[k], passing, p.sizes.sieve_passing[k]);
-    EXPECT_GE(passing, p.sizes.sieve_passing[k] - 3.0) << "at " << p.sizes.sieve_sizes[k];
-    EXPECT_LE(passing, p.sizes.sieve_passing[k] + 2.0) << "at " << p.sizes.sieve_sizes[k];
+    EXPECT_NEAR(passing, p.sizes.sieve_passing[k], 2.0) << "at " << p.sizes.sieve_sizes[k];
     EXPECT_NEAR(report.sieve[k].achieved, passing, 1e-9);
   }
   std::printf("\n");
