@@ -238,6 +238,13 @@ GenesisResult run_genesis(const PackingParameters& p, const std::vector<double>&
 
 namespace {
 
+/// Whether a packing of this region and these periodic axes has confining
+/// faces, where the floaters of a "dense" one are removed (docs/model.md
+/// §21.4): any region but a box periodic on all three axes.
+bool has_faces(const PackingParameters& p, const std::array<bool, 3>& periodic) {
+  return p.region.kind != PackingRegionKind::box || !(periodic[0] && periodic[1] && periodic[2]);
+}
+
 /// Number-quantile bins of the rattler compensation (docs/model.md §21.8).
 constexpr std::size_t kRattlerBins = 8;
 /// The largest weight a bin takes (a bin whose rattlers are above 3/4).
@@ -302,7 +309,7 @@ GenesisResult tiled_genesis(const PackingParameters& p, const Confinement& c, st
                       " particles, to be repeated " + std::to_string(plan.count[0]) + " x " +
                       std::to_string(plan.count[1]) + " x " + std::to_string(plan.count[2]) + " times");
   GenesisResult g = run_genesis(plan.tile, tile, {true, true, true}, settings);
-  if (p.region.kind != PackingRegionKind::box || !(c.periodic[0] && c.periodic[1] && c.periodic[2])) {
+  if (has_faces(p, c.periodic)) {
     // Floaters will be removed, the tile's rattlers among them, and they
     // are mostly small: the tile is drawn again with more of the sizes that
     // rattled, so that the delivered sizes keep the distribution.
@@ -359,7 +366,7 @@ Scene make_packing(const PackingParameters& p, double density, const std::array<
   }
   // Floaters (fewer than 3 contacts, the boundary's counting) go where a
   // jammed packing has confining faces (docs/model.md §21.4).
-  const bool walls = p.region.kind != PackingRegionKind::box || !(periodic[0] && periodic[1] && periodic[2]);
+  const bool walls = has_faces(p, periodic);
   std::vector<std::uint8_t> keep(d.size(), 1);
   std::string note;
   if (!p.solid_fraction && walls)
