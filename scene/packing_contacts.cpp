@@ -24,10 +24,7 @@ PackingContacts find_contacts(const Confinement& c, const std::vector<double>& d
   search.set_cell(cell);
   search.rebuild(x, radii);
   const NeighbourList& list = search.list();
-  const auto image_of = [&](std::size_t k) {
-    const std::uint32_t j = list.partner[k];
-    return list.image.empty() || list.image[k] == kNoImage ? x[j] : Vec3(x[j] + cell.offset(image_shift(list.image[k])));
-  };
+  const auto image_of = [&](std::size_t k) { return partner_image(list, cell, x, k); };
   std::vector<std::uint8_t> touching(list.pair_count(), 0);
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, list.pair_count(), 1024),
                     [&](const tbb::blocked_range<std::size_t>& r) {

@@ -11,6 +11,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "contact/neighbour_search.hpp"
+#include "core/periodic_cell.hpp"
 #include "core/types.hpp"
 #include "scene/packing_region.hpp"
 
@@ -93,5 +95,13 @@ struct Confinement {
     return x;
   }
 };
+
+/// Where pair k of the neighbour list reads its partner: x_j, or in a
+/// periodic cell the image x_j + H n of the pair's image code (§20.2).
+inline Vec3 partner_image(const NeighbourList& list, const PeriodicCell& cell, const std::vector<Vec3>& x,
+                          std::size_t k) {
+  const Vec3& xj = x[list.partner[k]];
+  return list.image.empty() || list.image[k] == kNoImage ? xj : Vec3(xj + cell.offset(image_shift(list.image[k])));
+}
 
 }  // namespace dem

@@ -7,8 +7,7 @@
 #include <stdexcept>
 #include <string>
 
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
+#include "core/parallel.hpp"
 
 namespace dem {
 
@@ -23,13 +22,6 @@ constexpr double kGrow = 1.1, kShrink = 0.5, kAlphaStart = 0.1, kAlphaShrink = 0
 constexpr int kDelay = 5;
 /// The Verlet skin as a fraction of the mean scaled diameter.
 constexpr double kSkinRatio = 0.3;
-
-template <class F>
-void for_each_index(std::size_t n, std::size_t grain, F&& f) {
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, grain), [&](const tbb::blocked_range<std::size_t>& r) {
-    for (std::size_t i = r.begin(); i < r.end(); ++i) f(i);
-  });
-}
 
 }  // namespace
 
@@ -49,7 +41,7 @@ OverlapRelaxation::OverlapRelaxation(const Confinement& c, const std::vector<dou
 }
 
 void OverlapRelaxation::rebuild(std::vector<Vec3>& x) {
-  if (cell_.any()) for_each_index(x.size(), 4096, [&](std::size_t i) { x[i] = c_.wrap(x[i]); });
+  if (cell_.any()) parallel_for_each(x.size(), [&](std::size_t i) { x[i] = c_.wrap(x[i]); }, 4096);
   search_.rebuild(x, radii_);
 }
 
@@ -58,10 +50,9 @@ void OverlapRelaxation::pair_forces(const std::vector<Vec3>& x) {
   const std::size_t m = list.pair_count();
   pair_force_.resize(m);
   pair_overlap_.resize(m);
-  for_each_index(m, 1024, [&](std::size_t k) {
+  parallel_for_each(m, [&](std::size_t k) {
     const std::uint32_t i = list.owner[k], j = list.partner[k];
-    Vec3 xj = x[j];
-    if (!list.image.empty() && list.image[k] != kNoImage) xj += cell_.offset(image_shift(list.image[k]));
+    const Vec3 xj = partner_image(list, cell_, x, k);
     const double overlap = radii_[i] + radii_[j] - (x[i] - xj).norm();
     pair_overlap_[k] = std::max(overlap, 0.0);
     if (!(overlap > 0.0)) {
@@ -72,13 +63,13 @@ void OverlapRelaxation::pair_forces(const std::vector<Vec3>& x) {
       PenaltyContactLaw::State state;  // stateless: no history
       pair_force_[k] = law_.force(x[i], xj, radii_[i], radii_[j], state);
     }
-  });
+  }, 1024);
 }
 
 RelaxResult OverlapRelaxation::forces(const std::vector<Vec3>& x, double s) {
   pair_forces(x);
   const NeighbourList& list = search_.list();
-  for_each_index(x.size(), 512, [&](std::size_t i) {
+  parallel_for_each(x.size(), [&](std::size_t i) {
     Vec3 f = Vec3::Zero();
     double worst = 0.0, sum = 0.0;
     std::uint32_t count = 0;
@@ -160,22 +151,22 @@ RelaxResult OverlapRelaxation::relax(std::vector<Vec3>& x, double s, const Relax
       positive = 0;
       dt = std::max(dt * kShrink, kDtMin);
       alpha = kAlphaStart;
-      for_each_index(n, 512, [&](std::size_t i) {
+      parallel_for_each(n, [&](std::size_t i) {
         x[i] -= 0.5 * dt * v_[i];
         v_[i] = Vec3::Zero();
       });
     }
-    for_each_index(n, 512, [&](std::size_t i) { v_[i] += dt * f_[i]; });
+    parallel_for_each(n, [&](std::size_t i) { v_[i] += dt * f_[i]; });
     double vv = 0.0, ff = 0.0;
     for (std::size_t i = 0; i < n; ++i) vv += v_[i].squaredNorm(), ff += f_[i].squaredNorm();
     const double mix = ff > 0.0 ? alpha * std::sqrt(vv / ff) : 0.0;
-    for_each_index(n, 512, [&](std::size_t i) {
+    parallel_for_each(n, [&](std::size_t i) {
       v_[i] = (1.0 - alpha) * v_[i] + mix * f_[i];
       x[i] += dt * v_[i];
     });
     if (search_.rebuild_due(x, radii_)) rebuild(x);
   }
-  if (cell_.any()) for_each_index(n, 4096, [&](std::size_t i) { x[i] = c_.wrap(x[i]); });
+  if (cell_.any()) parallel_for_each(n, [&](std::size_t i) { x[i] = c_.wrap(x[i]); }, 4096);
   return r;
 }
 
