@@ -96,14 +96,20 @@ bool near_box(const Vec3& x, const Vec3& lo, const Vec3& hi, std::span<const Vec
   return false;
 }
 
-GlobalState capture_global_state(const Simulation& whole) {
-  GlobalState g;
-  g.particles = whole.particles();
-  g.particles.ghost.clear();
-  if (g.particles.order_key.size() != g.particles.size()) {
-    g.particles.order_key.resize(g.particles.size());
-    std::iota(g.particles.order_key.begin(), g.particles.order_key.end(), std::uint64_t{0});
+namespace {
+
+/// The captured particles: no ghosts, order_key the slot where unset.
+void set_whole_order(ParticleStore& p) {
+  p.ghost.clear();
+  if (p.order_key.size() != p.size()) {
+    p.order_key.resize(p.size());
+    std::iota(p.order_key.begin(), p.order_key.end(), std::uint64_t{0});
   }
+}
+
+/// Everything of capture_global_state() but the particles.
+GlobalState capture_all_but_particles(const Simulation& whole) {
+  GlobalState g;
   if (const NeighbourSearch* s = search_of(whole.forces())) {
     g.build_positions = s->build_positions();
     g.rebuild_count = s->rebuild_count();
@@ -121,6 +127,22 @@ GlobalState capture_global_state(const Simulation& whole) {
   g.step_origin = whole.step_origin();
   g.ledger = whole.ledger();
   g.implicit_clock = whole.implicit_clock();
+  return g;
+}
+
+}  // namespace
+
+GlobalState capture_global_state(const Simulation& whole) {
+  GlobalState g = capture_all_but_particles(whole);
+  g.particles = whole.particles();
+  set_whole_order(g.particles);
+  return g;
+}
+
+GlobalState capture_and_release(Simulation& whole) {
+  GlobalState g = capture_all_but_particles(whole);
+  g.particles = whole.release_work_taking_particles();
+  set_whole_order(g.particles);
   return g;
 }
 
@@ -237,10 +259,12 @@ PartFactory::PartFactory(Simulation whole) : whole_(std::move(whole)) {
     bond_ids_.emplace_back(std::min(i, j), std::max(i, j));
     bond_keys_.push_back(pair_key(i, j));
   }
-  // Fails now, naming the provider, if a provider cannot be split.
-  std::vector<std::uint32_t> all(s.size());
-  std::iota(all.begin(), all.end(), 0u);
-  (void)whole_.forces().make_part(s, PartMap{all, {}, {}});
+  // Fails now, naming the provider, if a provider cannot be split (tried
+  // on an empty part: no copy of the whole system's records).
+  const std::vector<std::uint32_t> none(s.size(), PartMap::kNotInPart);
+  ParticleStore empty;
+  empty.decomposed = true;
+  (void)whole_.forces().make_part(empty, PartMap{none, {}, {}});
 }
 
 double PartFactory::interaction_range(const GlobalState& state) const {

@@ -88,6 +88,10 @@ struct GlobalState {
 
 /// The state of an undivided simulation (order_key = slot).
 GlobalState capture_global_state(const Simulation& whole);
+/// The same, and `whole` released (Simulation::release_work) on the way:
+/// its providers' work is freed before its particles are moved (not
+/// copied) into the state, so that nothing is held twice.
+GlobalState capture_and_release(Simulation& whole);
 
 /// Puts particles (owned ones of several ranks, with order_key) into the
 /// whole system's order: ascending (order_key, id).
@@ -240,9 +244,10 @@ class PartFactory {
   Simulation make(const GlobalState& state, const PartLayout& layout) const;
 
   const Simulation& whole() const { return whole_; }
-  /// Frees what the template no longer needs once its state is captured
-  /// (Simulation::release_work): its particles keep only their ids.
-  void release_work() { whole_.release_work(); }
+  /// The whole system's state (capture_and_release), once: the template
+  /// then keeps only its particles' ids, its providers' settings and static
+  /// records.
+  GlobalState take_state() { return capture_and_release(whole_); }
   /// pair_key of the ids of every bond of the whole system.
   const std::vector<std::uint64_t>& bond_keys() const { return bond_keys_; }
   /// 2 r_max + skin, or the longest bond at `state` if longer (length; a

@@ -258,13 +258,18 @@ std::vector<GroupReport> Simulation::group_reports() const {
   return out;
 }
 
-void Simulation::release_work() {
+ParticleStore Simulation::release_work_taking_particles() {
   forces_.release_work();
-  particles_.for_each_field([](const char* name, auto& v) {
-    if (std::string_view(name) != "id") std::decay_t<decltype(v)>().swap(v);
-  });
-  std::vector<std::uint64_t>().swap(particles_.order_key);
   for (std::vector<Vec3>* v : {&v_before_, &w_before_, &filter_dv_, &filter_dw_}) std::vector<Vec3>().swap(*v);
+  ParticleStore taken = std::move(particles_);
+  // What the template keeps: the ids, and what is not a particle field
+  // (ghost and kinematic flags, the part flag); not order_key.
+  particles_ = ParticleStore();
+  particles_.id = taken.id;
+  particles_.ghost = taken.ghost;
+  particles_.kinematic = taken.kinematic;
+  particles_.decomposed = taken.decomposed;
+  return taken;
 }
 
 void Simulation::index_clumps() {

@@ -174,7 +174,12 @@ class Simulation {
   /// the providers' settings and static records (ForceField::release_work),
   /// groups, clumps and settings, and frees the rest (the other particle
   /// fields, lists, result slots). Afterwards particles().size() is 0.
-  void release_work();
+  void release_work() { (void)release_work_taking_particles(); }
+  /// release_work(), handing the particles over instead of freeing them:
+  /// the store as it was (order_key included), moved out, not copied. The
+  /// providers' work is freed first, so that the whole system's set-up on
+  /// every MPI rank peaks at its state, never at a second copy of it.
+  ParticleStore release_work_taking_particles();
   /// Newton and CG iterations, line-search halvings, size and stress ratio
   /// of the last accepted implicit step (zero for the explicit maps).
   const ImplicitStepStats& last_implicit_step() const {

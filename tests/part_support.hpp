@@ -34,8 +34,23 @@ inline void expect_parts_match(const Simulation& whole, std::size_t ranks) {
                                    return PartMap{all, state.failed_bonds, {}};
                                  }()),
                                  whole.clumps(), whole.map(), whole.time_step(), whole.step_count()));
-  factory.release_work();  // as a decomposed run does: parts come from the captured state alone
+  // As a decomposed run does: parts come from the captured state alone. The
+  // state the factory hands over (its particles moved out, not copied) is
+  // the one capture_global_state() copies, and the template keeps the ids.
+  const GlobalState copied = capture_global_state(factory.whole());
+  const GlobalState taken = factory.take_state();
   EXPECT_EQ(factory.whole().particles().size(), 0u);
+  EXPECT_EQ(factory.whole().particles().id, copied.particles.id);
+  ASSERT_EQ(taken.particles.size(), copied.particles.size());
+  EXPECT_EQ(taken.particles.id, copied.particles.id);
+  EXPECT_EQ(taken.particles.order_key, copied.particles.order_key);
+  for (std::size_t i = 0; i < copied.particles.size(); ++i) {
+    EXPECT_TRUE(same_bits(taken.particles.position[i], copied.particles.position[i])) << i;
+    EXPECT_TRUE(same_bits(taken.particles.velocity[i], copied.particles.velocity[i])) << i;
+  }
+  EXPECT_EQ(taken.failed_bonds, copied.failed_bonds);
+  EXPECT_EQ(taken.histories, copied.histories);
+  EXPECT_EQ(taken.build_positions.size(), copied.build_positions.size());
   const double halo = factory.interaction_range(state) * 1.0001;
   const PeriodicCell* cell = state.cell ? &*state.cell : nullptr;
   std::vector<std::uint32_t> owner = bisect_owners(state.particles.position, state.particles.id, ranks, cell);
