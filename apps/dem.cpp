@@ -1,7 +1,7 @@
 // dem: runs any scene file (docs/scene-format.md).
 //
 //   dem run SCENE.toml [--threads N] [--output-dir DIR] [--t-end T | --steps N] [--overwrite]
-//   dem check SCENE.toml [--max-memory BYTES]
+//   dem check SCENE.toml [--max-memory BYTES] [--ranks P]
 //   dem pack SCENE.toml [--output-dir DIR] [--threads N] [--overwrite]
 //   dem restart CHECKPOINT [--t-end T | --steps N] [--threads N] [--output-dir DIR] [--overwrite]
 //                          [--integrator 23|25|27|implicit] [--time-step DT]
@@ -49,6 +49,7 @@ struct Options {
   bool quiet = false;
   bool overwrite = false;  ///< replace another run's files in the output folder
   std::string max_memory;  ///< --max-memory: limit on the estimated peak (default: MemAvailable)
+  std::size_t ranks = 0;   ///< check --ranks: also estimate the memory of each of P MPI ranks
   std::string integrator;  ///< restart --integrator: continue with another integrator
   double time_step = -1.0;  ///< restart --time-step: continue with another time step
   std::string simd = "auto";  ///< --simd / DEM_SIMD: the force kernels' SIMD target
@@ -194,6 +195,16 @@ void print_summary(const BuiltScene& b, const SceneSpec& spec, std::ostream& out
       << "\n";
 }
 
+/// `dem check --ranks P`: the memory estimate of one MPI rank
+/// (scene/scene_size.hpp estimate_rank_memory).
+void print_rank_estimate(const BuiltScene& b, const SceneSpec& spec, std::size_t ranks, std::ostream& out) {
+  const RankMemoryEstimate e = estimate_rank_memory(b.sizes, spec.output, ranks);
+  out << "  memory estimate per MPI rank at " << ranks << " ranks: " << format_bytes(e.peak) << " (program "
+      << format_bytes(e.program) << "; the set-up of the whole scene, which every rank still makes, "
+      << format_bytes(e.setup) << "; its part of about " << e.part_particles << " particles with ghosts, "
+      << format_bytes(e.part) << "); all ranks " << format_bytes(e.peak * ranks) << "\n";
+}
+
 #ifdef DEM_WITH_MPI
 /// Every rank's peak resident memory, gathered on rank 0 and printed there
 /// with the largest and the sum (issue 28: memory per rank). Collective.
@@ -213,6 +224,32 @@ void print_rank_peaks(int ranks) {
   }
   std::cout << "; largest " << format_g(*largest / 1048576.0, 4) << " (rank " << (largest - all.begin())
             << "), all ranks " << format_g(sum / 1048576.0, 4) << "\n";
+}
+
+/// Every rank's high-water mark of what its parts held (Domain::
+/// part_high_water), as fractions of the whole system's particles and
+/// records, printed on rank 0 with the largest (issue 28: a rank holds its
+/// part and shell, not the system). Collective.
+void print_part_holdings(const Domain& domain, int ranks) {
+  const Domain::Holding most = domain.part_high_water(), whole = domain.whole_holding();
+  const auto fraction = [](std::uint64_t part, std::uint64_t all) {
+    return all > 0 ? static_cast<double>(part) / static_cast<double>(all) : 0.0;
+  };
+  const double mine[2] = {fraction(most.particles, whole.particles), fraction(most.records, whole.records)};
+  std::vector<double> all(2 * static_cast<std::size_t>(ranks), 0.0);
+  MPI_Gather(mine, 2, MPI_DOUBLE, all.data(), 2, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  if (domain.rank() != 0) return;
+  double largest = 0.0;
+  int at = 0;
+  std::cout << "  MPI: the most each rank's parts held, as fractions of the whole system's " << whole.particles
+            << " particles / " << whole.records << " records:";
+  for (int r = 0; r < ranks; ++r) {
+    const double p = all[2 * static_cast<std::size_t>(r)], q = all[2 * static_cast<std::size_t>(r) + 1];
+    std::cout << " " << format_g(p, 3) << "/" << format_g(q, 3);
+    if (std::max(p, q) > largest) largest = std::max(p, q), at = r;
+  }
+  std::cout << "; largest part fraction " << format_g(largest, 4) << " (rank " << at
+            << "; the set-up still builds the whole scene on every rank)\n";
 }
 #endif
 
@@ -262,6 +299,7 @@ int run(Simulation sim, RunPlan& plan) {
       std::cout << "  MPI: parts made " << domain.partitions() << " times (at the start, then when particles had "
                    "moved half the ghost margin"
                 << (std::getenv("DEM_REPARTITION_EVERY") != nullptr ? " or by DEM_REPARTITION_EVERY" : "") << ")\n";
+    if (status == kExitOk) print_part_holdings(domain, ranks);
     if (status == kExitOk) print_rank_peaks(ranks);
     return status;
   }
@@ -374,6 +412,9 @@ Commands add_commands(CLI::App& app, Options& o) {
   run->add_option("scene", o.scene, "Scene file (TOML)")->required();
   CLI::App* check = app.add_subcommand("check", "Validate a scene file and print its summary, without running it");
   check->add_option("scene", o.scene, "Scene file (TOML)")->required();
+  check->add_option("--ranks", o.ranks,
+                    "Also estimate the peak memory of each rank of mpirun -np P dem run (docs/scaling.md)")
+      ->check(cli::whole_number("the rank count", 1, 1000000));
   CLI::App* laws = app.add_subcommand(
       "laws", "Print every contact law with its keys (Markdown, as docs/scene-format.md lists them)");
   CLI::App* rs = app.add_subcommand("restart", "Continue a run from its checkpoint");
@@ -452,6 +493,7 @@ int check_scene(const Options& o) {
   BuiltScene built = build_scene(spec, build_options(o));
   std::ostringstream summary;
   print_summary(built, spec, summary);
+  if (o.ranks > 0) print_rank_estimate(built, spec, o.ranks, summary);
   assemble_scene(std::move(built));
   std::cout << summary.str() << "ok: the scene is valid\n";
   return kExitOk;

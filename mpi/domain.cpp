@@ -119,6 +119,15 @@ BondFailure take_failure(const std::vector<std::byte>& in, std::size_t& at) {
   return f;
 }
 
+/// What a Simulation holds: its particles, and the pair records of its
+/// providers (the sizes of their per-record results).
+Domain::Holding holding(const Simulation& sim) {
+  Domain::Holding h;
+  h.particles = sim.particles().size();
+  for (const auto& p : sim.forces().providers()) h.records += p->pair_results().first.size();
+  return h;
+}
+
 }  // namespace
 
 MpiSession::MpiSession(int& argc, char**& argv) {
@@ -133,10 +142,11 @@ MpiSession::~MpiSession() { MPI_Finalize(); }
 Domain::Domain(MPI_Comm comm, Simulation whole) : comm_(comm), factory_(std::move(whole)) {
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &size_);
-  const GlobalState state = capture_global_state(factory_.whole());
-  count_ = state.particles.size();
+  whole_ = holding(factory_.whole());
   clumps_ = !factory_.whole().clumps().empty();
-  factory_.release_work();  // the whole system's state lives on in `state`, then in the parts
+  // The whole system's state lives on in `state`, then in the parts.
+  const GlobalState state = factory_.take_state();
+  count_ = state.particles.size();
   // DEM_REPARTITION_EVERY=N: new parts every N steps as well (for tests of
   // the migration; the results are the same bits either way).
   if (const char* every = std::getenv("DEM_REPARTITION_EVERY")) repartition_every_ = std::strtoull(every, nullptr, 10);
@@ -198,6 +208,13 @@ void Domain::install_part(const GlobalState& state, const PartLayout& layout, co
   ++partitions_;
   join_part();
   index_slots();
+  sample_holding();
+}
+
+void Domain::sample_holding() {
+  const Holding now = holding(*part_);
+  high_water_.particles = std::max(high_water_.particles, now.particles);
+  high_water_.records = std::max(high_water_.records, now.records);
 }
 
 void Domain::index_slots() {
@@ -461,6 +478,7 @@ void Domain::measure_motion(const ParticleStore& s) {
 }
 
 void Domain::after_step() {
+  sample_holding();
   double moved = moved_;
   MPI_Allreduce(MPI_IN_PLACE, &moved, 1, MPI_DOUBLE, MPI_MAX, comm_);
   if (moved > margin_)

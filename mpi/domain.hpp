@@ -109,6 +109,21 @@ class Domain final : public DecomposedRun, public Collective {
   /// Ghosts held by this rank now.
   std::size_t ghost_count() const;
 
+  /// Particles (owned and ghosts) and records (the pair records of every
+  /// force provider: bonds, contacts, wall contacts) held at once.
+  struct Holding {
+    std::uint64_t particles = 0;
+    std::uint64_t records = 0;
+  };
+  /// The most this rank's parts have held at once, particles and records
+  /// each: sampled when a part is made (with its first forces) and after
+  /// every step, through re-partitions (issue 28: a rank holds its part and
+  /// its shell, never the system). The set-up is not included: every rank
+  /// still builds the whole scene once, whole_holding().
+  Holding part_high_water() const { return high_water_; }
+  /// The whole system's particles and records at the set-up.
+  Holding whole_holding() const { return whole_; }
+
   // --- Collective (engine/collective.hpp) -------------------------------------
   /// Also bounds this rank's motion since the parts were made (the sum
   /// over steps of h max |v|, at the drift; with clumps in the scene, at
@@ -184,6 +199,9 @@ class Domain final : public DecomposedRun, public Collective {
   /// rank's); throws std::runtime_error on every rank past the margin.
   void measure_motion(const ParticleStore& s);
   std::size_t partitions_ = 0;
+  Holding high_water_, whole_;
+  /// high_water_ raised to what the part holds now.
+  void sample_holding();
   std::uint64_t repartition_every_ = 0;  ///< DEM_REPARTITION_EVERY (0: only when particles moved)
   /// Per other rank: ids of the particles to send (mine, ghosts there) and
   /// to receive (ghosts here, owned there), in the whole system's order;

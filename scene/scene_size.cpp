@@ -113,6 +113,38 @@ MemoryEstimate estimate_memory(const SceneSizes& s, const OutputSpec& output, bo
   return e;
 }
 
+RankMemoryEstimate estimate_rank_memory(const SceneSizes& s, const OutputSpec& output, std::size_t ranks) {
+  // An MPI rank's program: the code and libraries, Open MPI's own and its
+  // shared-memory transport (dem run of the 80-particle ring under mpirun).
+  constexpr std::uint64_t kMpiProgramBytes = 90 * kMiB;
+  constexpr std::uint64_t kCaptureBytesPerParticle = kParticleBytes + 24;  // the copy and the build positions
+  constexpr std::uint64_t kTemplateBytesPerBond = kBondListBytes + 16;     // the bond list and id keys
+  const std::uint64_t p = std::max<std::size_t>(ranks, 1);
+  constexpr std::uint64_t kMaxCount = 1000000000000000ull;  // as estimate_memory()
+  SceneSizes whole = s;
+  whole.particles = std::min(s.particles, kMaxCount);
+  whole.bonds = std::min(s.bonds, kMaxCount);
+  whole.contact_pairs = std::min(s.contact_pairs, kMaxCount);
+  const std::uint64_t n = whole.particles;
+  RankMemoryEstimate e;
+  e.program = kMpiProgramBytes;
+  const MemoryEstimate all = estimate_memory(whole, output, false);
+  e.setup = std::max(all.build, all.state + n * kCaptureBytesPerParticle);
+  const double owned = std::ceil(static_cast<double>(n) / static_cast<double>(p));
+  const double ghosts = std::min(static_cast<double>(n) - owned, 14.8 * std::pow(owned, 2.0 / 3.0));
+  e.part_particles = static_cast<std::uint64_t>(owned + std::max(ghosts, 0.0));
+  const double share = n > 0 ? static_cast<double>(e.part_particles) / static_cast<double>(n) : 0.0;
+  SceneSizes part = whole;
+  part.particles = e.part_particles;
+  part.bonds = static_cast<std::uint64_t>(std::ceil(share * static_cast<double>(whole.bonds)));
+  part.contact_pairs = static_cast<std::uint64_t>(std::ceil(share * static_cast<double>(whole.contact_pairs)));
+  const MemoryEstimate run = estimate_memory(part, output, true);
+  const std::uint64_t kept = n * 4 + whole.bonds * kTemplateBytesPerBond;
+  e.part = kept + run.state + std::max(n * kCaptureBytesPerParticle, run.output);
+  e.peak = e.program + std::max(e.setup, e.part);
+  return e;
+}
+
 MemoryLimit available_memory() {
   std::ifstream in("/proc/meminfo");
   std::string key;

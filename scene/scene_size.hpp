@@ -78,6 +78,29 @@ struct MemoryEstimate {
 /// Sizes over 1e15 count as 1e15 (the estimate stays below 2^64).
 MemoryEstimate estimate_memory(const SceneSizes& sizes, const OutputSpec& output, bool files = true);
 
+/// Estimated peak memory (bytes) of one rank of `mpirun -np P dem run`
+/// (mpi/domain.hpp), by phase, for a scene of n particles, B bonds and C
+/// contact pairs. Every rank still sets the whole scene up
+/// (docs/scaling.md): it builds it, holds the whole state with its first
+/// forces and a copy of its particles (engine/partition.hpp
+/// capture_global_state, 260 n), then keeps a template (ids 4 n, the bond
+/// list 44 B and the bonds' id keys 16 B) and runs its part: n/P owned
+/// particles and g ghosts, g = min(n - n/P, 14.8 (n/P)^(2/3)) (the shell of
+/// a bulk cube, docs/scaling.md; a slender body cut across holds far
+/// fewer), with its share of the bonds and pairs, its VTK piece and its
+/// checkpoint part.
+struct RankMemoryEstimate {
+  std::uint64_t program = 0;         ///< code, libraries, Open MPI's buffers
+  std::uint64_t setup = 0;           ///< the whole scene's set-up, on every rank
+  std::uint64_t part = 0;            ///< the template and the part's run
+  std::uint64_t part_particles = 0;  ///< owned and ghosts (estimated)
+  std::uint64_t peak = 0;            ///< program + max(setup, part)
+};
+
+/// The estimate for one of `ranks` ranks (ranks >= 1; 1: one rank under
+/// mpirun, which also sets up, captures and makes its one part).
+RankMemoryEstimate estimate_rank_memory(const SceneSizes& sizes, const OutputSpec& output, std::size_t ranks);
+
 /// Bytes of state per bond, per contact pair and per particle in the run
 /// (the "state" part of the estimate), for caps on counting passes.
 inline constexpr std::uint64_t kStateBytesPerBond = 44 + 48 + 8;

@@ -126,6 +126,36 @@ TEST(SceneSize, EstimateGrowsWithEverySize) {
   EXPECT_LT(estimate_memory(s, out, false).peak, estimate_memory(s, no_vtk).peak);
 }
 
+// One MPI rank's estimate (issue 28): the set-up is the whole scene's on
+// every rank, whatever the rank count; the part shrinks with the ranks
+// towards n/P plus its shell, and is about the whole run at one rank.
+TEST(SceneSize, RankEstimateSplitsThePartNotTheSetUp) {
+  SceneSizes s;
+  s.particles = 1000000;
+  s.bonds = 3000000;
+  s.contact_pairs = 6000000;
+  OutputSpec out;
+  out.vtk_every = 100;
+  const MemoryEstimate whole = estimate_memory(s, out);
+  const RankMemoryEstimate one = estimate_rank_memory(s, out, 1);
+  EXPECT_EQ(one.part_particles, s.particles);  // no ghosts without another rank
+  EXPECT_GT(one.setup, whole.state);            // the whole state with its first forces, and its copy
+  EXPECT_GE(one.part, whole.state);             // the part is the whole system, plus the template
+  RankMemoryEstimate last = one;
+  for (const std::size_t p : {2u, 4u, 8u, 64u}) {
+    const RankMemoryEstimate e = estimate_rank_memory(s, out, p);
+    EXPECT_EQ(e.setup, one.setup) << p;
+    EXPECT_LT(e.part, last.part) << p;
+    const double owned = std::ceil(1e6 / static_cast<double>(p));
+    EXPECT_GE(static_cast<double>(e.part_particles), owned) << p;
+    EXPECT_LE(static_cast<double>(e.part_particles), owned + 14.8 * std::pow(owned, 2.0 / 3.0) + 1.0) << p;
+    EXPECT_EQ(e.peak, e.program + std::max(e.setup, e.part)) << p;
+    last = e;
+  }
+  // Many ranks: the template (ids and bonds of the whole system) is what stays.
+  EXPECT_GT(estimate_rank_memory(s, out, 100000).part, s.particles * 4 + s.bonds * 60);
+}
+
 // A ring of 20 with a wall: each stiffness in turn sets the step, and the
 // estimate says which.
 TEST(SceneSize, CriticalTimeStepNamesWhatSetsIt) {

@@ -16,7 +16,11 @@
 # make new parts every N steps (DEM_REPARTITION_EVERY), so that particles
 # migrate between ranks many times. MIN_PARTS (default 0): each decomposed
 # run must report ("parts made N times") at least that many parts made.
-# Each decomposed run must print every rank's peak memory and the largest.
+# Each decomposed run must print every rank's peak memory and the largest,
+# and the most its parts held as a fraction of the whole system (particles
+# and records). PART_FRACTION="R:F" (default none): at R ranks that
+# fraction must be below F on every rank (issue 28: a rank holds its part
+# and its shell, through every migration, never the system).
 # The reference is `dem run` on 1 process at 2 threads. Prints one line per
 # layout and "N passed, M failed"; exits 1 on any difference or failure.
 set -uo pipefail
@@ -92,8 +96,19 @@ for r in "${ranks[@]}"; do
       echo "FAIL: $label: expected the peak memory of $r ranks, got: $(grep 'peak memory per rank' "$out.log")"
       failed=$((failed + 1)); continue
     fi
+    fraction=$(sed -n 's/.*largest part fraction \([0-9.e+-]*\) (rank.*/\1/p' "$out.log")
+    if [ -z "$fraction" ]; then
+      echo "FAIL: $label: no 'largest part fraction' in the run's output"
+      failed=$((failed + 1)); continue
+    fi
+    if [ -n "${PART_FRACTION:-}" ] && [ "${PART_FRACTION%%:*}" = "$r" ] &&
+       ! awk -v f="$fraction" -v m="${PART_FRACTION#*:}" 'BEGIN { exit !(f < m) }'; then
+      echo "FAIL: $label: a rank's parts held $fraction of the system, not below ${PART_FRACTION#*:}:"
+      grep 'parts held' "$out.log" | sed 's/^/    /'
+      failed=$((failed + 1)); continue
+    fi
     if compare "$out"; then
-      echo "ok: $label ($(ls "$out"/particles_*.pvtp 2>/dev/null | wc -l) parallel frames, $(($(wc -l <"$out/energy.csv") - 1)) energy rows)"
+      echo "ok: $label ($(ls "$out"/particles_*.pvtp 2>/dev/null | wc -l) parallel frames, $(($(wc -l <"$out/energy.csv") - 1)) energy rows, largest part fraction $fraction)"
       passed=$((passed + 1))
       if [ $negatives_done -eq 0 ]; then
         negatives "$out" || failed=$((failed + 1))
