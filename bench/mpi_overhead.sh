@@ -12,7 +12,10 @@
 # the rate is (STEPS_LONG - STEPS_SHORT) N / (t_long - t_short) with the
 # stepping-loop times `dem run` prints, so set-up and the closing checkpoint
 # (gathered on rank 0) cancel out. Peak memory: the largest resident set of
-# each process (/usr/bin/time), summed over the ranks.
+# each process (/usr/bin/time), summed over the ranks. A third layout, 4
+# ranks x 1 thread to STEPS_SHORT (oversubscribed here), gives the memory
+# at 4 ranks against the 1-process run to the same step (issue 28: at most
+# 1.25 times), with its tables compared too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 implicit=no
@@ -46,26 +49,35 @@ fi
 export OMPI_MCA_btl_vader_single_copy_mechanism=none
 run() {  # run LABEL STEPS THREADS LAUNCHER...: prints the loop seconds
   local label=$1 steps=$2 threads=$3; shift 3
+  : >"$tmp/peaks"  # each process appends its peak (KiB), one line each (time -a -o)
   "$@" "$build/apps/dem" run "$scene" --steps "$steps" --threads "$threads" --quiet --overwrite \
     --output-dir "$tmp/$label" >"$tmp/$label.log" 2>"$tmp/$label.err" ||
     { cat "$tmp/$label.log" "$tmp/$label.err" >&2; exit 1; }
-  grep -Eo '^[0-9]+$' "$tmp/$label.err" | awk '{s += $1} END {print s * 1024}' >"$tmp/$label.mem"
+  awk '{s += $1} END {print s * 1024}' "$tmp/peaks" >"$tmp/$label.mem"
   sed -n 's/^done: [0-9]* steps in \([0-9.e+-]*\) s.*/\1/p' "$tmp/$label.log"
 }
-one=(/usr/bin/time -f %M)
-two=(mpirun --oversubscribe --allow-run-as-root --bind-to none -np 2 /usr/bin/time -f %M)
+one=(/usr/bin/time -a -o "$tmp/peaks" -f %M)
+two=(mpirun --oversubscribe --allow-run-as-root --bind-to none -np 2 /usr/bin/time -a -o "$tmp/peaks" -f %M)
 a_short=$(run threads_short "$short" 2 "${one[@]}")
 a_long=$(run threads_long "$long" 2 "${one[@]}")
 b_short=$(run ranks_short "$short" 1 "${two[@]}")
 b_long=$(run ranks_long "$long" 1 "${two[@]}")
+# 4 ranks x 1 thread (oversubscribed on 2 cores: memory and bits only).
+four=(mpirun --oversubscribe --allow-run-as-root --bind-to none -np 4 /usr/bin/time -a -o "$tmp/peaks" -f %M)
+OMPI_MCA_mpi_yield_when_idle=1 run four_short "$short" 1 "${four[@]}" >/dev/null
 n=$(sed -n 's/^  particles: \([0-9]*\).*/\1/p' "$tmp/threads_long.log")
 same=yes
 for f in "$tmp/threads_long"/energy.csv "$tmp/threads_long"/solver.csv; do
   [ -e "$f" ] || continue
   cmp -s "$f" "$tmp/ranks_long/$(basename "$f")" || same=no
 done
+for f in "$tmp/threads_short"/energy.csv "$tmp/threads_short"/solver.csv; do
+  [ -e "$f" ] || continue
+  cmp -s "$f" "$tmp/four_short/$(basename "$f")" || same=no
+done
 python3 - "$n" "$short" "$long" "$a_short" "$a_long" "$b_short" "$b_long" "$(cat "$tmp/threads_long.mem")" \
-  "$(cat "$tmp/ranks_long.mem")" "$same" "$([ $implicit = yes ] && echo "implicit plate drop" || echo "solid torus")" <<'PY'
+  "$(cat "$tmp/ranks_long.mem")" "$same" "$([ $implicit = yes ] && echo "implicit plate drop" || echo "solid torus")" \
+  "$(cat "$tmp/four_short.mem")" "$(cat "$tmp/threads_short.mem")" <<'PY'
 import sys
 n, s, l = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
 a0, a1, b0, b1 = map(float, sys.argv[4:8])
@@ -77,5 +89,8 @@ print("| layout | particle-steps/s | peak memory (all processes) | per particle 
 print("|---|---|---|---|")
 print(f"| 1 process x 2 threads | {ra/1e6:.3g} M | {ma/2**30:.2f} GiB | {ma/n:.0f} B |")
 print(f"| 2 MPI ranks x 1 thread | {rb/1e6:.3g} M | {mb/2**30:.2f} GiB | {mb/n:.0f} B |")
-print(f"MPI at equal cores: {rb/ra:.2f} of the threaded rate")
+m4, ms = float(sys.argv[12]), float(sys.argv[13])
+print(f"| 4 MPI ranks x 1 thread (to step {s}) | - | {m4/2**30:.2f} GiB | {m4/n:.0f} B |")
+print(f"MPI at equal cores: {rb/ra:.2f} of the threaded rate; peak memory of all ranks over the 1-process peak: "
+      f"{mb/ma:.2f} at 2 ranks, {m4/ms:.2f} at 4 (to step {s})")
 PY

@@ -139,7 +139,7 @@ TEST(SceneSize, RankEstimateSplitsThePartNotTheSetUp) {
   const MemoryEstimate whole = estimate_memory(s, out);
   const RankMemoryEstimate one = estimate_rank_memory(s, out, 1);
   EXPECT_EQ(one.part_particles, s.particles);  // no ghosts without another rank
-  EXPECT_GT(one.setup, whole.state);            // the whole state with its first forces, and its copy
+  EXPECT_GT(one.setup, whole.state);            // the whole state with its first forces, and the build positions
   EXPECT_GE(one.part, whole.state);             // the part is the whole system, plus the template
   RankMemoryEstimate last = one;
   for (const std::size_t p : {2u, 4u, 8u, 64u}) {
