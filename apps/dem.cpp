@@ -251,6 +251,44 @@ void print_part_holdings(const Domain& domain, int ranks) {
   std::cout << "; largest part fraction " << format_g(largest, 4) << " (rank " << at
             << "; the set-up still builds the whole scene on every rank)\n";
 }
+
+/// Under mpirun with several ranks: false on every rank (each node's first
+/// rank says why) if one rank's estimated peak (estimate_rank_memory, as
+/// dem check --ranks) is over --max-memory, or, without it, if what the
+/// ranks of a node still need beyond what each holds after the build is
+/// over MemAvailable there; every rank still sets the whole scene up, so
+/// 4 ranks on one node need about 4 times its set-up. Collective.
+bool ranks_fit_memory(const BuiltScene& b, const SceneSpec& spec, const Options& o) {
+  int ranks = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  if (ranks <= 1) return true;
+  MPI_Comm node = MPI_COMM_NULL;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int local = 1, local_rank = 0;
+  MPI_Comm_size(node, &local);
+  MPI_Comm_rank(node, &local_rank);
+  MPI_Barrier(node);  // every rank of the node has built its scene: MemAvailable counts them
+  MPI_Comm_free(&node);
+  const RankMemoryEstimate e = estimate_rank_memory(b.sizes, spec.output, static_cast<std::size_t>(ranks));
+  const bool given = !o.max_memory.empty();
+  const MemoryLimit limit =
+      given ? MemoryLimit{parse_byte_size(o.max_memory), "--max-memory " + o.max_memory} : available_memory();
+  const std::uint64_t held = static_cast<std::uint64_t>(std::max(0LL, peak_resident_bytes()));
+  const std::uint64_t need =
+      given ? e.peak : static_cast<std::uint64_t>(local) * (e.peak > held ? e.peak - held : 0);
+  const int bad = limit.bytes > 0 && need > limit.bytes ? 1 : 0;
+  int any = 0;
+  MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
+  if (bad && local_rank == 0)
+    std::cerr << "error: the run needs about " << format_bytes(e.peak) << " per MPI rank at " << ranks
+              << " ranks (dem check --ranks " << ranks << "; every rank still sets the whole scene up, "
+              << format_bytes(e.setup) << ")"
+              << (given ? std::string()
+                        : ", " + std::to_string(local) + " ranks on this node: " + format_bytes(need) + " more")
+              << ", over " << format_bytes(limit.bytes) << " (" << limit.source
+              << "); run fewer ranks a node, or a smaller scene\n";
+  return any == 0;
+}
 #endif
 
 /// Runs `sim` to the end: on this process's threads, or, started by mpirun
@@ -314,6 +352,9 @@ int run_scene(const Options& o) {
   set_simd_target(o.simd);
   BuiltScene built = build_scene(spec, build_options(o));
   print_summary(built, spec, std::cout);
+#ifdef DEM_WITH_MPI
+  if (!ranks_fit_memory(built, spec, o)) return kExitBadInput;
+#endif
   RunPlan plan = scene_run_plan(spec, built, o.scene, text);
   if (!o.output_dir.empty()) plan.output_dir = o.output_dir;
   plan.end_step = end_step(o, built.time_step, built.steps);

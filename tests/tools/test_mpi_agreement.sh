@@ -6,6 +6,8 @@
 # with exit 1 naming what differs and where. An implicit scene with
 # preconditioner = "amg" (one process only: hypre's coarsening depends on the
 # parts) is refused on 2 ranks before the first step, and runs on one rank.
+# A run whose memory estimate per rank is over --max-memory is refused on
+# every rank before the first step.
 #
 # Usage: tests/tools/test_mpi_agreement.sh BUILD_DIR SCENE_A SCENE_B [IMPLICIT_SCENE]
 # Prints one line per case and "N passed, M failed"; exits 1 on a failure.
@@ -41,6 +43,14 @@ expect "two step counts" 1 "the run (end step, output folder, time step, integra
 [ ! -e "$tmp/x/energy.csv" ] && [ ! -e "$tmp/y/energy.csv" ] || { echo "FAIL: a refused run wrote energy.csv"; failed=$((failed + 1)); }
 expect "one scene" 0 "done:" -- \
   "${mpi[@]}" -np 2 "$dem" run "$a" --steps 20 --quiet --threads 1 --output-dir "$tmp/z"
+# Memory per rank (issue 28): the estimate of one rank (40 MiB of program
+# under Open MPI) is over a --max-memory that the run on one process (18 MiB)
+# fits: refused on 2 ranks before the first step, run on 1.
+expect "memory per rank over --max-memory" 1 "per MPI rank at 2 ranks" -- \
+  "${mpi[@]}" -np 2 "$dem" run "$a" --steps 20 --quiet --threads 1 --max-memory 30M --output-dir "$tmp/m2"
+[ ! -e "$tmp/m2/energy.csv" ] || { echo "FAIL: the run refused for its memory wrote energy.csv"; failed=$((failed + 1)); }
+expect "memory of one rank within --max-memory" 0 "done:" -- \
+  "${mpi[@]}" -np 1 "$dem" run "$a" --steps 20 --quiet --threads 1 --max-memory 30M --output-dir "$tmp/m1"
 if [ -n "$implicit" ]; then
   sed 's/^integrator = "implicit"$/&\npreconditioner = "amg"/' "$implicit" > "$tmp/amg.toml"
   grep -q '^preconditioner = "amg"$' "$tmp/amg.toml" || { echo "FAIL: no integrator = \"implicit\" line in $implicit"; exit 2; }
