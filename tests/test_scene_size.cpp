@@ -107,13 +107,27 @@ TEST(SceneSize, ByteSizesParse) {
   EXPECT_EQ(format_bytes(3ull << 29), "1.5 GiB");
 }
 
-TEST(SceneSize, EstimateGrowsWithEverySize) {
+namespace {
+
+SceneSizes sizes_of(std::uint64_t particles, std::uint64_t bonds, std::uint64_t contact_pairs) {
   SceneSizes s;
-  s.particles = 100000;
-  s.bonds = 600000;
-  s.contact_pairs = 600000;
+  s.particles = particles;
+  s.bonds = bonds;
+  s.contact_pairs = contact_pairs;
+  return s;
+}
+
+OutputSpec vtk_every_100() {
   OutputSpec out;
   out.vtk_every = 100;
+  return out;
+}
+
+}  // namespace
+
+TEST(SceneSize, EstimateGrowsWithEverySize) {
+  const SceneSizes s = sizes_of(100000, 600000, 600000);
+  const OutputSpec out = vtk_every_100();
   const std::uint64_t base = estimate_memory(s, out).peak;
   for (std::uint64_t SceneSizes::*field : {&SceneSizes::particles, &SceneSizes::bonds, &SceneSizes::contact_pairs}) {
     SceneSizes more = s;
@@ -130,12 +144,8 @@ TEST(SceneSize, EstimateGrowsWithEverySize) {
 // every rank, whatever the rank count; the part shrinks with the ranks
 // towards n/P plus its shell, and is about the whole run at one rank.
 TEST(SceneSize, RankEstimateSplitsThePartNotTheSetUp) {
-  SceneSizes s;
-  s.particles = 1000000;
-  s.bonds = 3000000;
-  s.contact_pairs = 6000000;
-  OutputSpec out;
-  out.vtk_every = 100;
+  const SceneSizes s = sizes_of(1000000, 3000000, 6000000);
+  const OutputSpec out = vtk_every_100();
   const MemoryEstimate whole = estimate_memory(s, out);
   const RankMemoryEstimate one = estimate_rank_memory(s, out, 1);
   EXPECT_EQ(one.part_particles, s.particles);  // no ghosts without another rank
