@@ -276,10 +276,12 @@ bool ranks_fit_memory(const BuiltScene& b, const SceneSpec& spec, const Options&
   const std::uint64_t held = static_cast<std::uint64_t>(std::max(0LL, peak_resident_bytes()));
   const std::uint64_t need =
       given ? e.peak : static_cast<std::uint64_t>(local) * (e.peak > held ? e.peak - held : 0);
-  const int bad = limit.bytes > 0 && need > limit.bytes ? 1 : 0;
+  // Decided by each node's first rank (the ranks of a node read the same
+  // MemAvailable), which alone says why.
+  const int bad = local_rank == 0 && limit.bytes > 0 && need > limit.bytes ? 1 : 0;
   int any = 0;
   MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
-  if (bad && local_rank == 0)
+  if (bad)
     std::cerr << "error: the run needs about " << format_bytes(e.peak) << " per MPI rank at " << ranks
               << " ranks (dem check --ranks " << ranks << "; every rank still sets the whole scene up, "
               << format_bytes(e.setup) << ")"
