@@ -15,7 +15,9 @@
 # each process (/usr/bin/time), summed over the ranks. A third layout, 4
 # ranks x 1 thread to STEPS_SHORT (oversubscribed here), gives the memory
 # at 4 ranks against the 1-process run to the same step (issue 28: at most
-# 1.25 times), with its tables compared too.
+# 1.25 times), with its tables compared too. The last column is the wall
+# time of the run to STEPS_SHORT less its stepping loop: start-up, set-up
+# and the closing checkpoint.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 implicit=no
@@ -50,11 +52,16 @@ export OMPI_MCA_btl_vader_single_copy_mechanism=none
 run() {  # run LABEL STEPS THREADS LAUNCHER...: prints the loop seconds
   local label=$1 steps=$2 threads=$3; shift 3
   : >"$tmp/peaks"  # each process appends its peak (KiB), one line each (time -a -o)
+  local t0; t0=$(date +%s.%N)
   "$@" "$build/apps/dem" run "$scene" --steps "$steps" --threads "$threads" --quiet --overwrite \
     --output-dir "$tmp/$label" >"$tmp/$label.log" 2>"$tmp/$label.err" ||
     { cat "$tmp/$label.log" "$tmp/$label.err" >&2; exit 1; }
   awk '{s += $1} END {print s * 1024}' "$tmp/peaks" >"$tmp/$label.mem"
-  sed -n 's/^done: [0-9]* steps in \([0-9.e+-]*\) s.*/\1/p' "$tmp/$label.log"
+  local loop; loop=$(sed -n 's/^done: [0-9]* steps in \([0-9.e+-]*\) s.*/\1/p' "$tmp/$label.log")
+  # The rest of the wall time: start-up, set-up and the closing checkpoint.
+  python3 -c "import sys; print(f'{float(sys.argv[1]) - float(sys.argv[2]) - float(sys.argv[3]):.1f}')" \
+    "$(date +%s.%N)" "$t0" "$loop" >"$tmp/$label.setup"
+  echo "$loop"
 }
 one=(/usr/bin/time -a -o "$tmp/peaks" -f %M)
 two=(mpirun --oversubscribe --allow-run-as-root --bind-to none -np 2 /usr/bin/time -a -o "$tmp/peaks" -f %M)
@@ -77,7 +84,8 @@ for f in "$tmp/threads_short"/energy.csv "$tmp/threads_short"/solver.csv; do
 done
 python3 - "$n" "$short" "$long" "$a_short" "$a_long" "$b_short" "$b_long" "$(cat "$tmp/threads_long.mem")" \
   "$(cat "$tmp/ranks_long.mem")" "$same" "$([ $implicit = yes ] && echo "implicit plate drop" || echo "solid torus")" \
-  "$(cat "$tmp/four_short.mem")" "$(cat "$tmp/threads_short.mem")" <<'PY'
+  "$(cat "$tmp/four_short.mem")" "$(cat "$tmp/threads_short.mem")" \
+  "$(cat "$tmp/threads_short.setup")" "$(cat "$tmp/ranks_short.setup")" "$(cat "$tmp/four_short.setup")" <<'PY'
 import sys
 n, s, l = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
 a0, a1, b0, b1 = map(float, sys.argv[4:8])
@@ -85,12 +93,13 @@ ma, mb = float(sys.argv[8]), float(sys.argv[9])
 ra = (l - s) * n / (a1 - a0)
 rb = (l - s) * n / (b1 - b0)
 print(f"{sys.argv[11]}, {n} particles, steps {s}..{l} (tables identical: {sys.argv[10]})")
-print("| layout | particle-steps/s | peak memory (all processes) | per particle |")
-print("|---|---|---|---|")
-print(f"| 1 process x 2 threads | {ra/1e6:.3g} M | {ma/2**30:.2f} GiB | {ma/n:.0f} B |")
-print(f"| 2 MPI ranks x 1 thread | {rb/1e6:.3g} M | {mb/2**30:.2f} GiB | {mb/n:.0f} B |")
 m4, ms = float(sys.argv[12]), float(sys.argv[13])
-print(f"| 4 MPI ranks x 1 thread (to step {s}) | - | {m4/2**30:.2f} GiB | {m4/n:.0f} B |")
+ua, ub, u4 = sys.argv[14:17]
+print("| layout | particle-steps/s | peak memory (all processes) | per particle | set-up etc. s (run to step %d) |" % s)
+print("|---|---|---|---|---|")
+print(f"| 1 process x 2 threads | {ra/1e6:.3g} M | {ma/2**30:.2f} GiB | {ma/n:.0f} B | {ua} |")
+print(f"| 2 MPI ranks x 1 thread | {rb/1e6:.3g} M | {mb/2**30:.2f} GiB | {mb/n:.0f} B | {ub} |")
+print(f"| 4 MPI ranks x 1 thread (to step {s}) | - | {m4/2**30:.2f} GiB | {m4/n:.0f} B | {u4} |")
 print(f"MPI at equal cores: {rb/ra:.2f} of the threaded rate; peak memory of all ranks over the 1-process peak: "
       f"{mb/ma:.2f} at 2 ranks, {m4/ms:.2f} at 4 (to step {s})")
 PY
