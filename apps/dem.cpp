@@ -16,6 +16,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <vector>
 
@@ -58,13 +59,18 @@ struct Options {
   double max_energy_drift = -1.0, warn_energy_drift = -1.0, implicit_energy_rise = -1.0;
 };
 
+/// The limit --max-memory gives; nullopt without it (then MemAvailable).
+std::optional<MemoryLimit> given_memory_limit(const Options& o) {
+  if (o.max_memory.empty()) return std::nullopt;
+  return MemoryLimit{parse_byte_size(o.max_memory), "--max-memory " + o.max_memory};
+}
+
 /// How build_scene holds the scene to a memory limit: --max-memory, else
 /// MemAvailable.
 BuildOptions build_options(const Options& o) {
   BuildOptions b;
   if (!o.quiet) b.progress = [](const std::string& line) { std::cout << line << std::endl; };
-  if (!o.max_memory.empty())
-    b.memory_limit = MemoryLimit{parse_byte_size(o.max_memory), "--max-memory " + o.max_memory};
+  b.memory_limit = given_memory_limit(o);
   return b;
 }
 
@@ -270,9 +276,9 @@ bool ranks_fit_memory(const BuiltScene& b, const SceneSpec& spec, const Options&
   MPI_Barrier(node);  // every rank of the node has built its scene: MemAvailable counts them
   MPI_Comm_free(&node);
   const RankMemoryEstimate e = estimate_rank_memory(b.sizes, spec.output, static_cast<std::size_t>(ranks));
-  const bool given = !o.max_memory.empty();
-  const MemoryLimit limit =
-      given ? MemoryLimit{parse_byte_size(o.max_memory), "--max-memory " + o.max_memory} : available_memory();
+  const std::optional<MemoryLimit> option = given_memory_limit(o);
+  const bool given = option.has_value();
+  const MemoryLimit limit = given ? *option : available_memory();
   const std::uint64_t held = static_cast<std::uint64_t>(std::max(0LL, peak_resident_bytes()));
   const std::uint64_t need =
       given ? e.peak : static_cast<std::uint64_t>(local) * (e.peak > held ? e.peak - held : 0);

@@ -29,6 +29,11 @@ constexpr std::uint64_t kBondListBytes = 44;   // first, second, rest_length, re
 constexpr std::uint64_t kRunBytesPerParticle =
     kParticleBytes + 4 /* bond offsets */ + 8 /* contact offsets */ + 24 /* build positions */ + 12 /* kd-tree */;
 constexpr std::uint64_t kVtkBytesPerParticle = 172, kVtkBytesPerBond = 28, kVtkCellMapBytes = 8;
+/// Counts over this are taken as this: the estimates then stay below 2^64
+/// and far above any memory.
+constexpr std::uint64_t kMaxCount = 1000000000000000ull;
+/// A bond's two particle ids as a pair key (engine/partition.hpp PartFactory).
+constexpr std::uint64_t kBondKeyBytes = 16;
 
 /// A std::vector<std::byte> grown by resize() as core/byte_stream.hpp's
 /// ByteWriter grows it (libstdc++: new capacity = size + max(size, added)).
@@ -77,9 +82,6 @@ void append_field(GrowingBuffer& b, std::uint64_t count, std::uint64_t item) {
 }  // namespace
 
 MemoryEstimate estimate_memory(const SceneSizes& s, const OutputSpec& output, bool files) {
-  // Sizes over 1e15 count as 1e15: the estimate then stays below 2^64 and
-  // far above any memory.
-  constexpr std::uint64_t kMaxCount = 1000000000000000ull;
   const std::uint64_t n = std::min(s.particles, kMaxCount), bonds = std::min(s.bonds, kMaxCount),
                       pairs = std::min(s.contact_pairs, kMaxCount);
   MemoryEstimate e;
@@ -121,9 +123,8 @@ RankMemoryEstimate estimate_rank_memory(const SceneSizes& s, const OutputSpec& o
   // The captured state: the particles (moved out of the whole system, then
   // held while the first part is made) and the list's build positions.
   constexpr std::uint64_t kCaptureBytesPerParticle = kParticleBytes + 24;
-  constexpr std::uint64_t kTemplateBytesPerBond = kBondListBytes + 16;     // the bond list and id keys
+  constexpr std::uint64_t kTemplateBytesPerBond = kBondListBytes + kBondKeyBytes;  // the bond list and id keys
   const std::uint64_t p = std::max<std::size_t>(ranks, 1);
-  constexpr std::uint64_t kMaxCount = 1000000000000000ull;  // as estimate_memory()
   SceneSizes whole = s;
   whole.particles = std::min(s.particles, kMaxCount);
   whole.bonds = std::min(s.bonds, kMaxCount);
@@ -133,9 +134,9 @@ RankMemoryEstimate estimate_rank_memory(const SceneSizes& s, const OutputSpec& o
   e.program = kMpiProgramBytes;
   const MemoryEstimate all = estimate_memory(whole, output, false);
   // The whole state with its first forces, the template's bond keys made
-  // beside it (16 B a bond) and the build positions copied out of it (its
-  // particles are moved, not copied: capture_and_release).
-  e.setup = std::max(all.build, all.state + whole.bonds * 16 + n * 24);
+  // beside it and the build positions copied out of it (its particles are
+  // moved, not copied: capture_and_release).
+  e.setup = std::max(all.build, all.state + whole.bonds * kBondKeyBytes + n * 24);
   const double owned = std::ceil(static_cast<double>(n) / static_cast<double>(p));
   const double ghosts = std::min(static_cast<double>(n) - owned, 14.8 * std::pow(owned, 2.0 / 3.0));
   e.part_particles = static_cast<std::uint64_t>(owned + std::max(ghosts, 0.0));
