@@ -299,6 +299,15 @@ bool ranks_fit_memory(const BuiltScene& b, const SceneSpec& spec, const Options&
 }
 #endif
 
+/// MPI ranks of this run (1 without MPI or started without mpirun).
+int mpi_ranks() {
+  int ranks = 1;
+#ifdef DEM_WITH_MPI
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+#endif
+  return ranks;
+}
+
 /// Runs `sim` to the end: on this process's threads, or, started by mpirun
 /// on more than one rank, split into one part per rank (mpi/domain.hpp).
 int run(Simulation sim, RunPlan& plan) {
@@ -369,7 +378,9 @@ int run_scene(const Options& o) {
   plan.progress = !o.quiet;
   plan.overwrite = o.overwrite;
   const std::size_t clumps = built.clumps.size();
-  Simulation sim = make_simulation(std::move(built));
+  // On several MPI ranks the whole is only the template of the parts: no
+  // contact list or first forces (each part makes its own, engine/partition.hpp).
+  Simulation sim = make_simulation(std::move(built), Simulation::Start{nullptr, mpi_ranks() == 1});
   std::cout << "running " << plan.end_step << " steps on " << active_threads() << " threads (SIMD target "
             << simd_target() << ") into "
             << std::filesystem::absolute(plan.output_dir).string() << "\n";

@@ -98,6 +98,17 @@ bool near_box(const Vec3& x, const Vec3& lo, const Vec3& hi, std::span<const Vec
 
 namespace {
 
+/// A whole system whose contact list was never built (set up without its
+/// first forces: Simulation::Start) has its first build at the captured
+/// positions, at the cell's edges now: the parts build their lists there.
+void set_first_build(const Simulation& whole, GlobalState& g) {
+  const NeighbourSearch* s = search_of(whole.forces());
+  if (s == nullptr || s->rebuild_count() != 0) return;
+  g.build_positions = g.particles.position;
+  g.rebuild_count = 1;
+  if (g.cell) g.build_edges = g.cell->edges;
+}
+
 /// The captured particles: no ghosts, order_key the slot where unset.
 void set_whole_order(ParticleStore& p) {
   p.ghost.clear();
@@ -136,6 +147,7 @@ GlobalState capture_global_state(const Simulation& whole) {
   GlobalState g = capture_all_but_particles(whole);
   g.particles = whole.particles();
   set_whole_order(g.particles);
+  set_first_build(whole, g);
   return g;
 }
 
@@ -143,6 +155,7 @@ GlobalState capture_and_release(Simulation& whole) {
   GlobalState g = capture_all_but_particles(whole);
   g.particles = whole.release_work_taking_particles();
   set_whole_order(g.particles);
+  set_first_build(whole, g);
   return g;
 }
 
@@ -290,7 +303,7 @@ double PartFactory::interaction_range(const ParticleStore& s, const PeriodicCell
   return range;
 }
 
-Simulation PartFactory::make(const GlobalState& state, const PartLayout& layout) const {
+Simulation PartFactory::make(const GlobalState& state, const PartLayout& layout, Collective* collective) const {
   ParticleStore part = select_particles(state.particles, layout.members);
   part.ghost = layout.ghost;
   part.decomposed = true;
@@ -311,14 +324,24 @@ Simulation PartFactory::make(const GlobalState& state, const PartLayout& layout)
     const std::uint32_t first = index.slot(c.members.front());
     if (first != PartMap::kNotInPart && part.owns(first)) clumps.push_back(c);
   }
-  Simulation sim(std::move(part), std::move(forces), std::move(clumps), whole_.map(), whole_.time_step(), state.steps);
+  Simulation sim(std::move(part), std::move(forces), std::move(clumps), whole_.map(), whole_.time_step(), state.steps,
+                 Simulation::Start{collective, true});
+  // Bonds over strength at `state` that it has not failed (the first parts
+  // of a whole set up without its first forces) fail in the part's first
+  // fracture test, as in the undivided run's: their work, summed over the
+  // ranks by `collective`, joins the ledger. On one rank's terms the work
+  // of the others would be missing: refused below.
+  Simulation::Ledger ledger = state.ledger;
+  if (sim.ledger().fracture != 0.0) ledger.fracture += sim.ledger().fracture;
   sim.set_time_origin(state.time_origin, state.step_origin);
-  sim.set_ledger(state.ledger);
+  sim.set_ledger(ledger);
   sim.set_implicit_clock(state.implicit_clock);
   if (!groups.empty()) sim.set_groups(std::move(groups));
   sim.set_implicit_settings(whole_.implicit_settings());
-  if (!sim.take_failures().empty())
-    throw std::logic_error("a part of the system found bonds over strength that the whole had not failed");
+  if (collective == nullptr)
+    for (const std::uint32_t b : sim.forces().failed_bonds())
+      if (!std::binary_search(state.failed_bonds.begin(), state.failed_bonds.end(), b))
+        throw std::logic_error("a part of the system found bonds over strength that the whole had not failed");
   return sim;
 }
 

@@ -237,11 +237,16 @@ class PartFactory {
   /// without ForceProvider::make_part.
   explicit PartFactory(Simulation whole);
 
-  /// The part of `layout` at `state`, with its first forces (on one rank's
-  /// terms: the serial collective until its Domain joins it)
-  /// and the clumps whose first member it owns (keep_clumps_whole: then
-  /// all their members).
-  Simulation make(const GlobalState& state, const PartLayout& layout) const;
+  /// The part of `layout` at `state`, with its first forces and the clumps
+  /// whose first member it owns (keep_clumps_whole: then all their
+  /// members). With `collective` (every rank making its part at once),
+  /// the part runs its first fracture test on all ranks' terms: bonds over
+  /// strength that `state` has not failed fail there (their failures wait
+  /// in Simulation::take_failures(), their work is in the ledger), as they
+  /// fail in the undivided run's constructor (a whole set up without first
+  /// forces, Simulation::Start). Without one, on one rank's terms, such
+  /// bonds are a std::logic_error.
+  Simulation make(const GlobalState& state, const PartLayout& layout, Collective* collective = nullptr) const;
 
   const Simulation& whole() const { return whole_; }
   /// The whole system's state (capture_and_release), once: the template

@@ -26,12 +26,18 @@ Simulation::Simulation(ParticleStore particles, ForceField forces, IntegratorMap
 
 Simulation::Simulation(ParticleStore particles, ForceField forces, std::vector<Clump> clumps, IntegratorMap map,
                        double time_step, std::size_t steps_done)
+    : Simulation(std::move(particles), std::move(forces), std::move(clumps), map, time_step, steps_done, Start{}) {}
+
+Simulation::Simulation(ParticleStore particles, ForceField forces, std::vector<Clump> clumps, IntegratorMap map,
+                       double time_step, std::size_t steps_done, Start how)
     : particles_(std::move(particles)),
       forces_(std::move(forces)),
       clumps_(std::move(clumps)),
       map_(map),
       h_(time_step),
-      steps_(steps_done) {
+      steps_(steps_done),
+      first_forces_(how.first_forces) {
+  if (how.collective != nullptr) set_collective(*how.collective);
   if (!(std::isfinite(h_) && h_ > 0.0))
     throw std::invalid_argument("time step must be a finite positive number, got " + format_g(h_));
   forces_.set_time_step(h_);  // the providers that integrate with h take this one
@@ -75,14 +81,20 @@ void Simulation::start() {
   // Without any moment the gather does not write the moments: zero them
   // once (a checkpoint's are zero already).
   if (!forces_.gives_moments()) std::fill(particles_.moment.begin(), particles_.moment.end(), Vec3::Zero());
+  ledger_on_ = forces_.dissipative();
+  filter_on_ = forces_.applies_filter();
+  if (!first_forces_) {
+    // A template of parts: the particles as the first rebuild leaves them,
+    // with no list and no forces (Start::first_forces).
+    if (!particles_.is_part() && rebuild_test()) order_for_rebuild();
+    return;
+  }
   // A part of a decomposed system (ghosts flagged, engine/partition.hpp)
   // comes with its records restored as the whole run has them; whether a
   // rebuild is due is decided by all ranks together at the next step.
   if (!particles_.is_part()) rebuild_phase();
   forces_.evaluate(particles_);
   reduce_forces();
-  ledger_on_ = forces_.dissipative();
-  filter_on_ = forces_.applies_filter();
   // Bonds over strength at the start fail before the first kick (10.2).
   ledger_.fracture += global_value(forces_.fracture(particles_));
   collect_events(steps_, time_);
@@ -305,20 +317,26 @@ void Simulation::reorder() {
 }
 
 void Simulation::rebuild_phase() {
-  {
-    StageClock clock(stage_times_, "rebuild test (drift scan)");
-    const bool due = forces_.rebuild_due(particles_);
-    const bool any = collective_->rebuild_due(due, particles_, forces_);
-    if (any && !due) forces_.mark_due();
-    if (!any) return;
-  }
+  if (!rebuild_test()) return;
+  order_for_rebuild();
+  StageClock clock(stage_times_, "neighbour-list and record rebuild");
+  forces_.rebuild(particles_);
+}
+
+bool Simulation::rebuild_test() {
+  StageClock clock(stage_times_, "rebuild test (drift scan)");
+  const bool due = forces_.rebuild_due(particles_);
+  const bool any = collective_->rebuild_due(due, particles_, forces_);
+  if (any && !due) forces_.mark_due();
+  return any;
+}
+
+void Simulation::order_for_rebuild() {
   wrap_into_cell();
   if (forces_.reorder_on_rebuild()) {
     StageClock clock(stage_times_, "re-ordering (Morton sort, permutation)");
     reorder();
   }
-  StageClock clock(stage_times_, "neighbour-list and record rebuild");
-  forces_.rebuild(particles_);
 }
 
 void Simulation::wrap_into_cell() {
@@ -488,6 +506,8 @@ double Simulation::accepted_implicit_step(double dt, double t_start) {
 }
 
 void Simulation::step() {
+  if (!first_forces_)
+    throw std::logic_error("a Simulation set up without its first forces (a template of parts) cannot be stepped");
   if (map_ == IntegratorMap::implicit) {
     step_implicit();
     return;

@@ -108,6 +108,27 @@ class Simulation {
   Simulation(ParticleStore particles, ForceField forces, std::vector<Clump> clumps, IntegratorMap map,
              double time_step, std::size_t steps_done = 0);
 
+  /// How the constructor starts a Simulation.
+  struct Start {
+    /// The other ranks of a decomposed run (set_collective()) from the
+    /// constructor on, so that the first fracture test's work is summed
+    /// over every rank (nullptr: serial_collective()). Every rank then
+    /// constructs its part at the same point (a collective call).
+    Collective* collective = nullptr;
+    /// False: a whole system set up only as the template of a decomposed
+    /// run's parts (engine/partition.hpp): its members are placed, its
+    /// particles put back into the periodic cell and re-ordered as the
+    /// first rebuild phase would, but no list is built and no force
+    /// evaluated (no contact records or result slots: the parts make
+    /// their own, and find the bonds over strength at the start). Such a
+    /// Simulation must not be stepped; first_forces() tells it.
+    bool first_forces = true;
+  };
+  Simulation(ParticleStore particles, ForceField forces, std::vector<Clump> clumps, IntegratorMap map,
+             double time_step, std::size_t steps_done, Start start);
+  /// False for a template set up with Start::first_forces = false.
+  bool first_forces() const { return first_forces_; }
+
   /// Advances one step of size h. Throws StabilityError (map 23),
   /// LgviSolveError, or std::runtime_error if a position became non-finite.
   void step();
@@ -241,6 +262,10 @@ class Simulation {
   void drift(const KickPlan& plan);
   void place_clump_members();
   void rebuild_phase();
+  /// The rebuild test of all ranks (the first part of rebuild_phase()).
+  bool rebuild_test();
+  /// What a rebuild does before the lists: back into the cell, re-ordered.
+  void order_for_rebuild();
   void wrap_into_cell();
   void advance_cell();
   void control_cell();
@@ -288,6 +313,7 @@ class Simulation {
   double time_origin_ = 0.0;
   std::size_t step_origin_ = 0;
   std::size_t reorders_ = 0;
+  bool first_forces_ = true;
   std::vector<LgviHalfStep> half_;          ///< per clump, between the two parts of a step
   std::vector<std::uint32_t> member_slot_;  ///< slots of all clumps' members, clump by clump
   std::vector<char> in_clump_;              ///< per slot: member of a clump (empty without clumps)

@@ -193,10 +193,13 @@ void Domain::install_part(const GlobalState& state, const PartLayout& layout, co
   if (cell != nullptr)
     for (int a = 0; a < 3; ++a)
       if (cell->periodic[a]) image_speed_ += 2.0 * cell->edge_rate.col(a).norm();
+  // (On all ranks' terms from its constructor on: the first parts of a
+  // whole set up without its first forces find the bonds over strength at
+  // the start, and their failures reach the log at the run's start.)
   if (part_)
-    *part_ = factory_.make(state, layout);
+    *part_ = factory_.make(state, layout, this);
   else
-    part_.emplace(factory_.make(state, layout));
+    part_.emplace(factory_.make(state, layout, this));
   moved_ = 0.0;
   start_.clear();
   if (part_->map() == IntegratorMap::implicit) {

@@ -1744,10 +1744,10 @@ void mark_kinematic(ParticleStore& particles, const std::vector<ParticleGroup>& 
 
 }  // namespace
 
-Simulation make_simulation(BuiltScene built) {
+Simulation make_simulation(BuiltScene built, Simulation::Start start) {
   AssembledScene a = assemble_scene(std::move(built));
   mark_kinematic(a.particles, a.groups);
-  Simulation sim(std::move(a.particles), std::move(a.forces), std::move(a.clumps), a.map, a.time_step);
+  Simulation sim(std::move(a.particles), std::move(a.forces), std::move(a.clumps), a.map, a.time_step, 0, start);
   if (!a.groups.empty()) sim.set_groups(std::move(a.groups));
   sim.set_implicit_settings(a.implicit);
   return sim;

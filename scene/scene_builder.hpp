@@ -153,8 +153,9 @@ AssembledScene assemble_scene(BuiltScene built);
 
 /// The simulation of a built scene: assemble_scene(), then the Simulation
 /// with the scene's map and time step, which computes the initial forces
-/// (and may re-order the particles). Throws as those do.
-Simulation make_simulation(BuiltScene built);
+/// (and may re-order the particles), or with `start.first_forces` false
+/// only sets up the template of an MPI run's parts. Throws as those do.
+Simulation make_simulation(BuiltScene built, Simulation::Start start = {});
 
 /// Steps of size h to reach time t >= 0: ceil(t/h), with a relative
 /// allowance of 1e-12 so that round-off in t/h adds no step. Throws

@@ -5,6 +5,7 @@
 // reports must merge into the whole's bits.
 #include <bit>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <vector>
 
@@ -22,6 +23,60 @@ inline bool same_bits(const Vec3& a, const Vec3& b) {
 }
 
 inline bool same_bits(double a, double b) { return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b); }
+
+/// The layouts of `ranks` parts of `state`, as a decomposed run makes them
+/// (bisection, clumps whole, a halo of the interaction range).
+inline std::vector<PartLayout> layouts_of(const PartFactory& factory, const GlobalState& state, std::size_t ranks) {
+  const double halo = factory.interaction_range(state) * 1.0001;
+  const PeriodicCell* cell = state.cell ? &*state.cell : nullptr;
+  std::vector<std::uint32_t> owner = bisect_owners(state.particles.position, state.particles.id, ranks, cell);
+  keep_clumps_whole(owner, state.particles, state.clumps);
+  return part_layouts(state.particles, owner, ranks, halo, factory.bond_keys(), cell);
+}
+
+/// Makes `ranks` parts of `state` with `factory` (each on the terms of
+/// `collective(r)`, nullptr: one rank's) and compares each owned particle's
+/// F and tau, and the merged energy report, with `whole`'s.
+inline void expect_made_parts_match(const Simulation& whole, const PartFactory& factory, const GlobalState& state,
+                                    std::size_t ranks,
+                                    const std::function<Collective*(std::size_t)>& collective = nullptr) {
+  const std::vector<PartLayout> layouts = layouts_of(factory, state, ranks);
+  std::map<std::uint32_t, std::size_t> whole_slot;
+  for (std::size_t i = 0; i < whole.particles().size(); ++i) whole_slot[whole.particles().id[i]] = i;
+  EnergyReport merged;
+  std::size_t owned_total = 0;
+  for (std::size_t r = 0; r < ranks; ++r) {
+    const Simulation part = factory.make(state, layouts[r], collective ? collective(r) : nullptr);
+    const ParticleStore& p = part.particles();
+    std::size_t mismatches = 0;
+    for (std::size_t i = 0; i < p.size(); ++i) {
+      if (!p.owns(i)) continue;
+      ++owned_total;
+      const std::size_t w = whole_slot.at(p.id[i]);
+      if (!same_bits(p.force[i], whole.particles().force[w]) || !same_bits(p.moment[i], whole.particles().moment[w]))
+        ++mismatches;
+    }
+    EXPECT_EQ(mismatches, 0u) << "part " << r << " of " << ranks;
+    EXPECT_TRUE(same_bits(part.ledger().fracture, whole.ledger().fracture)) << "part " << r << " of " << ranks;
+    // The part's contact list as the whole's was built (in a deforming
+    // periodic cell: at the cell's edges of that build).
+    if (const NeighbourListOwner* c = whole.forces().neighbour_list()) {
+      const NeighbourSearch& mine = part.forces().neighbours();
+      EXPECT_EQ(mine.rebuild_count(), c->neighbours().rebuild_count());
+      EXPECT_TRUE(mine.build_edges() == c->neighbours().build_edges()) << "part " << r << " of " << ranks;
+    }
+    merged.merge(part.energy_report());
+  }
+  EXPECT_EQ(owned_total, whole.particles().size());
+  const EnergyReport w = whole.energy_report();
+  EXPECT_TRUE(same_bits(merged.total(), w.total())) << merged.total() << " vs " << w.total();
+  EXPECT_TRUE(same_bits(merged.kinetic_translation, w.kinetic_translation));
+  EXPECT_TRUE(same_bits(merged.axial, w.axial));
+  EXPECT_TRUE(same_bits(merged.contact, w.contact));
+  EXPECT_TRUE(same_bits(merged.wall, w.wall));
+  EXPECT_TRUE(same_bits(merged.linear_momentum.z(), w.linear_momentum.z()));
+  EXPECT_TRUE(same_bits(merged.angular_momentum.x(), w.angular_momentum.x()));
+}
 
 /// Splits `whole` into `ranks` parts and compares each owned particle's F
 /// and tau, and the merged energy report, with the whole's.
@@ -51,46 +106,7 @@ inline void expect_parts_match(const Simulation& whole, std::size_t ranks) {
   EXPECT_EQ(taken.failed_bonds, copied.failed_bonds);
   EXPECT_EQ(taken.histories, copied.histories);
   EXPECT_EQ(taken.build_positions.size(), copied.build_positions.size());
-  const double halo = factory.interaction_range(state) * 1.0001;
-  const PeriodicCell* cell = state.cell ? &*state.cell : nullptr;
-  std::vector<std::uint32_t> owner = bisect_owners(state.particles.position, state.particles.id, ranks, cell);
-  keep_clumps_whole(owner, state.particles, state.clumps);
-  const std::vector<PartLayout> layouts = part_layouts(state.particles, owner, ranks, halo, factory.bond_keys(), cell);
-  std::map<std::uint32_t, std::size_t> whole_slot;
-  for (std::size_t i = 0; i < whole.particles().size(); ++i) whole_slot[whole.particles().id[i]] = i;
-  EnergyReport merged;
-  std::size_t owned_total = 0;
-  for (std::size_t r = 0; r < ranks; ++r) {
-    const Simulation part = factory.make(state, layouts[r]);
-    const ParticleStore& p = part.particles();
-    std::size_t mismatches = 0;
-    for (std::size_t i = 0; i < p.size(); ++i) {
-      if (!p.owns(i)) continue;
-      ++owned_total;
-      const std::size_t w = whole_slot.at(p.id[i]);
-      if (!same_bits(p.force[i], whole.particles().force[w]) || !same_bits(p.moment[i], whole.particles().moment[w]))
-        ++mismatches;
-    }
-    EXPECT_EQ(mismatches, 0u) << "part " << r << " of " << ranks;
-    // The part's contact list as the whole's was built (in a deforming
-    // periodic cell: at the cell's edges of that build).
-    if (const NeighbourListOwner* c = whole.forces().neighbour_list()) {
-      const NeighbourSearch& mine = part.forces().neighbours();
-      EXPECT_EQ(mine.rebuild_count(), c->neighbours().rebuild_count());
-      EXPECT_TRUE(mine.build_edges() == c->neighbours().build_edges()) << "part " << r << " of " << ranks;
-    }
-    merged.merge(part.energy_report());
-  }
-  EXPECT_EQ(owned_total, whole.particles().size());
-  const EnergyReport w = whole.energy_report();
-  EXPECT_TRUE(same_bits(merged.total(), w.total())) << merged.total() << " vs " << w.total();
-  EXPECT_TRUE(same_bits(merged.kinetic_translation, w.kinetic_translation));
-  EXPECT_TRUE(same_bits(merged.axial, w.axial));
-  EXPECT_TRUE(same_bits(merged.contact, w.contact));
-  EXPECT_TRUE(same_bits(merged.wall, w.wall));
-  EXPECT_TRUE(same_bits(merged.linear_momentum.z(), w.linear_momentum.z()));
-  EXPECT_TRUE(same_bits(merged.angular_momentum.x(), w.angular_momentum.x()));
+  expect_made_parts_match(whole, factory, state, ranks);
 }
-
 
 }  // namespace dem

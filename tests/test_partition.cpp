@@ -7,7 +7,11 @@
 #include <bit>
 #include <cstdint>
 #include <map>
+#include <optional>
+#include <span>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -24,6 +28,73 @@ Simulation scene_simulation(const std::string& name, std::uint64_t steps) {
   for (std::uint64_t k = 0; k < steps; ++k) sim.step();
   return sim;
 }
+
+BuiltScene built_scene(const std::string& path) { return build_scene(read_scene_file(std::string(DEM_SOURCE_DIR) + "/" + path)); }
+
+/// The whole's first rebuild and forces, and a template of the same scene
+/// set up without them (Simulation::Start): the template hands over the
+/// state the first rebuild leaves (order, positions put back into the
+/// cell, the list's first build), and its parts give the whole's first
+/// forces and energies, for 1 to `max_ranks` parts.
+void expect_template_parts_match(BuiltScene built, std::size_t max_ranks) {
+  const Simulation whole = make_simulation(built);
+  PartFactory factory(make_simulation(std::move(built), Simulation::Start{nullptr, false}));
+  EXPECT_FALSE(factory.whole().first_forces());
+  EXPECT_TRUE(whole.first_forces());
+  const GlobalState expected = capture_global_state(whole);
+  const GlobalState state = factory.take_state();
+  ASSERT_EQ(state.particles.size(), expected.particles.size());
+  EXPECT_EQ(state.particles.id, expected.particles.id);
+  EXPECT_EQ(state.particles.order_key, expected.particles.order_key);
+  std::size_t moved = 0;
+  for (std::size_t i = 0; i < state.particles.size(); ++i)
+    moved += !same_bits(state.particles.position[i], expected.particles.position[i]) ||
+             !same_bits(state.particles.velocity[i], expected.particles.velocity[i]);
+  EXPECT_EQ(moved, 0u);
+  ASSERT_EQ(state.build_positions.size(), expected.build_positions.size());
+  for (std::size_t i = 0; i < state.build_positions.size(); ++i)
+    moved += !same_bits(state.build_positions[i], expected.build_positions[i]);
+  EXPECT_EQ(moved, 0u);
+  EXPECT_EQ(state.rebuild_count, expected.rebuild_count);
+  EXPECT_EQ(state.build_edges.has_value(), expected.build_edges.has_value());
+  if (state.build_edges && expected.build_edges) {
+    EXPECT_TRUE(*state.build_edges == *expected.build_edges);
+  }
+  EXPECT_EQ(state.failed_bonds, expected.failed_bonds);
+  EXPECT_EQ(state.clumps.size(), expected.clumps.size());
+  for (std::size_t ranks = 1; ranks <= max_ranks; ++ranks) expect_made_parts_match(whole, factory, state, ranks);
+}
+
+/// One process's stand-in for the ranks' sums while parts are made one
+/// after another: a first round records each part's exact sums (call by
+/// call), a second hands every part, at each call, the total of the first
+/// round's over all parts (what MPI's allreduce gives them at once).
+class ReplayedSums final : public Collective {
+ public:
+  explicit ReplayedSums(const std::vector<ExactSum>* totals = nullptr) : totals_(totals) {}
+  std::vector<ExactSum> recorded;
+  void reduce(std::span<ExactSum> sums) override {
+    for (ExactSum& s : sums) {
+      recorded.push_back(s);
+      if (totals_ != nullptr) s = totals_->at(next_++);
+    }
+  }
+  void exchange_drifted(ParticleStore&, bool) override {}
+  void exchange_placed(ParticleStore&) override {}
+  void exchange_velocities(ParticleStore&) override {}
+  void ghost_values(std::span<Vec6>) override {}
+  void max(std::span<double>) override {}
+  void reduce_report(EnergyReport&) override {}
+  void gather_failures(std::vector<BondFailure>&) override {}
+  DriftSink drift_sink(ForceField& forces, std::size_t count) override { return forces.drift_sink(count); }
+  bool rebuild_due(bool mine, const ParticleStore&, const ForceField&) override { return mine; }
+  std::optional<MortonFrame> morton_frame(const ParticleStore&) override { return std::nullopt; }
+  SolverDomain solver_domain() override { return {}; }
+
+ private:
+  const std::vector<ExactSum>* totals_;
+  std::size_t next_ = 0;
+};
 
 }  // namespace
 
@@ -61,6 +132,66 @@ TEST(Partition, ClumpScenePartsGiveTheWholeForcesAndEnergies) {
   const Simulation whole = scene_simulation("clumps.toml", 400);
   ASSERT_EQ(whole.clumps().size(), 2u);
   for (std::size_t ranks = 2; ranks <= 4; ++ranks) expect_parts_match(whole, ranks);
+}
+
+TEST(Partition, TemplateWithoutFirstForcesGivesTheWholeStartToTheParts) {
+  expect_template_parts_match(built_scene("scenes/ring_torus.toml"), 4);
+  expect_template_parts_match(built_scene("scenes/plate_drop.toml"), 3);
+  expect_template_parts_match(built_scene("scenes/clumps.toml"), 3);
+  expect_template_parts_match(built_scene("tests/scenes/periodic_gas.toml"), 3);
+  expect_template_parts_match(built_scene("tests/scenes/mesh_box.toml"), 2);
+}
+
+TEST(Partition, TemplateWithoutFirstForcesCannotStep) {
+  Simulation t = make_simulation(built_scene("scenes/ring_torus.toml"), Simulation::Start{nullptr, false});
+  EXPECT_THROW(t.step(), std::logic_error);
+}
+
+TEST(Partition, PartsOfATemplateFailTheBondsOverStrengthAtTheStartAsTheWholeDoes) {
+  // Every 7th particle of the plate moved by 0.4 of its radius: its bonds
+  // are far past their strength at the start.
+  BuiltScene built = built_scene("scenes/plate_drop.toml");
+  ParticleStore& p = built.scene.particles;
+  for (std::size_t i = 0; i < p.size(); i += 7) p.position[i].x() += 0.4 * p.radius[i];
+  Simulation whole = make_simulation(built);
+  const std::vector<BondFailure> expected = whole.take_failures();
+  ASSERT_GT(expected.size(), 10u);
+  ASSERT_GT(whole.ledger().fracture, 0.0);
+  PartFactory factory(make_simulation(std::move(built), Simulation::Start{nullptr, false}));
+  const GlobalState state = factory.take_state();
+  EXPECT_TRUE(state.failed_bonds.empty());  // (the template found none: it evaluated nothing)
+  for (std::size_t ranks = 1; ranks <= 3; ++ranks) {
+    const std::vector<PartLayout> layouts = layouts_of(factory, state, ranks);
+    // On one rank's terms the other ranks' fracture work would be missing.
+    EXPECT_THROW((void)factory.make(state, layouts[0]), std::logic_error) << ranks << " ranks";
+    // Round 1: each part's sums; their totals are what every rank gets.
+    std::vector<ReplayedSums> first(ranks);
+    for (std::size_t r = 0; r < ranks; ++r) (void)factory.make(state, layouts[r], &first[r]);
+    std::vector<ExactSum> totals = first[0].recorded;
+    for (std::size_t r = 1; r < ranks; ++r) {
+      ASSERT_EQ(first[r].recorded.size(), totals.size());
+      for (std::size_t k = 0; k < totals.size(); ++k) totals[k].merge(first[r].recorded[k]);
+    }
+    // Round 2: the failures each part books are the whole's, once each.
+    std::vector<BondFailure> found;
+    for (std::size_t r = 0; r < ranks; ++r) {
+      ReplayedSums sums(&totals);
+      Simulation part = factory.make(state, layouts[r], &sums);
+      for (const BondFailure& f : part.take_failures()) found.push_back(f);
+    }
+    std::sort(found.begin(), found.end(), [](const BondFailure& a, const BondFailure& b) { return a.bond < b.bond; });
+    ASSERT_EQ(found.size(), expected.size()) << ranks << " ranks";
+    for (std::size_t k = 0; k < found.size(); ++k) {
+      EXPECT_EQ(found[k].bond, expected[k].bond);
+      EXPECT_EQ(found[k].id_i, expected[k].id_i);
+      EXPECT_EQ(found[k].step, 0u);
+      EXPECT_TRUE(same_bits(found[k].energy, expected[k].energy)) << found[k].bond;
+    }
+    // Round 3: forces, energies and the ledger's fracture work are the whole's.
+    std::vector<ReplayedSums> replay;
+    for (std::size_t r = 0; r < ranks; ++r) replay.emplace_back(&totals);
+    expect_made_parts_match(whole, factory, state, ranks, [&](std::size_t r) { return &replay[r]; });
+  }
 }
 
 TEST(Partition, ClumpsStayWhole) {
