@@ -255,7 +255,7 @@ void print_part_holdings(const Domain& domain, int ranks) {
     if (std::max(p, q) > largest) largest = std::max(p, q), at = r;
   }
   std::cout << "; largest part fraction " << format_g(largest, 4) << " (rank " << at
-            << "; the set-up still builds the whole scene on every rank)\n";
+            << "; the set-up still builds the whole scene, without its forces, on every rank)\n";
 }
 
 /// Under mpirun with several ranks: false on every rank (each node's first

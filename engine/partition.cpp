@@ -98,12 +98,16 @@ bool near_box(const Vec3& x, const Vec3& lo, const Vec3& hi, std::span<const Vec
 
 namespace {
 
-/// A whole system whose contact list was never built (set up without its
-/// first forces: Simulation::Start) has its first build at the captured
-/// positions, at the cell's edges now: the parts build their lists there.
+/// A whole set up without its first forces (Simulation::Start) has built
+/// no list and evaluated nothing: its list's first build is at the
+/// captured positions, at the cell's edges now, and no provider has a
+/// history yet (each part's first evaluation makes the first one, as the
+/// undivided run's does; a history packed from the template would stand
+/// for an evaluation that never was).
 void set_first_build(const Simulation& whole, GlobalState& g) {
-  const NeighbourSearch* s = search_of(whole.forces());
-  if (s == nullptr || s->rebuild_count() != 0) return;
+  if (whole.first_forces()) return;
+  for (std::vector<std::byte>& h : g.histories) h.clear();
+  if (search_of(whole.forces()) == nullptr) return;
   g.build_positions = g.particles.position;
   g.rebuild_count = 1;
   if (g.cell) g.build_edges = g.cell->edges;

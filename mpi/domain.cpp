@@ -128,6 +128,17 @@ Domain::Holding holding(const Simulation& sim) {
   return h;
 }
 
+/// The records of `part` whose first end it owns: every record of the
+/// whole system once over all ranks (an owned particle's records are all
+/// in its part, in the whole's orientation).
+std::uint64_t records_of_owned(const Simulation& part) {
+  const ParticleStore& s = part.particles();
+  std::uint64_t n = 0;
+  for (const auto& p : part.forces().providers())
+    for (const std::uint32_t i : p->pair_results().first) n += s.owns(i) ? 1 : 0;
+  return n;
+}
+
 }  // namespace
 
 MpiSession::MpiSession(int& argc, char**& argv) {
@@ -142,7 +153,6 @@ MpiSession::~MpiSession() { MPI_Finalize(); }
 Domain::Domain(MPI_Comm comm, Simulation whole) : comm_(comm), factory_(std::move(whole)) {
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &size_);
-  whole_ = holding(factory_.whole());
   clumps_ = !factory_.whole().clumps().empty();
   // The whole system's state lives on in `state`, then in the parts.
   const GlobalState state = factory_.take_state();
@@ -151,6 +161,11 @@ Domain::Domain(MPI_Comm comm, Simulation whole) : comm_(comm), factory_(std::mov
   // the migration; the results are the same bits either way).
   if (const char* every = std::getenv("DEM_REPARTITION_EVERY")) repartition_every_ = std::strtoull(every, nullptr, 10);
   make_parts(state);
+  // The whole system's records, counted by the parts (the template has
+  // none: it was set up without its first forces).
+  whole_.particles = count_;
+  whole_.records = records_of_owned(*part_);
+  MPI_Allreduce(MPI_IN_PLACE, &whole_.records, 1, MPI_UINT64_T, MPI_SUM, comm_);
 }
 
 std::size_t Domain::ghost_count() const {

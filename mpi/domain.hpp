@@ -119,9 +119,10 @@ class Domain final : public DecomposedRun, public Collective {
   /// each: sampled when a part is made (with its first forces) and after
   /// every step, through re-partitions (issue 28: a rank holds its part and
   /// its shell, never the system). The set-up is not included: every rank
-  /// still builds the whole scene once, whole_holding().
+  /// still builds the whole scene once (without its first forces).
   Holding part_high_water() const { return high_water_; }
-  /// The whole system's particles and records at the set-up.
+  /// The whole system's particles, and its records when the first parts
+  /// were made (each counted by the rank that owns its first end).
   Holding whole_holding() const { return whole_; }
 
   // --- Collective (engine/collective.hpp) -------------------------------------

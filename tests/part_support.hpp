@@ -105,7 +105,10 @@ inline void expect_parts_match(const Simulation& whole, std::size_t ranks) {
   }
   EXPECT_EQ(taken.failed_bonds, copied.failed_bonds);
   EXPECT_EQ(taken.histories, copied.histories);
-  EXPECT_EQ(taken.build_positions.size(), copied.build_positions.size());
+  ASSERT_EQ(taken.build_positions.size(), copied.build_positions.size());
+  for (std::size_t i = 0; i < copied.build_positions.size(); ++i)
+    EXPECT_TRUE(same_bits(taken.build_positions[i], copied.build_positions[i])) << i;
+  EXPECT_EQ(taken.rebuild_count, copied.rebuild_count);
   expect_made_parts_match(whole, factory, state, ranks);
 }
 

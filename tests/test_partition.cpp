@@ -140,6 +140,25 @@ TEST(Partition, TemplateWithoutFirstForcesGivesTheWholeStartToTheParts) {
   expect_template_parts_match(built_scene("scenes/clumps.toml"), 3);
   expect_template_parts_match(built_scene("tests/scenes/periodic_gas.toml"), 3);
   expect_template_parts_match(built_scene("tests/scenes/mesh_box.toml"), 2);
+  // Frictional and servo walls touching the specimen at the start.
+  expect_template_parts_match(built_scene("scenes/confined_compression.toml"), 3);
+}
+
+TEST(Partition, CaptureAndReleaseKeepsTheListBuildOfARunningWhole) {
+  // (Not the first build: a restarted whole handed to the parts.)
+  Simulation whole = scene_simulation("ring_torus.toml", 960);
+  const GlobalState copied = capture_global_state(whole);
+  std::size_t moved = 0;
+  for (std::size_t i = 0; i < copied.particles.size(); ++i)
+    moved += !same_bits(copied.build_positions[i], copied.particles.position[i]);
+  ASSERT_GT(moved, 0u) << "every particle is where the list was built: the test shows nothing";
+  const GlobalState taken = capture_and_release(whole);
+  EXPECT_EQ(taken.rebuild_count, copied.rebuild_count);
+  ASSERT_EQ(taken.build_positions.size(), copied.build_positions.size());
+  std::size_t differ = 0;
+  for (std::size_t i = 0; i < copied.build_positions.size(); ++i)
+    differ += !same_bits(taken.build_positions[i], copied.build_positions[i]);
+  EXPECT_EQ(differ, 0u);
 }
 
 TEST(Partition, TemplateWithoutFirstForcesCannotStep) {
