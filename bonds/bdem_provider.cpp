@@ -156,9 +156,8 @@ BdemBondProvider::BdemBondProvider(const ParticleStore& particles, BondList geom
   }
   live_.assign(m, 1);
   over_.assign(m, 0);
-  bond_force_.assign(m, Vec3::Zero());
-  bond_moment_.assign(m, Vec3::Zero());
-  bond_moment_second_.assign(m, Vec3::Zero());
+  // (The result slots come with the first evaluation: a whole set up only
+  // as the template of MPI parts never has them, engine/simulation.hpp Start.)
   incidence_.index(bonds_, n);
   has_bonds_ = m > 0;
 }
@@ -199,9 +198,11 @@ void BdemBondProvider::renumber(std::span<const std::uint32_t> new_slot) {
   };
   apply(index_);
   apply(live_);
-  apply(bond_force_);
-  apply(bond_moment_);
-  apply(bond_moment_second_);
+  if (bond_force_.size() == order.size()) {  // (none before the first evaluation)
+    apply(bond_force_);
+    apply(bond_moment_);
+    apply(bond_moment_second_);
+  }
   std::fill(over_.begin(), over_.end(), 0);
   over_count_ = 0;
   incidence_.index(bonds_, new_slot.size());
@@ -216,6 +217,8 @@ void BdemBondProvider::prepare_attitudes(const ParticleStore& s) const {
 }
 
 void BdemBondProvider::evaluate(const ParticleStore& s) {
+  if (bond_force_.size() != bonds_.size())
+    for (std::vector<Vec3>* v : {&bond_force_, &bond_moment_, &bond_moment_second_}) v->assign(bonds_.size(), Vec3::Zero());
   prepare_attitudes(s);
   images_.update(bonds_, s, cell_);
   BdemKernelArgs a;
@@ -246,6 +249,7 @@ void BdemBondProvider::evaluate(const ParticleStore& s) {
 }
 
 PairResults BdemBondProvider::pair_results() const {
+  if (bond_force_.size() != bonds_.size()) return {};  // (never evaluated)
   // The second end's moment as the kernel gives it (the gather then needs
   // no position of the first end).
   PairResults r = bond_pair_results(bonds_, bond_force_, bond_moment_);

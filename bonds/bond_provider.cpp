@@ -41,8 +41,8 @@ BondProvider::BondProvider(const ParticleStore& particles, BondList bonds) : bon
       throw std::invalid_argument("bond " + std::to_string(b) + " refers to a particle outside the " +
                                   std::to_string(n) + " particles");
   incidence_.index(bonds_, n);
-  bond_force_.resize(bonds_.size());
-  bond_moment_.resize(bonds_.size());
+  // (The result slots come with the first evaluation: a whole set up only
+  // as the template of MPI parts never has them, engine/simulation.hpp Start.)
   identity_reference_ = all_identity(particles.reference_attitude);
   has_bonds_ = !bonds_.empty();
 }
@@ -86,6 +86,10 @@ void BondProvider::renumber(std::span<const std::uint32_t> new_slot) {
 }
 
 void BondProvider::evaluate(const ParticleStore& s) {
+  if (bond_force_.size() != bonds_.size()) {
+    bond_force_.resize(bonds_.size());
+    bond_moment_.resize(bonds_.size());
+  }
   images_.update(bonds_, s, cell_);
   BondKernelArgs a;
   a.first = bonds_.first.data();
@@ -122,6 +126,7 @@ void BondProvider::element_hessians(const ParticleStore& s, std::span<Mat12> out
 }
 
 PairResults BondProvider::pair_results() const {
+  if (bond_force_.size() != bonds_.size()) return {};  // (never evaluated)
   PairResults r = bond_pair_results(bonds_, bond_force_, bond_moment_);
   r.offset = images_.offset;
   return r;
