@@ -271,11 +271,8 @@ std::vector<PartLayout> part_layouts(const ParticleStore& s, std::span<const std
 PartFactory::PartFactory(Simulation whole) : whole_(std::move(whole)) {
   const ParticleStore& s = whole_.particles();
   const BondList& bonds = whole_.forces().bonds();
-  for (std::size_t b = 0; b < bonds.size(); ++b) {
-    const std::uint32_t i = s.id[bonds.first[b]], j = s.id[bonds.second[b]];
-    bond_ids_.emplace_back(std::min(i, j), std::max(i, j));
-    bond_keys_.push_back(pair_key(i, j));
-  }
+  bond_keys_.reserve(bonds.size());
+  for (std::size_t b = 0; b < bonds.size(); ++b) bond_keys_.push_back(pair_key(s.id[bonds.first[b]], s.id[bonds.second[b]]));
   // Fails now, naming the provider, if a provider cannot be split (tried
   // on an empty part: no copy of the whole system's records).
   const std::vector<std::uint32_t> none(s.size(), PartMap::kNotInPart);
@@ -293,11 +290,12 @@ double PartFactory::interaction_range(const ParticleStore& s, const PeriodicCell
   for (const double r : s.radius) r_max = std::max(r_max, r);
   const NeighbourSearch* search = search_of(whole_.forces());
   double range = 2.0 * r_max + (search != nullptr ? search->skin() : 0.0);
-  if (!bond_ids_.empty()) {
+  if (!bond_keys_.empty()) {
     const IdIndex index(s);
     if (cell != nullptr && !cell->any()) cell = nullptr;
-    for (const auto& [i, j] : bond_ids_) {
-      const std::uint32_t a = index.slot(i), b = index.slot(j);
+    for (const std::uint64_t key : bond_keys_) {
+      const std::uint32_t a = index.slot(static_cast<std::uint32_t>(key >> 32));
+      const std::uint32_t b = index.slot(static_cast<std::uint32_t>(key & 0xffffffffu));
       if (a == PartMap::kNotInPart || b == PartMap::kNotInPart) continue;
       Vec3 d = s.position[a] - s.position[b];
       if (cell != nullptr) d -= cell->offset(cell->nearest_shift(d));  // to the bond's image (bonds/bond_images.hpp)

@@ -265,7 +265,6 @@ class PartFactory {
  private:
   Simulation whole_;
   std::vector<std::uint64_t> bond_keys_;
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> bond_ids_;  ///< (id_i, id_j) of every bond
 };
 
 }  // namespace dem

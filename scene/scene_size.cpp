@@ -33,7 +33,7 @@ constexpr std::uint64_t kVtkBytesPerParticle = 172, kVtkBytesPerBond = 28, kVtkC
 /// and far above any memory.
 constexpr std::uint64_t kMaxCount = 1000000000000000ull;
 /// A bond's two particle ids as a pair key (engine/partition.hpp PartFactory).
-constexpr std::uint64_t kBondKeyBytes = 16;
+constexpr std::uint64_t kBondKeyBytes = 8;
 
 /// A std::vector<std::byte> grown by resize() as core/byte_stream.hpp's
 /// ByteWriter grows it (libstdc++: new capacity = size + max(size, added)).
@@ -133,10 +133,14 @@ RankMemoryEstimate estimate_rank_memory(const SceneSizes& s, const OutputSpec& o
   RankMemoryEstimate e;
   e.program = kMpiProgramBytes;
   const MemoryEstimate all = estimate_memory(whole, output, false);
-  // The whole state with its first forces, the template's bond keys made
-  // beside it and the build positions copied out of it (its particles are
-  // moved, not copied: capture_and_release).
-  e.setup = std::max(all.build, all.state + whole.bonds * kBondKeyBytes + n * 24);
+  // The whole set up without its first forces (engine/simulation.hpp
+  // Start): its particles, the bond list with the bond provider's scene
+  // index, flags, live key and incidence (24 B a bond at most), the
+  // template's bond keys made beside it and the build positions copied out
+  // of it (its particles are moved, not copied: capture_and_release); no
+  // contact list, records or result slots.
+  constexpr std::uint64_t kTemplateBondBytes = kBondListBytes + 24 + kBondKeyBytes;
+  e.setup = std::max(all.build, n * (kParticleBytes + 24) + whole.bonds * kTemplateBondBytes);
   const double owned = std::ceil(static_cast<double>(n) / static_cast<double>(p));
   const double ghosts = std::min(static_cast<double>(n) - owned, 14.8 * std::pow(owned, 2.0 / 3.0));
   e.part_particles = static_cast<std::uint64_t>(owned + std::max(ghosts, 0.0));

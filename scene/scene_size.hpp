@@ -81,11 +81,12 @@ MemoryEstimate estimate_memory(const SceneSizes& sizes, const OutputSpec& output
 /// Estimated peak memory (bytes) of one rank of `mpirun -np P dem run`
 /// (mpi/domain.hpp), by phase, for a scene of n particles, B bonds and C
 /// contact pairs. Every rank still sets the whole scene up
-/// (docs/scaling.md): it builds it, holds the whole state with its first
-/// forces, moves its particles into the captured state (engine/partition.hpp
+/// (docs/scaling.md): it builds it, holds the whole set up without its
+/// first forces (particles and bonds, no contact list or result slots:
+/// engine/simulation.hpp Start), moves its particles into the captured state (engine/partition.hpp
 /// capture_and_release: 260 n with the build positions, held until the
 /// first part is made), keeps a template (ids 4 n, the bond list 44 B and
-/// the bonds' id keys 16 B) and runs its part: n/P owned
+/// the bonds' id keys 8 B) and runs its part: n/P owned
 /// particles and g ghosts, g = min(n - n/P, 14.8 (n/P)^(2/3)) (the shell of
 /// a bulk cube, docs/scaling.md; a slender body cut across holds far
 /// fewer), with its share of the bonds and pairs, its VTK piece and its
