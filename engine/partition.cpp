@@ -306,7 +306,29 @@ double PartFactory::interaction_range(const ParticleStore& s, const PeriodicCell
 }
 
 Simulation PartFactory::make(const GlobalState& state, const PartLayout& layout, Collective* collective) const {
+  return assemble(select_particles(state.particles, layout.members), selected_build_positions(state, layout), state,
+                  layout, collective);
+}
+
+Simulation PartFactory::make(GlobalState&& state, const PartLayout& layout, Collective* collective) const {
   ParticleStore part = select_particles(state.particles, layout.members);
+  std::optional<std::vector<Vec3>> built = selected_build_positions(state, layout);
+  // The whole system's particles go before the part's records are made.
+  state.particles = ParticleStore();
+  std::vector<Vec3>().swap(state.build_positions);
+  return assemble(std::move(part), std::move(built), state, layout, collective);
+}
+
+std::optional<std::vector<Vec3>> PartFactory::selected_build_positions(const GlobalState& state,
+                                                                       const PartLayout& layout) {
+  if (state.build_positions.empty()) return std::nullopt;  // (no contact list)
+  std::vector<Vec3> built(layout.members.size());
+  for (std::size_t k = 0; k < built.size(); ++k) built[k] = state.build_positions[layout.members[k]];
+  return built;
+}
+
+Simulation PartFactory::assemble(ParticleStore part, std::optional<std::vector<Vec3>> built, const GlobalState& state,
+                                 const PartLayout& layout, Collective* collective) const {
   part.ghost = layout.ghost;
   part.decomposed = true;
   // Each slot of the template's particles -> its slot in the part.
@@ -315,10 +337,8 @@ Simulation PartFactory::make(const GlobalState& state, const PartLayout& layout,
   std::vector<std::uint32_t> part_slot(t.id.size());  // (the template may keep its ids alone: release_work)
   for (std::size_t s = 0; s < t.id.size(); ++s) part_slot[s] = index.slot(t.id[s]);
   ForceField forces = whole_.forces().make_part(part, PartMap{part_slot, state.failed_bonds, {}}, state.histories);
-  if (!state.build_positions.empty()) {
-    std::vector<Vec3> built(layout.members.size());
-    for (std::size_t k = 0; k < built.size(); ++k) built[k] = state.build_positions[layout.members[k]];
-    forces.restore_neighbour_list(part, built, state.rebuild_count, state.build_edges ? &*state.build_edges : nullptr);
+  if (built) {
+    forces.restore_neighbour_list(part, *built, state.rebuild_count, state.build_edges ? &*state.build_edges : nullptr);
   }
   std::vector<ParticleGroup> groups = whole_.groups();  // (a part indexes the members it holds)
   std::vector<Clump> clumps;

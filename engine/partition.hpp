@@ -247,6 +247,11 @@ class PartFactory {
   /// forces, Simulation::Start). Without one, on one rank's terms, such
   /// bonds are a std::logic_error.
   Simulation make(const GlobalState& state, const PartLayout& layout, Collective* collective = nullptr) const;
+  /// The same from a state that is let go on the way: its particles and
+  /// build positions are freed as soon as the part's are selected, before
+  /// the part's records are made (a rank then never holds the whole
+  /// system's particles and its part's records at once).
+  Simulation make(GlobalState&& state, const PartLayout& layout, Collective* collective = nullptr) const;
 
   const Simulation& whole() const { return whole_; }
   /// The whole system's state (capture_and_release), once: the template
@@ -263,6 +268,12 @@ class PartFactory {
   double interaction_range(const ParticleStore& particles, const PeriodicCell* cell) const;
 
  private:
+  /// The build positions of the layout's members (nullopt: no contact list).
+  static std::optional<std::vector<Vec3>> selected_build_positions(const GlobalState& state, const PartLayout& layout);
+  /// make() from the part's particles and build positions, selected.
+  Simulation assemble(ParticleStore part, std::optional<std::vector<Vec3>> built, const GlobalState& state,
+                      const PartLayout& layout, Collective* collective) const;
+
   Simulation whole_;
   std::vector<std::uint64_t> bond_keys_;
 };

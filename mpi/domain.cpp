@@ -155,12 +155,12 @@ Domain::Domain(MPI_Comm comm, Simulation whole) : comm_(comm), factory_(std::mov
   MPI_Comm_size(comm_, &size_);
   clumps_ = !factory_.whole().clumps().empty();
   // The whole system's state lives on in `state`, then in the parts.
-  const GlobalState state = factory_.take_state();
+  GlobalState state = factory_.take_state();
   count_ = state.particles.size();
   // DEM_REPARTITION_EVERY=N: new parts every N steps as well (for tests of
   // the migration; the results are the same bits either way).
   if (const char* every = std::getenv("DEM_REPARTITION_EVERY")) repartition_every_ = std::strtoull(every, nullptr, 10);
-  make_parts(state);
+  make_parts(std::move(state));
   // The whole system's records, counted by the parts (the template has
   // none: it was set up without its first forces).
   whole_.particles = count_;
@@ -173,7 +173,7 @@ std::size_t Domain::ghost_count() const {
   return static_cast<std::size_t>(std::count(s.ghost.begin(), s.ghost.end(), std::uint8_t{1}));
 }
 
-void Domain::make_parts(const GlobalState& state) {
+void Domain::make_parts(GlobalState state) {
   const double range = factory_.interaction_range(state);
   margin_ = 0.5 * range;
   const double halo = (range + 2.0 * margin_) * (1.0 + 1e-9);
@@ -181,7 +181,7 @@ void Domain::make_parts(const GlobalState& state) {
   std::vector<std::uint32_t> owner =
       bisect_owners(state.particles.position, state.particles.id, static_cast<std::size_t>(size_), cell);
   keep_clumps_whole(owner, state.particles, state.clumps);
-  const std::vector<PartLayout> layouts =
+  std::vector<PartLayout> layouts =
       part_layouts(state.particles, owner, static_cast<std::size_t>(size_), halo, factory_.bond_keys(), cell);
   const std::size_t ranks = static_cast<std::size_t>(size_);
   send_ids_.assign(ranks, {});
@@ -196,10 +196,13 @@ void Domain::make_parts(const GlobalState& state) {
       if (q == static_cast<std::size_t>(rank_)) recv_ids_[owner[g]].push_back(state.particles.id[g]);
     }
   }
-  install_part(state, layouts[static_cast<std::size_t>(rank_)], cell);
+  const PartLayout mine = std::move(layouts[static_cast<std::size_t>(rank_)]);
+  std::vector<PartLayout>().swap(layouts);
+  std::vector<std::uint32_t>().swap(owner);
+  install_part(std::move(state), mine, cell);
 }
 
-void Domain::install_part(const GlobalState& state, const PartLayout& layout, const PeriodicCell* cell) {
+void Domain::install_part(GlobalState&& state, const PartLayout& layout, const PeriodicCell* cell) {
   failed_ = state.failed_bonds;
   // A deforming cell moves the images a record reads, and those its ends
   // were put back through, by at most sum_a |Hdot e_a| per unit time each
@@ -212,9 +215,9 @@ void Domain::install_part(const GlobalState& state, const PartLayout& layout, co
   // whole set up without its first forces find the bonds over strength at
   // the start, and their failures reach the log at the run's start.)
   if (part_)
-    *part_ = factory_.make(state, layout, this);
+    *part_ = factory_.make(std::move(state), layout, this);
   else
-    part_.emplace(factory_.make(state, layout, this));
+    part_.emplace(factory_.make(std::move(state), layout, this));
   moved_ = 0.0;
   start_.clear();
   if (part_->map() == IntegratorMap::implicit) {

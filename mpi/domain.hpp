@@ -150,14 +150,15 @@ class Domain final : public DecomposedRun, public Collective {
 
  private:
   /// The first parts, from the whole state every rank holds.
-  void make_parts(const GlobalState& state);
+  void make_parts(GlobalState state);
   /// New parts point to point (mpi/migration.cpp): each owned particle to
   /// its new owner (by `tree`) and the ranks that will hold it as a ghost.
   void migrate(const CutTree& tree);
   /// The part of the particles received by migrate() (`in[r]`: rank r's message).
   void install(const std::vector<std::vector<std::byte>>& in, const CutTree& tree);
-  /// This rank's part of `state` (`layout`), with the bookkeeping of new parts.
-  void install_part(const GlobalState& state, const PartLayout& layout, const PeriodicCell* cell);
+  /// This rank's part of `state` (`layout`; the state is let go on the
+  /// way: PartFactory::make), with the bookkeeping of new parts.
+  void install_part(GlobalState&& state, const PartLayout& layout, const PeriodicCell* cell);
   /// The new owner of each particle of `s` (`x`: its positions put back
   /// into the cell), clumps with their first member. Collective.
   std::vector<std::uint32_t> new_owners(const CutTree& tree, const ParticleStore& s, const std::vector<Vec3>& x) const;

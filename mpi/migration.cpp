@@ -188,7 +188,7 @@ void Domain::install(const std::vector<std::vector<std::byte>>& in, const CutTre
       for (const std::uint32_t q : it->second) send_ids_[q].push_back(p.id[i]);
     }
   }
-  install_part(state, layout, cell);
+  install_part(std::move(state), layout, cell);
 }
 
 }  // namespace dem
