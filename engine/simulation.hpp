@@ -236,8 +236,9 @@ class Simulation {
   /// The other ranks of a decomposed run (mpi/domain.hpp), kept by the
   /// caller for the life of this Simulation; call before the first step
   /// (the constructor's first evaluation and fracture test run on one
-  /// rank's terms: a decomposed run builds each rank's Simulation from a
-  /// consistent state). The default is serial_collective().
+  /// rank's terms unless Start::collective gave it then: a decomposed run
+  /// builds each rank's Simulation from a consistent state). The default
+  /// is serial_collective().
   void set_collective(Collective& collective) {
     collective_ = &collective;
     implicit_.set_domain(collective_->solver_domain());

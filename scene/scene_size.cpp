@@ -150,8 +150,11 @@ RankMemoryEstimate estimate_rank_memory(const SceneSizes& s, const OutputSpec& o
   part.bonds = static_cast<std::uint64_t>(std::ceil(share * static_cast<double>(whole.bonds)));
   part.contact_pairs = static_cast<std::uint64_t>(std::ceil(share * static_cast<double>(whole.contact_pairs)));
   const MemoryEstimate run = estimate_memory(part, output, true);
+  // The template, and either the captured state with the part's particles
+  // selected from it (the state is let go before the part's records are
+  // made: PartFactory::make) or the part's run with its output.
   const std::uint64_t kept = n * 4 + whole.bonds * kTemplateBytesPerBond;
-  e.part = kept + run.state + std::max(n * kCaptureBytesPerParticle, run.output);
+  e.part = kept + std::max(n * kCaptureBytesPerParticle + e.part_particles * kParticleBytes, run.state + run.output);
   e.peak = e.program + std::max(e.setup, e.part);
   return e;
 }

@@ -85,7 +85,7 @@ MemoryEstimate estimate_memory(const SceneSizes& sizes, const OutputSpec& output
 /// first forces (particles and bonds, no contact list or result slots:
 /// engine/simulation.hpp Start), moves its particles into the captured state (engine/partition.hpp
 /// capture_and_release: 260 n with the build positions, held until the
-/// first part is made), keeps a template (ids 4 n, the bond list 44 B and
+/// first part's particles are selected from it), keeps a template (ids 4 n, the bond list 44 B and
 /// the bonds' id keys 8 B) and runs its part: n/P owned
 /// particles and g ghosts, g = min(n - n/P, 14.8 (n/P)^(2/3)) (the shell of
 /// a bulk cube, docs/scaling.md; a slender body cut across holds far
