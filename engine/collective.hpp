@@ -94,8 +94,9 @@ class Collective {
 };
 
 /// One rank: nothing to exchange, every sum already the whole, the rebuild
-/// decision this rank's own.
-class SerialCollective final : public Collective {
+/// decision this rank's own. (Not final: a test may stand in for other
+/// ranks' sums by overriding reduce().)
+class SerialCollective : public Collective {
  public:
   void exchange_drifted(ParticleStore&, bool) override {}
   void exchange_placed(ParticleStore&) override {}

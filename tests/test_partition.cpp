@@ -69,7 +69,7 @@ void expect_template_parts_match(BuiltScene built, std::size_t max_ranks) {
 /// after another: a first round records each part's exact sums (call by
 /// call), a second hands every part, at each call, the total of the first
 /// round's over all parts (what MPI's allreduce gives them at once).
-class ReplayedSums final : public Collective {
+class ReplayedSums final : public SerialCollective {
  public:
   explicit ReplayedSums(const std::vector<ExactSum>* totals = nullptr) : totals_(totals) {}
   std::vector<ExactSum> recorded;
@@ -79,17 +79,6 @@ class ReplayedSums final : public Collective {
       if (totals_ != nullptr) s = totals_->at(next_++);
     }
   }
-  void exchange_drifted(ParticleStore&, bool) override {}
-  void exchange_placed(ParticleStore&) override {}
-  void exchange_velocities(ParticleStore&) override {}
-  void ghost_values(std::span<Vec6>) override {}
-  void max(std::span<double>) override {}
-  void reduce_report(EnergyReport&) override {}
-  void gather_failures(std::vector<BondFailure>&) override {}
-  DriftSink drift_sink(ForceField& forces, std::size_t count) override { return forces.drift_sink(count); }
-  bool rebuild_due(bool mine, const ParticleStore&, const ForceField&) override { return mine; }
-  std::optional<MortonFrame> morton_frame(const ParticleStore&) override { return std::nullopt; }
-  SolverDomain solver_domain() override { return {}; }
 
  private:
   const std::vector<ExactSum>* totals_;
