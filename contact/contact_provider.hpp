@@ -40,6 +40,7 @@
 #include <span>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "contact/contact_potential.hpp"
@@ -181,6 +182,11 @@ inline void PenaltyContactLaw::add_filter_changes(const ParticleStore& s, std::u
 inline std::uint64_t pair_key(std::uint32_t id_a, std::uint32_t id_b) {
   const std::uint32_t lo = std::min(id_a, id_b), hi = std::max(id_a, id_b);
   return (static_cast<std::uint64_t>(lo) << 32) | hi;
+}
+
+/// The two ids of a pair_key(), the lower first.
+inline std::pair<std::uint32_t, std::uint32_t> pair_key_ids(std::uint64_t key) {
+  return {static_cast<std::uint32_t>(key >> 32), static_cast<std::uint32_t>(key & 0xffffffffu)};
 }
 
 /// Where a record reads its second end in a periodic cell
@@ -559,8 +565,7 @@ class ContactProvider final : public ContactProviderBase,
         e.state = law_.load_state(r);
         if constexpr (kKinetic)
           for (Vec3& v : e.slots) v = r.vec3("contact pair results");
-        if (in_part(static_cast<std::uint32_t>(e.key >> 32)) && in_part(static_cast<std::uint32_t>(e.key & 0xffffffffu)))
-          entries.push_back(e);
+        if (const auto [i, j] = pair_key_ids(e.key); in_part(i) && in_part(j)) entries.push_back(e);
       }
       std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.key < b.key; });
       for (const Entry& e : entries) {

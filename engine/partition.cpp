@@ -208,8 +208,8 @@ void visit_cut_bonds(const IdIndex& index, std::span<const std::uint64_t> bond_k
                      std::span<const std::uint32_t> owner,
                      const std::function<void(std::uint32_t, std::uint32_t)>& visit) {
   for (const std::uint64_t key : bond_keys) {
-    const std::uint32_t a = index.slot(static_cast<std::uint32_t>(key >> 32));
-    const std::uint32_t b = index.slot(static_cast<std::uint32_t>(key & 0xffffffffu));
+    const auto [i, j] = pair_key_ids(key);
+    const std::uint32_t a = index.slot(i), b = index.slot(j);
     if (a == PartMap::kNotInPart || b == PartMap::kNotInPart || owner[a] == owner[b]) continue;
     visit(a, b);
   }
@@ -294,8 +294,8 @@ double PartFactory::interaction_range(const ParticleStore& s, const PeriodicCell
     const IdIndex index(s);
     if (cell != nullptr && !cell->any()) cell = nullptr;
     for (const std::uint64_t key : bond_keys_) {
-      const std::uint32_t a = index.slot(static_cast<std::uint32_t>(key >> 32));
-      const std::uint32_t b = index.slot(static_cast<std::uint32_t>(key & 0xffffffffu));
+      const auto [i, j] = pair_key_ids(key);
+      const std::uint32_t a = index.slot(i), b = index.slot(j);
       if (a == PartMap::kNotInPart || b == PartMap::kNotInPart) continue;
       Vec3 d = s.position[a] - s.position[b];
       if (cell != nullptr) d -= cell->offset(cell->nearest_shift(d));  // to the bond's image (bonds/bond_images.hpp)

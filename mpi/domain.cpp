@@ -373,8 +373,8 @@ std::vector<std::uint32_t> Domain::components(std::uint64_t* count) const {
   std::uint64_t components = count_;
   for (std::size_t k = 0; k < keys.size(); ++k) {
     if (std::binary_search(failed_.begin(), failed_.end(), static_cast<std::uint32_t>(k))) continue;
-    const std::uint32_t a = find(static_cast<std::uint32_t>(keys[k] >> 32));
-    const std::uint32_t b = find(static_cast<std::uint32_t>(keys[k] & 0xffffffffu));
+    const auto [i, j] = pair_key_ids(keys[k]);
+    const std::uint32_t a = find(i), b = find(j);
     if (a != b) {
       parent[std::max(a, b)] = std::min(a, b);
       --components;
