@@ -194,12 +194,22 @@ std::vector<std::uint32_t> bisect_owners(std::span<const Vec3> positions, std::s
   return owner;
 }
 
-IdIndex::IdIndex(const ParticleStore& s) : by_id_(s.size()) {
-  for (std::size_t i = 0; i < s.size(); ++i) by_id_[i] = {s.id[i], static_cast<std::uint32_t>(i)};
+IdIndex::IdIndex(const ParticleStore& s) {
+  const std::size_t n = s.size();
+  std::uint64_t top = 0;
+  for (const std::uint32_t id : s.id) top = std::max<std::uint64_t>(top, id);
+  if (n > 0 && top < 2 * static_cast<std::uint64_t>(n)) {
+    dense_.assign(static_cast<std::size_t>(top) + 1, PartMap::kNotInPart);
+    for (std::size_t i = 0; i < n; ++i) dense_[s.id[i]] = static_cast<std::uint32_t>(i);
+    return;
+  }
+  by_id_.resize(n);
+  for (std::size_t i = 0; i < n; ++i) by_id_[i] = {s.id[i], static_cast<std::uint32_t>(i)};
   std::sort(by_id_.begin(), by_id_.end());
 }
 
 std::uint32_t IdIndex::slot(std::uint32_t id) const {
+  if (!dense_.empty()) return id < dense_.size() ? dense_[id] : PartMap::kNotInPart;
   const auto it = std::lower_bound(by_id_.begin(), by_id_.end(), std::make_pair(id, 0u));
   return it != by_id_.end() && it->first == id ? it->second : PartMap::kNotInPart;
 }
@@ -234,6 +244,23 @@ std::size_t PartLayout::owned_count() const {
   return static_cast<std::size_t>(std::count(ghost.begin(), ghost.end(), std::uint8_t{0}));
 }
 
+namespace {
+
+/// The box of each rank's owned particles (positions `x`, owners `owner`);
+/// an empty box (lo > hi) for a rank without any.
+std::pair<std::vector<Vec3>, std::vector<Vec3>> owned_boxes(std::span<const Vec3> x,
+                                                            std::span<const std::uint32_t> owner, std::size_t ranks) {
+  std::vector<Vec3> lo(ranks, Vec3::Constant(std::numeric_limits<double>::infinity()));
+  std::vector<Vec3> hi(ranks, Vec3::Constant(-std::numeric_limits<double>::infinity()));
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    lo[owner[i]] = lo[owner[i]].cwiseMin(x[i]);
+    hi[owner[i]] = hi[owner[i]].cwiseMax(x[i]);
+  }
+  return {std::move(lo), std::move(hi)};
+}
+
+}  // namespace
+
 std::vector<PartLayout> part_layouts(const ParticleStore& s, std::span<const std::uint32_t> owner, std::size_t ranks,
                                      double halo, std::span<const std::uint64_t> bond_keys, const PeriodicCell* cell) {
   const std::size_t n = s.size();
@@ -241,12 +268,7 @@ std::vector<PartLayout> part_layouts(const ParticleStore& s, std::span<const std
   const bool periodic = cell != nullptr && cell->any();
   const std::vector<Vec3> x = positions_in_cell(s.position, cell);
   const std::vector<Vec3> shifts = periodic ? image_offsets(*cell, halo) : std::vector<Vec3>{Vec3::Zero()};
-  std::vector<Vec3> lo(ranks, Vec3::Constant(std::numeric_limits<double>::infinity()));
-  std::vector<Vec3> hi(ranks, Vec3::Constant(-std::numeric_limits<double>::infinity()));
-  for (std::size_t i = 0; i < n; ++i) {
-    lo[owner[i]] = lo[owner[i]].cwiseMin(x[i]);
-    hi[owner[i]] = hi[owner[i]].cwiseMax(x[i]);
-  }
+  const auto [lo, hi] = owned_boxes(x, owner, ranks);
   std::vector<std::vector<std::uint8_t>> in(ranks, std::vector<std::uint8_t>(n, 0));  // 1 owned, 2 ghost
   for (std::size_t i = 0; i < n; ++i) {
     in[owner[i]][i] = 1;
@@ -265,6 +287,48 @@ std::vector<PartLayout> part_layouts(const ParticleStore& s, std::span<const std
         out[r].members.push_back(static_cast<std::uint32_t>(i));
         out[r].ghost.push_back(in[r][i] == 2 ? 1 : 0);
       }
+  return out;
+}
+
+RankLayout rank_layout(const ParticleStore& s, std::span<const std::uint32_t> owner, std::size_t rank,
+                       std::size_t ranks, double halo, std::span<const std::uint64_t> bond_keys,
+                       const PeriodicCell* cell) {
+  const std::size_t n = s.size();
+  const bool periodic = cell != nullptr && cell->any();
+  const std::vector<Vec3> x = positions_in_cell(s.position, cell);
+  const std::vector<Vec3> shifts = periodic ? image_offsets(*cell, halo) : std::vector<Vec3>{Vec3::Zero()};
+  const auto [lo, hi] = owned_boxes(x, owner, ranks);
+  const auto me = static_cast<std::uint32_t>(rank);
+  std::vector<std::uint8_t> in(n, 0);  // 1 owned, 2 ghost (part_layouts' rule, for this rank)
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> held;  // (rank q, owned slot q holds as a ghost)
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto slot = static_cast<std::uint32_t>(i);
+    if (owner[i] != me) {
+      if (near_box(x[i], lo[rank], hi[rank], shifts, halo)) in[i] = 2;
+      continue;
+    }
+    in[i] = 1;
+    for (std::size_t q = 0; q < ranks; ++q)
+      if (q != rank && near_box(x[i], lo[q], hi[q], shifts, halo)) held.emplace_back(static_cast<std::uint32_t>(q), slot);
+  }
+  if (!bond_keys.empty())
+    visit_cut_bonds(IdIndex(s), bond_keys, owner, [&](std::uint32_t a, std::uint32_t b) {
+      for (const auto& [end, other] : {std::pair{a, b}, std::pair{b, a}}) {
+        if (owner[end] != me) continue;
+        if (in[other] == 0) in[other] = 2;
+        held.emplace_back(owner[other], end);
+      }
+    });
+  RankLayout out;
+  for (std::size_t i = 0; i < n; ++i)
+    if (in[i] != 0) {
+      out.layout.members.push_back(static_cast<std::uint32_t>(i));
+      out.layout.ghost.push_back(in[i] == 2 ? 1 : 0);
+    }
+  std::sort(held.begin(), held.end());
+  held.erase(std::unique(held.begin(), held.end()), held.end());
+  out.held_by.assign(ranks, {});
+  for (const auto& [q, slot] : held) out.held_by[q].push_back(slot);
   return out;
 }
 

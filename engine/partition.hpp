@@ -110,9 +110,11 @@ std::vector<std::uint32_t> bisect_owners(std::span<const Vec3> positions, std::s
 /// without a cell.
 std::vector<Vec3> positions_in_cell(std::span<const Vec3> positions, const PeriodicCell* cell);
 
-/// The slot of each particle id in a store (sorted (id, slot) pairs: a
-/// binary search per lookup, no map). The store must not change while the
-/// index is used.
+/// The slot of each particle id in a store. Where the ids are dense (the
+/// largest below twice the store's size: a whole system, or a part of
+/// one small system), a table of a slot per id, 4 bytes each, read in one
+/// step; else sorted (id, slot) pairs, 8 bytes a particle, a binary search
+/// per lookup. The store must not change while the index is used.
 class IdIndex {
  public:
   explicit IdIndex(const ParticleStore& particles);
@@ -120,6 +122,7 @@ class IdIndex {
   std::uint32_t slot(std::uint32_t id) const;
 
  private:
+  std::vector<std::uint32_t> dense_;  ///< per id: its slot (dense ids), else empty
   std::vector<std::pair<std::uint32_t, std::uint32_t>> by_id_;
 };
 
@@ -166,6 +169,19 @@ std::vector<std::byte> pack_piece(const Simulation& part, std::span<const std::u
 /// pack_piece() of a part's owned particles and its clumps, for an MPI
 /// rank to send.
 std::vector<std::byte> pack_owned(const Simulation& part);
+
+/// One rank's part of part_layouts(), found without the others' (time
+/// proportional to the particles and bonds, not to them times the ranks):
+/// `layout` is part_layouts(...)[rank], and held_by[q] the slots of the
+/// particles `rank` owns that rank q holds as ghosts, ascending (empty for
+/// q = rank): those it sends q after every step.
+struct RankLayout {
+  PartLayout layout;
+  std::vector<std::vector<std::uint32_t>> held_by;
+};
+RankLayout rank_layout(const ParticleStore& particles, std::span<const std::uint32_t> owner, std::size_t rank,
+                       std::size_t ranks, double halo, std::span<const std::uint64_t> bond_keys,
+                       const PeriodicCell* cell = nullptr);
 
 /// Every shift H n of the periodic `cell` with |n_a| <= 1 + halo/width_a on
 /// its periodic axes (n = 0 first): the images within `halo`.

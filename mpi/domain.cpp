@@ -178,28 +178,28 @@ void Domain::make_parts(GlobalState state) {
   margin_ = 0.5 * range;
   const double halo = (range + 2.0 * margin_) * (1.0 + 1e-9);
   const PeriodicCell* cell = state.cell ? &*state.cell : nullptr;
-  std::vector<std::uint32_t> owner =
-      bisect_owners(state.particles.position, state.particles.id, static_cast<std::size_t>(size_), cell);
-  keep_clumps_whole(owner, state.particles, state.clumps);
-  std::vector<PartLayout> layouts =
-      part_layouts(state.particles, owner, static_cast<std::size_t>(size_), halo, factory_.bond_keys(), cell);
-  const std::size_t ranks = static_cast<std::size_t>(size_);
+  const std::size_t ranks = static_cast<std::size_t>(size_), me = static_cast<std::size_t>(rank_);
+  const ParticleStore& p = state.particles;
+  const std::vector<Vec3> x = positions_in_cell(p.position, cell);
+  // The bisection's cuts found by the ranks together, each from a slice of
+  // the particles (the tree of all of them: engine/cut_tree.hpp), then
+  // every particle's owner from the cuts.
+  const std::size_t from = p.size() * me / ranks, to = p.size() * (me + 1) / ranks;
+  MpiReductions reductions(comm_);
+  const CutTree tree = CutTree::build(std::span(x).subspan(from, to - from),
+                                      std::span(p.id).subspan(from, to - from), ranks, reductions);
+  std::vector<std::uint32_t> owner(p.size());
+  for (std::size_t i = 0; i < p.size(); ++i) owner[i] = tree.owner(x[i], p.id[i]);
+  keep_clumps_whole(owner, p, state.clumps);
+  RankLayout mine = rank_layout(p, owner, me, ranks, halo, factory_.bond_keys(), cell);
   send_ids_.assign(ranks, {});
   recv_ids_.assign(ranks, {});
-  for (std::size_t q = 0; q < ranks; ++q) {
-    const PartLayout& l = layouts[q];
-    for (std::size_t k = 0; k < l.members.size(); ++k) {
-      const std::uint32_t g = l.members[k];
-      if (!l.ghost[k]) continue;
-      if (q != static_cast<std::size_t>(rank_) && owner[g] == static_cast<std::uint32_t>(rank_))
-        send_ids_[q].push_back(state.particles.id[g]);
-      if (q == static_cast<std::size_t>(rank_)) recv_ids_[owner[g]].push_back(state.particles.id[g]);
-    }
-  }
-  const PartLayout mine = std::move(layouts[static_cast<std::size_t>(rank_)]);
-  std::vector<PartLayout>().swap(layouts);
+  for (std::size_t q = 0; q < ranks; ++q)
+    for (const std::uint32_t g : mine.held_by[q]) send_ids_[q].push_back(p.id[g]);
+  for (std::size_t k = 0; k < mine.layout.members.size(); ++k)
+    if (mine.layout.ghost[k]) recv_ids_[owner[mine.layout.members[k]]].push_back(p.id[mine.layout.members[k]]);
   std::vector<std::uint32_t>().swap(owner);
-  install_part(std::move(state), mine, cell);
+  install_part(std::move(state), mine.layout, cell);
 }
 
 void Domain::install_part(GlobalState&& state, const PartLayout& layout, const PeriodicCell* cell) {

@@ -231,3 +231,69 @@ TEST(Partition, ClumpsStayWhole) {
 }
 
 }  // namespace dem
+
+namespace dem {
+
+// A rank's own layout (rank_layout, what mpi/domain.cpp makes the first
+// parts from) is its entry of part_layouts(), and the particles it sends
+// each other rank are those that rank holds as ghosts in its layout.
+TEST(Partition, RankLayoutIsItsEntryOfTheLayoutsAndSendsWhatTheOthersHoldAsGhosts) {
+  bool cut_bonds = false, periodic = false;
+  for (const char* path : {"scenes/ring_torus.toml", "scenes/plate_drop.toml", "scenes/clumps.toml",
+                           "tests/scenes/periodic_gas.toml"}) {
+    PartFactory factory(make_simulation(built_scene(path), Simulation::Start{nullptr, false}));
+    const GlobalState state = factory.take_state();
+    const ParticleStore& p = state.particles;
+    const PeriodicCell* cell = state.cell ? &*state.cell : nullptr;
+    periodic = periodic || (cell != nullptr && cell->any());
+    // A run's halo, and one short of the bonds (where only the bond rule
+    // makes the far ends ghosts).
+    for (const double share : {1.0001, 0.3})
+    for (std::size_t ranks = 1; ranks <= 4; ++ranks) {
+      const double halo = factory.interaction_range(state) * share;
+      std::vector<std::uint32_t> owner = bisect_owners(p.position, p.id, ranks, cell);
+      keep_clumps_whole(owner, p, state.clumps);
+      const std::vector<PartLayout> all = part_layouts(p, owner, ranks, halo, factory.bond_keys(), cell);
+      for (std::size_t r = 0; r < ranks; ++r) {
+        const RankLayout mine = rank_layout(p, owner, r, ranks, halo, factory.bond_keys(), cell);
+        EXPECT_EQ(mine.layout.members, all[r].members) << path << ", rank " << r << " of " << ranks;
+        EXPECT_EQ(mine.layout.ghost, all[r].ghost) << path << ", rank " << r << " of " << ranks;
+        ASSERT_EQ(mine.held_by.size(), ranks);
+        for (std::size_t q = 0; q < ranks; ++q) {
+          std::vector<std::uint32_t> expected;
+          for (std::size_t k = 0; k < all[q].members.size(); ++k)
+            if (all[q].ghost[k] && owner[all[q].members[k]] == r) expected.push_back(all[q].members[k]);
+          EXPECT_EQ(mine.held_by[q], expected) << path << ", rank " << r << " to " << q << " of " << ranks;
+        }
+      }
+      // Some ghost is there only through a bond (beyond the halo of the owner's box).
+      if (!factory.bond_keys().empty() && ranks > 1) {
+        const std::vector<PartLayout> unbonded = part_layouts(p, owner, ranks, halo, {}, cell);
+        for (std::size_t r = 0; r < ranks; ++r) cut_bonds = cut_bonds || unbonded[r].members != all[r].members;
+      }
+    }
+  }
+  EXPECT_TRUE(periodic);
+  EXPECT_TRUE(cut_bonds) << "no ghost is held through a bond alone: the bond rule is not exercised";
+}
+
+TEST(Partition, IdIndexFindsDenseAndSparseIds) {
+  for (const std::uint32_t stride : {1u, 3u}) {  // ids 0..n-1 shuffled (a table), or spread out (sorted pairs)
+    ParticleStore s;
+    const std::size_t n = 40;
+    for (std::size_t k = 0; k < n; ++k) s.add(ParticleSpec{});
+    for (std::size_t k = 0; k < n; ++k) s.id[k] = static_cast<std::uint32_t>(((k * 17) % n) * stride + 5 * (stride - 1));
+    const IdIndex index(s);
+    for (std::size_t k = 0; k < n; ++k) EXPECT_EQ(index.slot(s.id[k]), k) << "stride " << stride;
+    std::size_t absent = 0;
+    for (std::uint32_t id = 0; id < 4 * n * stride; ++id)
+      if (std::find(s.id.begin(), s.id.end(), id) == s.id.end()) {
+        ++absent;
+        EXPECT_EQ(index.slot(id), PartMap::kNotInPart) << "id " << id << ", stride " << stride;
+      }
+    EXPECT_GT(absent, 0u);
+    EXPECT_EQ(index.slot(0xfffffffeu), PartMap::kNotInPart);
+  }
+}
+
+}  // namespace dem
