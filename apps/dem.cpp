@@ -309,8 +309,10 @@ int mpi_ranks() {
 }
 
 /// Runs `sim` to the end: on this process's threads, or, started by mpirun
-/// on more than one rank, split into one part per rank (mpi/domain.hpp).
-int run(Simulation sim, RunPlan& plan) {
+/// on more than one rank, split into one part per rank (mpi/domain.hpp);
+/// with `state` (a checkpoint in parts), `sim` is only the template of the
+/// parts of that state.
+int run(Simulation sim, RunPlan& plan, std::optional<GlobalState> state = std::nullopt) {
 #ifdef DEM_WITH_MPI
   int ranks = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
@@ -344,7 +346,12 @@ int run(Simulation sim, RunPlan& plan) {
         std::cerr << "error: [run] " << kAmgOneProcessOnly << "\n";
       return kExitBadInput;
     }
-    Domain domain(MPI_COMM_WORLD, std::move(sim));
+    std::optional<Domain> made;
+    if (state)
+      made.emplace(MPI_COMM_WORLD, std::move(sim), std::move(*state));
+    else
+      made.emplace(MPI_COMM_WORLD, std::move(sim));
+    Domain& domain = *made;
     plan.domain = &domain;
     std::cout << "MPI: " << ranks << " ranks, " << domain.particle_count()
               << " particles split by recursive coordinate bisection (rank 0 holds " << domain.ghost_count()
@@ -359,6 +366,7 @@ int run(Simulation sim, RunPlan& plan) {
     return status;
   }
 #endif
+  if (state) throw std::logic_error("the parts of a checkpoint's state without MPI ranks");
   return run_to_end(sim, plan, std::cout);
 }
 
@@ -389,7 +397,10 @@ int run_scene(const Options& o) {
 }
 
 int restart(const Options& o) {
-  CheckpointState c = read_whole_checkpoint(o.checkpoint);
+  // On several MPI ranks an index of parts is not put together into a
+  // whole checkpoint: the ranks make their parts from its parts' state
+  // (read_checkpoint_parts below).
+  CheckpointState c = mpi_ranks() > 1 ? read_checkpoint(o.checkpoint) : read_whole_checkpoint(o.checkpoint);
   // The run's end as a time on the checkpoint's own clock (before any
   // change of step below).
   const double old_end_time = checkpoint_time_at(c, std::max(c.end_step, c.step_origin));
@@ -455,11 +466,25 @@ int restart(const Options& o) {
   if (o.implicit_energy_rise > 0.0)
     limits.implicit_rise = o.implicit_energy_rise, limits.rise_name = "--implicit-energy-rise";
   if (c.map != old_map) plan.energy_check.measured = false;
-  Simulation sim = simulation_from(c);
-  std::cout << "restart from " << o.checkpoint << " at step " << c.step_count << " (t = " << format_g(sim.time())
-            << "), " << sim.particles().size() << " particles, " << sim.forces().bonds().size()
-            << " bonds; running to step " << plan.end_step << " on " << active_threads() << " threads into "
-            << std::filesystem::absolute(plan.output_dir).string() << "\n";
+  // On several MPI ranks the restored whole is only the template of the
+  // parts: no contact list or first forces on any rank, the checkpoint's
+  // list build and histories handed over as they are (Simulation::Start).
+  const std::uint64_t from_step = c.step_count;
+  const double from_time = checkpoint_time_at(c, c.step_count);
+  const auto announce = [&](std::size_t particles, std::size_t bonds) {
+    std::cout << "restart from " << o.checkpoint << " at step " << from_step << " (t = " << format_g(from_time)
+              << "), " << particles << " particles, " << bonds
+              << " bonds; running to step " << plan.end_step << " on " << active_threads() << " threads into "
+              << std::filesystem::absolute(plan.output_dir).string() << "\n";
+  };
+  if (c.parts) {
+    CheckpointPartsStart start = read_checkpoint_parts(c, o.checkpoint);
+    announce(start.state.particles.size(), start.whole.forces().bonds().size());
+    return run(std::move(start.whole), plan, std::move(start.state));
+  }
+  const bool whole = mpi_ranks() == 1;
+  Simulation sim = simulation_from(std::move(c), Simulation::Start{nullptr, whole, !whole});
+  announce(sim.particles().size(), sim.forces().bonds().size());
   return run(std::move(sim), plan);
 }
 

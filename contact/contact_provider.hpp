@@ -212,6 +212,18 @@ class NeighbourListOwner {
   virtual ~NeighbourListOwner() = default;
   virtual const NeighbourSearch& neighbours() const = 0;
   virtual NeighbourSearch& neighbours() = 0;
+  /// The list's last build: the positions it was built at (length; empty
+  /// before the first), the builds so far, and the periodic cell's edges
+  /// then. Those of a checkpoint's list where its restore is still
+  /// pending (load() until the stepper first asks): what a template of a
+  /// checkpoint's state hands over (engine/partition.hpp) without building
+  /// the whole system's list.
+  struct LastBuild {
+    std::span<const Vec3> positions;
+    std::size_t rebuild_count = 0;
+    Mat3 edges = Mat3::Zero();
+  };
+  virtual LastBuild last_build() const = 0;
   /// Rebuilds the list from the positions of an earlier build (a checkpoint)
   /// and sets the build count, so that a continued run rebuilds at the same
   /// steps. Throws std::invalid_argument if the sizes differ.
@@ -312,6 +324,10 @@ class ContactProviderBase : public ForceProvider,
 
   const NeighbourSearch& neighbours() const override { return search_; }
   NeighbourSearch& neighbours() override { return search_; }
+  LastBuild last_build() const override {
+    if (!pending_) return {search_.build_positions(), search_.rebuild_count(), search_.build_edges()};
+    return {pending_positions_, pending_rebuilds_, pending_build_edges_ ? *pending_build_edges_ : search_.build_edges()};
+  }
   std::vector<ArrayBytes> memory_use() const override {
     const NeighbourList& l = search_.list();
     return {{"contact pair list (owner, partner)", capacity_bytes(l.owner) + capacity_bytes(l.partner)},
@@ -579,8 +595,20 @@ class ContactProvider final : public ContactProviderBase,
   }
   /// Each listed pair this process books: key, state and (kinetic laws) the
   /// four result slots of the last evaluation.
+  /// A checkpoint's pairs still pending (a template of its state, which
+  /// books them all): as load() read them, in the list's order then.
   void pack_history(const ParticleStore& s, ByteWriter& w) const override {
     if constexpr (kStateful) {
+      if (pending_) {
+        if (s.is_part()) throw std::logic_error("pack_history: a part's contact list restore is pending");
+        for (std::size_t k = 0; k < pending_keys_.size(); ++k) {
+          w.u64(pending_keys_[k]);
+          law_.save_state(w, pending_state_[k]);
+          if constexpr (kKinetic)
+            for (int q = 0; q < 4; ++q) w.vec3(pending_slots_[4 * k + q]);
+        }
+        return;
+      }
       const NeighbourList& l = search_.list();
       for (std::size_t k = 0; k < l.pair_count(); ++k) {
         if (!s.books(l.owner[k], l.partner[k])) continue;

@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "contact/contact_provider.hpp"
+#include "engine/reorder.hpp"
 
 namespace dem {
 
@@ -60,7 +61,7 @@ void capture_cell(const Simulation& sim, GlobalState& g) {
   g.build_edges.reset();
   if (sim.cell() == nullptr) return;
   g.cell = *sim.cell();
-  if (const NeighbourSearch* s = search_of(sim.forces())) g.build_edges = s->build_edges();
+  if (const NeighbourListOwner* list = sim.forces().neighbour_list()) g.build_edges = list->last_build().edges;
 }
 
 /// Clumps in the order of their first members' ids.
@@ -103,9 +104,10 @@ namespace {
 /// captured positions, at the cell's edges now, and no provider has a
 /// history yet (each part's first evaluation makes the first one, as the
 /// undivided run's does; a history packed from the template would stand
-/// for an evaluation that never was).
+/// for an evaluation that never was). A template of a checkpoint's state
+/// (Start::restored) has the checkpoint's build and histories instead.
 void set_first_build(const Simulation& whole, GlobalState& g) {
-  if (whole.first_forces()) return;
+  if (whole.first_forces() || whole.restored()) return;
   for (std::vector<std::byte>& h : g.histories) h.clear();
   if (search_of(whole.forces()) == nullptr) return;
   g.build_positions = g.particles.position;
@@ -125,9 +127,11 @@ void set_whole_order(ParticleStore& p) {
 /// Everything of capture_global_state() but the particles.
 GlobalState capture_all_but_particles(const Simulation& whole) {
   GlobalState g;
-  if (const NeighbourSearch* s = search_of(whole.forces())) {
-    g.build_positions = s->build_positions();
-    g.rebuild_count = s->rebuild_count();
+  if (const NeighbourListOwner* list = whole.forces().neighbour_list()) {
+    // (A checkpoint's template: the build its list restore waits for.)
+    const NeighbourListOwner::LastBuild built = list->last_build();
+    g.build_positions.assign(built.positions.begin(), built.positions.end());
+    g.rebuild_count = built.rebuild_count;
   }
   capture_cell(whole, g);
   g.failed_bonds = whole.forces().failed_bonds();
@@ -339,7 +343,7 @@ PartFactory::PartFactory(Simulation whole) : whole_(std::move(whole)) {
   for (std::size_t b = 0; b < bonds.size(); ++b) bond_keys_.push_back(pair_key(s.id[bonds.first[b]], s.id[bonds.second[b]]));
   // Fails now, naming the provider, if a provider cannot be split (tried
   // on an empty part: no copy of the whole system's records).
-  const std::vector<std::uint32_t> none(s.size(), PartMap::kNotInPart);
+  const std::vector<std::uint32_t> none(s.id.size(), PartMap::kNotInPart);  // (a released template keeps its ids)
   ParticleStore empty;
   empty.decomposed = true;
   (void)whole_.forces().make_part(empty, PartMap{none, {}, {}});
@@ -501,13 +505,14 @@ GlobalState shared_state(const Simulation& part, std::vector<std::uint32_t> fail
   return g;
 }
 
-GlobalState unpack_state(std::span<const std::vector<std::byte>> pieces, std::size_t providers, GlobalState shared) {
+GlobalState unpack_state(std::vector<std::vector<std::byte>> pieces, std::size_t providers, GlobalState shared) {
   ParticleStore all;
   std::vector<Vec3> built;
   bool with_list = false;
   std::vector<std::vector<std::byte>> histories(providers);
-  std::vector<std::span<const std::byte>> clump_bytes;
-  for (const std::vector<std::byte>& piece : pieces) {
+  std::vector<Clump> clumps;
+  for (std::vector<std::byte>& held : pieces) {
+    const std::vector<std::byte> piece = std::move(held);  // (freed at the end of this iteration)
     std::size_t at = 0;
     const auto n = static_cast<std::size_t>(take<std::uint64_t>(piece, at));
     with_list = take<std::uint8_t>(piece, at) != 0;
@@ -530,23 +535,21 @@ GlobalState unpack_state(std::span<const std::vector<std::byte>> pieces, std::si
     }
     const auto bytes = static_cast<std::size_t>(take<std::uint64_t>(piece, at));
     if (bytes > piece.size() - at) throw std::runtime_error("a packed particle piece is truncated");
-    clump_bytes.emplace_back(piece.data() + at, bytes);
+    ByteReader r(std::span<const std::byte>(piece.data() + at, bytes));
+    for (Clump& c : load_clumps(r, std::numeric_limits<std::uint32_t>::max())) clumps.push_back(std::move(c));
     at += bytes;
     if (at != piece.size()) throw std::runtime_error("a packed particle piece has bytes left over");
   }
   const std::vector<std::uint32_t> order = global_order(all);
   GlobalState g = std::move(shared);
-  g.particles = select_particles(all, order);
+  permute_particles(all, order);  // (field by field: no second copy of the particles)
+  g.particles = std::move(all);
   if (with_list) {
     g.build_positions.resize(order.size());
     for (std::size_t k = 0; k < order.size(); ++k) g.build_positions[k] = built[order[k]];
   }
   g.histories = std::move(histories);
-  for (const std::span<const std::byte> bytes : clump_bytes) {
-    ByteReader r(bytes);
-    for (Clump& c : load_clumps(r, std::numeric_limits<std::uint32_t>::max())) g.clumps.push_back(std::move(c));
-  }
-  g.clumps = sorted_clumps(std::move(g.clumps));
+  g.clumps = sorted_clumps(std::move(clumps));
   return g;
 }
 

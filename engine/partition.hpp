@@ -202,7 +202,9 @@ GlobalState shared_state(const Simulation& part, std::vector<std::uint32_t> fail
 /// order of pieces), put into the whole system's order, with the scalars
 /// of `shared` (shared_state()); `providers`: the part's provider count.
 /// Throws std::runtime_error for a piece that does not unpack.
-GlobalState unpack_state(std::span<const std::vector<std::byte>> pieces, std::size_t providers, GlobalState shared);
+/// Each piece is freed once unpacked, and the particles are put in order
+/// in place: the state is held about once, not beside its pieces or a copy.
+GlobalState unpack_state(std::vector<std::vector<std::byte>> pieces, std::size_t providers, GlobalState shared);
 
 /// A digest of the whole system's bonds (FNV-1a 64 of the particle count
 /// and the pair_key of the ids of every bond, ascending: the same whatever
@@ -274,6 +276,9 @@ class PartFactory {
   /// then keeps only its particles' ids, its providers' settings and static
   /// records.
   GlobalState take_state() { return capture_and_release(whole_); }
+  /// The template's work and particles freed (their ids kept), where the
+  /// state comes from elsewhere (a checkpoint in parts).
+  void release_template() { whole_.release_work(); }
   /// pair_key of the ids of every bond of the whole system.
   const std::vector<std::uint64_t>& bond_keys() const { return bond_keys_; }
   /// 2 r_max + skin, or the longest bond at `state` if longer (length; a

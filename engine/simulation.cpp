@@ -36,7 +36,8 @@ Simulation::Simulation(ParticleStore particles, ForceField forces, std::vector<C
       map_(map),
       h_(time_step),
       steps_(steps_done),
-      first_forces_(how.first_forces) {
+      first_forces_(how.first_forces),
+      restored_(!how.first_forces && how.restored) {
   if (how.collective != nullptr) set_collective(*how.collective);
   if (!(std::isfinite(h_) && h_ > 0.0))
     throw std::invalid_argument("time step must be a finite positive number, got " + format_g(h_));
@@ -85,8 +86,9 @@ void Simulation::start() {
   filter_on_ = forces_.applies_filter();
   if (!first_forces_) {
     // A template of parts: the particles as the first rebuild leaves them,
-    // with no list and no forces (Start::first_forces).
-    if (!particles_.is_part() && rebuild_test()) order_for_rebuild();
+    // with no list and no forces (Start::first_forces); a checkpoint's as
+    // it has them (Start::restored).
+    if (!restored_ && !particles_.is_part() && rebuild_test()) order_for_rebuild();
     return;
   }
   // A part of a decomposed system (ghosts flagged, engine/partition.hpp)

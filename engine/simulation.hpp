@@ -123,11 +123,20 @@ class Simulation {
     /// their own, and find the bonds over strength at the start). Such a
     /// Simulation must not be stepped; first_forces() tells it.
     bool first_forces = true;
+    /// With first_forces false: the particles and records come from a
+    /// checkpoint (io/checkpoint.hpp simulation_from). The template then
+    /// neither re-orders nor builds a list: it hands over the list's build
+    /// and the records' histories as the checkpoint has them, the state
+    /// of the run when it was written, and the parts decide at their first
+    /// step whether the list is rebuilt, as that run did (restored()).
+    bool restored = false;
   };
   Simulation(ParticleStore particles, ForceField forces, std::vector<Clump> clumps, IntegratorMap map,
              double time_step, std::size_t steps_done, Start start);
   /// False for a template set up with Start::first_forces = false.
   bool first_forces() const { return first_forces_; }
+  /// True for a template of a checkpoint's state (Start::restored).
+  bool restored() const { return restored_; }
 
   /// Advances one step of size h. Throws StabilityError (map 23),
   /// LgviSolveError, or std::runtime_error if a position became non-finite.
@@ -315,6 +324,7 @@ class Simulation {
   std::size_t step_origin_ = 0;
   std::size_t reorders_ = 0;
   bool first_forces_ = true;
+  bool restored_ = false;
   std::vector<LgviHalfStep> half_;          ///< per clump, between the two parts of a step
   std::vector<std::uint32_t> member_slot_;  ///< slots of all clumps' members, clump by clump
   std::vector<char> in_clump_;              ///< per slot: member of a clump (empty without clumps)

@@ -490,16 +490,34 @@ CheckpointState capture_simulation(const Simulation& sim) {
   return c;
 }
 
-Simulation simulation_from(const CheckpointState& c) {
-  ParticleStore particles = c.particles;
-  ForceField field = load_providers(c.providers, particles, c.reorder_on_rebuild);
-  Simulation sim(std::move(particles), std::move(field), c.clumps, c.map, c.time_step, c.step_count);
+namespace {
+
+/// simulation_from() of `c`'s run state with `particles` and `field` made
+/// from it.
+Simulation restored_simulation(const CheckpointState& c, ParticleStore particles, ForceField field,
+                               std::vector<Clump> clumps, Simulation::Start start) {
+  Simulation sim(std::move(particles), std::move(field), std::move(clumps), c.map, c.time_step, c.step_count, start);
   if (!c.groups.empty()) sim.set_groups(c.groups);
   sim.set_ledger(c.ledger);
   sim.set_implicit_settings(c.implicit);
   sim.set_time_origin(c.time_origin, c.step_origin);
   sim.set_implicit_clock(c.implicit_clock);
   return sim;
+}
+
+}  // namespace
+
+Simulation simulation_from(const CheckpointState& c) {
+  ParticleStore particles = c.particles;
+  ForceField field = load_providers(c.providers, particles, c.reorder_on_rebuild);
+  return restored_simulation(c, std::move(particles), std::move(field), c.clumps, Simulation::Start{});
+}
+
+Simulation simulation_from(CheckpointState&& c, Simulation::Start start) {
+  ParticleStore particles = std::move(c.particles);
+  ForceField field = load_providers(c.providers, particles, c.reorder_on_rebuild);
+  std::vector<ProviderSection>().swap(c.providers);
+  return restored_simulation(c, std::move(particles), std::move(field), std::move(c.clumps), start);
 }
 
 std::vector<std::byte> encode_checkpoint(const CheckpointState& state) {

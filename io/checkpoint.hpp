@@ -204,6 +204,12 @@ CheckpointState capture_run_state(const Simulation& sim);
 /// A simulation rebuilt from a checkpoint, ready to continue bit for bit.
 /// Throws CheckpointError if a provider section cannot be loaded.
 Simulation simulation_from(const CheckpointState& state);
+/// The same from a state that is let go on the way (its particles moved
+/// into the simulation, its provider sections freed once loaded), started
+/// as `start` says: Simulation::Start{nullptr, false, true} makes the
+/// template of an MPI run's parts without building the whole system's
+/// contact list or evaluating anything (engine/simulation.hpp).
+Simulation simulation_from(CheckpointState&& state, Simulation::Start start);
 
 /// A checkpoint that cannot be read: bad header, corrupted or inconsistent
 /// contents, or an unreadable file.

@@ -151,11 +151,19 @@ MpiSession::MpiSession(int& argc, char**& argv) {
 MpiSession::~MpiSession() { MPI_Finalize(); }
 
 Domain::Domain(MPI_Comm comm, Simulation whole) : comm_(comm), factory_(std::move(whole)) {
+  // The whole system's state lives on in `state`, then in the parts.
+  start(factory_.take_state());
+}
+
+Domain::Domain(MPI_Comm comm, Simulation whole, GlobalState state) : comm_(comm), factory_(std::move(whole)) {
+  factory_.release_template();
+  start(std::move(state));
+}
+
+void Domain::start(GlobalState state) {
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &size_);
   clumps_ = !factory_.whole().clumps().empty();
-  // The whole system's state lives on in `state`, then in the parts.
-  GlobalState state = factory_.take_state();
   count_ = state.particles.size();
   // DEM_REPARTITION_EVERY=N: new parts every N steps as well (for tests of
   // the migration; the results are the same bits either way).

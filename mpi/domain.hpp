@@ -86,6 +86,11 @@ class Domain final : public DecomposedRun, public Collective {
   /// the same scene or checkpoint). Throws std::invalid_argument (on every
   /// rank) for a scene that cannot be split (PartFactory).
   Domain(MPI_Comm comm, Simulation whole);
+  /// The parts of `state`, the whole state of a checkpoint in parts
+  /// (run/checkpoint_parts.hpp read_checkpoint_parts), with `whole` as the
+  /// template only (its providers' settings and static records; set up
+  /// without first forces, Simulation::Start). Collective, as above.
+  Domain(MPI_Comm comm, Simulation whole, GlobalState state);
   /// The part refers to its Domain (its Collective): neither copied nor moved.
   Domain(const Domain&) = delete;
   Domain& operator=(const Domain&) = delete;
@@ -149,6 +154,9 @@ class Domain final : public DecomposedRun, public Collective {
   SolverDomain solver_domain() override;
 
  private:
+  /// The rank, sizes and options, the first parts of `state` and the
+  /// whole system's holding: the rest of either constructor.
+  void start(GlobalState state);
   /// The first parts, from the whole state every rank holds.
   void make_parts(GlobalState state);
   /// New parts point to point (mpi/migration.cpp): each owned particle to

@@ -167,8 +167,7 @@ void Domain::install(const std::vector<std::vector<std::byte>>& in, const CutTre
       held_by[id].push_back(r.u32("ghost holder rank"));
     }
   }
-  GlobalState state = unpack_state(pieces, part_->forces().providers().size(), shared_state(*part_, failed_));
-  pieces.clear();
+  GlobalState state = unpack_state(std::move(pieces), part_->forces().providers().size(), shared_state(*part_, failed_));
   const PeriodicCell* cell = state.cell ? &*state.cell : nullptr;
   const std::vector<Vec3> x = positions_in_cell(state.particles.position, cell);
   // (Owned on every rank: new_owners() is collective for the clumps.)

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <numeric>
+#include <stdexcept>
 #include <string>
 #include <system_error>
 #include <utility>
@@ -153,7 +154,8 @@ std::vector<std::vector<std::byte>> read_parts(const CheckpointState& index, con
 }
 
 /// The scene the index keeps, built again at the run's integrator and
-/// time step: the template of the parts (engine/partition.hpp PartFactory).
+/// time step: the template of the parts (engine/partition.hpp PartFactory),
+/// set up without its first forces (only its records and settings serve).
 Simulation scene_template(const CheckpointState& index) {
   const std::string name = "the scene '" + index.scene_path + "' the checkpoint keeps";
   if (index.scene_text.empty()) fail("a checkpoint in parts without its scene text cannot be put together");
@@ -166,7 +168,9 @@ Simulation scene_template(const CheckpointState& index) {
     built.map = index.map;
     built.time_step = index.time_step;
     built.implicit = index.implicit;
-    return make_simulation(std::move(built));
+    Simulation t = make_simulation(std::move(built), Simulation::Start{nullptr, false});
+    if (!index.groups.empty()) t.set_groups(index.groups);
+    return t;
   } catch (const std::exception& e) {
     fail(name + " does not build: " + e.what());
   }
@@ -180,11 +184,11 @@ namespace {
 /// index's scalars, checked against the scene's template `t`.
 GlobalState whole_state(const CheckpointState& index, const Simulation& t, std::vector<std::vector<std::byte>> pieces) {
   const CheckpointParts& p = *index.parts;
-  if (t.particles().size() != p.particle_count || t.forces().bonds().size() != p.bond_count ||
-      bond_digest(t) != p.bond_digest)
-    fail("the scene '" + index.scene_path + "' now gives " + std::to_string(t.particles().size()) + " particles and " +
+  const std::size_t n = t.particles().id.size();  // (a released template keeps its ids)
+  if (n != p.particle_count || t.forces().bonds().size() != p.bond_count || bond_digest(t) != p.bond_digest)
+    fail("the scene '" + index.scene_path + "' now gives " + std::to_string(n) + " particles and " +
          std::to_string(t.forces().bonds().size()) + " bonds" +
-         (t.particles().size() == p.particle_count && t.forces().bonds().size() == p.bond_count ? " between other particles" : "") +
+         (n == p.particle_count && t.forces().bonds().size() == p.bond_count ? " between other particles" : "") +
          ", the checkpoint has " + std::to_string(p.particle_count) + " and " + std::to_string(p.bond_count) +
          ": the files it reads (particles, bonds, meshes) changed since the run");
   GlobalState shared;
@@ -198,7 +202,7 @@ GlobalState whole_state(const CheckpointState& index, const Simulation& t, std::
   shared.implicit_clock = index.implicit_clock;
   GlobalState state;
   try {
-    state = unpack_state(pieces, t.forces().providers().size(), std::move(shared));
+    state = unpack_state(std::move(pieces), t.forces().providers().size(), std::move(shared));
   } catch (const std::exception& e) {
     fail("the checkpoint's parts do not fit together: " + std::string(e.what()));
   }
@@ -206,6 +210,19 @@ GlobalState whole_state(const CheckpointState& index, const Simulation& t, std::
     fail("the checkpoint's parts hold " + std::to_string(state.particles.size()) + " particles, the index " +
          std::to_string(p.particle_count));
   return state;
+}
+
+/// The periodic cell of the parts of `state` (none without one), as each
+/// part's constructor sets it from the step (Simulation::start): the
+/// bisection and the ghost shell put the positions back into it.
+std::optional<PeriodicCell> parts_cell(const Simulation& t, const GlobalState& state) {
+  if (t.forces().cell() == nullptr) return std::nullopt;
+  ParticleStore none;
+  none.decomposed = true;
+  const std::vector<std::uint32_t> slots(t.particles().id.size(), PartMap::kNotInPart);
+  ForceField f = t.forces().make_part(none, PartMap{slots, state.failed_bonds, {}}, state.histories);
+  f.set_cell_time(0.0 + static_cast<double>(state.steps) * t.time_step());
+  return *f.cell();
 }
 
 }  // namespace
@@ -232,6 +249,19 @@ CheckpointState assemble_checkpoint(const CheckpointState& index, const fs::path
   }
   // As the undivided run writes it (the fields a checkpoint keeps, and nothing else).
   return decode_checkpoint(bytes);
+}
+
+CheckpointPartsStart read_checkpoint_parts(const CheckpointState& index, const fs::path& index_path) {
+  if (!index.parts) throw std::invalid_argument("read_checkpoint_parts: '" + index_path.string() + "' is a whole checkpoint");
+  try {
+    Simulation t = scene_template(index);
+    t.release_work();  // (its particles go before the parts' state is read; ids and records stay)
+    GlobalState state = whole_state(index, t, read_parts(index, index_path.parent_path()));
+    state.cell = parts_cell(t, state);
+    return CheckpointPartsStart{std::move(t), std::move(state)};
+  } catch (const CheckpointError& e) {
+    throw CheckpointError("checkpoint '" + index_path.string() + "': " + e.what());
+  }
 }
 
 CheckpointState read_whole_checkpoint(const fs::path& path) {

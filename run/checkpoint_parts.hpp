@@ -23,8 +23,12 @@
 /// built again from the scene text the index keeps, and the result is the
 /// checkpoint that the undivided run writes at that step: it restarts on
 /// any rank count, or on one process without MPI, bit for bit.
-/// (For now every rank of a restart reads every part and holds the whole
-/// system once, as every rank sets a scene up whole: docs/mpi.md.)
+/// A restart on several MPI ranks (read_checkpoint_parts) does not put a
+/// whole checkpoint together: the scene is set up again only as the
+/// template of the parts, without its first forces, and the ranks make
+/// their parts from the parts' state. (For now every rank still reads
+/// every part and holds the whole system's state once, as every rank sets
+/// a scene up whole: docs/mpi.md.)
 
 #include <cstdint>
 #include <filesystem>
@@ -61,6 +65,20 @@ void write_checkpoint_index(const std::filesystem::path& index_path, const Check
 /// ('checkpoint_parts/step_160_of_4/part_2.bin'): truncated: ...") or the
 /// scene (its bonds or particles no longer those of the checkpoint).
 CheckpointState assemble_checkpoint(const CheckpointState& index, const std::filesystem::path& index_path);
+
+/// What a restart on several MPI ranks needs of the index `index` (read
+/// from `index_path`, its run fields as the restart continues them: time
+/// step, integrator): the template of the parts, its scene set up again at
+/// that integrator and step without first forces (Simulation::Start), with
+/// the index's groups and implicit settings; and the whole state of the
+/// parts, each read and checked as assemble_checkpoint() does (its errors
+/// too). No whole checkpoint is put together and no rank sets up the
+/// whole system with its forces (mpi/domain.hpp Domain(comm, whole, state)).
+struct CheckpointPartsStart {
+  Simulation whole;
+  GlobalState state;
+};
+CheckpointPartsStart read_checkpoint_parts(const CheckpointState& index, const std::filesystem::path& index_path);
 
 /// read_checkpoint(), with an index of parts put together by
 /// assemble_checkpoint(): the whole state either way.

@@ -17,6 +17,7 @@
 #include <string>
 
 #include "app_support.hpp"
+#include "part_support.hpp"
 #include "engine/partition.hpp"
 #include "io/checkpoint.hpp"
 #include "io/checkpoint_part.hpp"
@@ -152,6 +153,55 @@ TEST(CheckpointParts, ThePlateDropsFailedBondsAndFrictionlessContactsPutTogether
   const fs::path out = folder("plate");
   write_in_parts(whole, text, 3, out);
   EXPECT_TRUE(encode_checkpoint(read_whole_checkpoint(out / "checkpoint.bin")) == whole_bytes(whole, text));
+}
+
+// What a restart on several MPI ranks reads (read_checkpoint_parts): the
+// template of the scene without its first forces, and the parts' whole
+// state, which is the running whole's state at the checkpoint (particles,
+// the list's build, the periodic cell the bisection puts positions into)
+// and whose parts give the running whole's forces: nothing is put together.
+TEST(CheckpointParts, ARestartOnRanksReadsTheRunningWholesStateWithoutPuttingItTogether) {
+  bool periodic = false;
+  for (const auto& [text, steps] : std::vector<std::pair<std::string, int>>{
+           {ring_scene(40), 137},
+           {dem::testing::read_file_text(std::string(DEM_SOURCE_DIR) + "/scenes/plate_drop.toml"), 200},
+           {dem::testing::read_file_text(std::string(DEM_SOURCE_DIR) + "/tests/scenes/periodic_gas.toml"), 90}}) {
+    const Simulation whole = stepped(text, steps);
+    const GlobalState expected = capture_global_state(whole);
+    for (const std::uint32_t ranks : {2u, 3u}) {
+      const fs::path out = folder("start" + std::to_string(ranks));
+      write_in_parts(whole, text, ranks, out);
+      CheckpointPartsStart start = read_checkpoint_parts(read_checkpoint(out / "checkpoint.bin"), out / "checkpoint.bin");
+      EXPECT_FALSE(start.whole.first_forces());
+      const GlobalState& state = start.state;
+      ASSERT_EQ(state.particles.size(), expected.particles.size());
+      EXPECT_EQ(state.particles.id, expected.particles.id);
+      std::size_t moved = 0;
+      for (std::size_t i = 0; i < state.particles.size(); ++i)
+        moved += !same_bits(state.particles.position[i], expected.particles.position[i]) ||
+                 !same_bits(state.particles.velocity[i], expected.particles.velocity[i]) ||
+                 !same_bits(state.particles.angular_velocity[i], expected.particles.angular_velocity[i]);
+      EXPECT_EQ(moved, 0u);
+      ASSERT_EQ(state.build_positions.size(), expected.build_positions.size());
+      for (std::size_t i = 0; i < state.build_positions.size(); ++i)
+        moved += !same_bits(state.build_positions[i], expected.build_positions[i]);
+      EXPECT_EQ(moved, 0u);
+      EXPECT_EQ(state.rebuild_count, expected.rebuild_count);
+      EXPECT_EQ(state.failed_bonds, expected.failed_bonds);
+      EXPECT_EQ(state.steps, expected.steps);
+      ASSERT_EQ(state.cell.has_value(), expected.cell.has_value()) << ranks << " parts";
+      if (state.cell) {
+        periodic = periodic || state.cell->any();
+        EXPECT_TRUE(state.cell->edges == expected.cell->edges && state.cell->origin == expected.cell->origin &&
+                    state.cell->periodic == expected.cell->periodic);
+        ASSERT_TRUE(state.build_edges && expected.build_edges);
+        EXPECT_TRUE(*state.build_edges == *expected.build_edges);
+      }
+      PartFactory factory(std::move(start.whole));
+      for (std::size_t parts = 1; parts <= 3; ++parts) expect_made_parts_match(whole, factory, state, parts);
+    }
+  }
+  EXPECT_TRUE(periodic) << "no periodic cell: the cell the parts are bisected in is not checked";
 }
 
 TEST(CheckpointParts, TheWriterOfOneRankWritesAPartAndAnIndexThatRestart) {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <optional>
 #include <span>
@@ -16,6 +17,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/partition.hpp"
+#include "io/checkpoint.hpp"
 #include "part_support.hpp"
 #include "scene/scene_builder.hpp"
 #include "scene/scene_spec.hpp"
@@ -294,6 +296,86 @@ TEST(Partition, IdIndexFindsDenseAndSparseIds) {
     EXPECT_GT(absent, 0u);
     EXPECT_EQ(index.slot(0xfffffffeu), PartMap::kNotInPart);
   }
+}
+
+}  // namespace dem
+
+namespace dem {
+namespace {
+
+/// Every field of two stores with the same bits (one failure per field that differs).
+void expect_same_particles(const ParticleStore& a, const ParticleStore& b, const std::string& what) {
+  a.for_each_field([&](const char* name, const auto& x) {
+    b.for_each_field([&](const char* other, const auto& y) {
+      if constexpr (std::is_same_v<std::decay_t<decltype(x)>, std::decay_t<decltype(y)>>) {
+        if (std::string_view(name) != other) return;
+        using T = typename std::decay_t<decltype(x)>::value_type;
+        EXPECT_TRUE(x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(T)) == 0)
+            << what << ": particle field " << name;
+      }
+    });
+  });
+  EXPECT_EQ(a.order_key, b.order_key) << what;
+}
+
+/// A whole run `steps` steps, checkpointed and read back as the template of
+/// MPI parts (Simulation::Start restored): the template hands over the
+/// running whole's state bit for bit (particles, the list's build, every
+/// provider's history, failed bonds, clumps, clock and ledger), without
+/// building a list, and its parts give the running whole's forces.
+void expect_restored_template_matches(const std::string& path, std::uint64_t steps, std::size_t max_ranks) {
+  Simulation whole = make_simulation(built_scene(path));
+  for (std::uint64_t k = 0; k < steps; ++k) whole.step();
+  const GlobalState expected = capture_global_state(whole);
+  CheckpointState c = decode_checkpoint(encode_checkpoint(capture_simulation(whole)));
+  PartFactory factory(simulation_from(std::move(c), Simulation::Start{nullptr, false, true}));
+  EXPECT_TRUE(factory.whole().restored()) << path;
+  EXPECT_FALSE(factory.whole().first_forces()) << path;
+  if (const NeighbourListOwner* list = factory.whole().forces().neighbour_list()) {
+    EXPECT_EQ(list->neighbours().list().pair_count(), 0u) << path << ": the template built the whole list";
+  }
+  const GlobalState state = factory.take_state();
+  expect_same_particles(state.particles, expected.particles, path);
+  ASSERT_EQ(state.build_positions.size(), expected.build_positions.size()) << path;
+  EXPECT_EQ(std::memcmp(state.build_positions.data(), expected.build_positions.data(),
+                        state.build_positions.size() * sizeof(Vec3)), 0) << path;
+  EXPECT_EQ(state.rebuild_count, expected.rebuild_count) << path;
+  EXPECT_GT(state.rebuild_count, 0u) << path;
+  EXPECT_EQ(state.build_edges.has_value(), expected.build_edges.has_value()) << path;
+  if (state.build_edges && expected.build_edges) {
+    EXPECT_TRUE(*state.build_edges == *expected.build_edges) << path;
+  }
+  EXPECT_EQ(state.histories, expected.histories) << path;
+  EXPECT_EQ(state.failed_bonds, expected.failed_bonds) << path;
+  EXPECT_EQ(state.clumps.size(), expected.clumps.size()) << path;
+  EXPECT_EQ(state.steps, expected.steps) << path;
+  EXPECT_TRUE(same_bits(state.time_origin, expected.time_origin)) << path;
+  EXPECT_TRUE(same_bits(state.ledger.fracture, expected.ledger.fracture) &&
+              same_bits(state.ledger.contact, expected.ledger.contact) &&
+              same_bits(state.ledger.boundary, expected.ledger.boundary))
+      << path;
+  for (std::size_t ranks = 1; ranks <= max_ranks; ++ranks) expect_made_parts_match(whole, factory, state, ranks);
+}
+
+}  // namespace
+
+TEST(Partition, TemplateOfACheckpointHandsOverTheRunningWholesState) {
+  std::size_t histories = 0;
+  // Contact friction (Hertz-Mindlin), frictional and servo walls, meshes,
+  // a periodic cell, bonds broken by an impact.
+  for (const auto& [path, steps] : std::vector<std::pair<std::string, std::uint64_t>>{
+           {"tests/scenes/friction_box.toml", 60},
+           {"scenes/confined_compression.toml", 40},
+           {"tests/scenes/mesh_box.toml", 60},
+           {"tests/scenes/periodic_gas.toml", 50},
+           {"scenes/plate_drop.toml", 400}}) {
+    expect_restored_template_matches(path, steps, 3);
+    // (Counted from a run of its own: the template's are compared above.)
+    Simulation again = make_simulation(built_scene(path));
+    for (std::uint64_t k = 0; k < steps; ++k) again.step();
+    for (const std::vector<std::byte>& h : capture_global_state(again).histories) histories += h.empty() ? 0 : 1;
+  }
+  EXPECT_GE(histories, 4u) << "too few providers with a history: the test shows little";
 }
 
 }  // namespace dem

@@ -5,7 +5,8 @@
 # by each rank, run/checkpoint_parts.hpp) is continued to step TOTAL on
 # each of RESTART_RANKS (default "2 1"; 1: one process, without mpirun),
 # by the dem of a build without MPI if NO_MPI_DEM names one,
-# and on 2 ranks into a new folder; each continued folder must hold the same energy.csv,
+# and on 2 ranks into a new folder; a whole checkpoint (one process to
+# step FIRST) is continued on 2 ranks too; each continued folder must hold the same energy.csv,
 # bond_failures.csv, solver.csv and stress.csv as one uninterrupted run without MPI, and a VTK series
 # (parallel frames of FIRST_RANKS pieces, then of the new count, or whole
 # frames) that reads back as that run's, bit for bit. A copy with one part
@@ -55,17 +56,17 @@ printf '\x5a' | dd of="$part_file" bs=1 seek=200 conv=notrunc status=none
 damaged "a byte of part $last changed" "checkpoint part $last of $n0.*checksum mismatch"
 rm -rf "$tmp/bad"
 failed=0
-check() {  # check DIR LABEL: DIR's tables and VTK series against the uninterrupted run
-  local d=$1 bad=0 f
+check() {  # check DIR LABEL [FIRST-LABEL]: DIR's tables and VTK series against the uninterrupted run
+  local d=$1 bad=0 f before=${3:-"$n0 ranks"}
   for f in "$tmp/ref"/energy.csv "$tmp/ref"/bond_failures.csv "$tmp/ref"/solver.csv "$tmp/ref"/stress.csv; do
     [ -e "$f" ] || continue
     cmp -s "$f" "$d/$(basename "$f")" || { echo "    differs: $(basename "$f")"; bad=1; }
   done
   compare_vtk "$tmp/ref" "$d" || bad=1
   if [ $bad -eq 0 ]; then
-    echo "ok: $(basename "$scene"): $n0 ranks to step $first, then $2 to step $total"
+    echo "ok: $(basename "$scene"): $before to step $first, then $2 to step $total"
   else
-    echo "FAIL: $(basename "$scene"): $n0 ranks to step $first, then $2: differs from the uninterrupted run"
+    echo "FAIL: $(basename "$scene"): $before to step $first, then $2: differs from the uninterrupted run"
     failed=$((failed + 1))
   fi
 }
@@ -98,4 +99,13 @@ fi
 "${mpi[@]}" -np 2 "$dem" restart "$tmp/three/checkpoint.bin" --output-dir "$tmp/new2" --steps "$total" --threads 1 \
   --quiet >"$tmp/new2.log" 2>&1 || { cat "$tmp/new2.log"; echo "FAIL: the restart into a new folder failed"; exit 1; }
 check "$tmp/new2" "2 ranks in a new folder"
+# A whole checkpoint (one process without mpirun, stopped at step FIRST)
+# continued on 2 ranks: its contact list is not built on any rank, its
+# build and histories go to the parts as read (Simulation::Start::restored).
+"$dem" run "$scene" --steps "$first" --threads 2 --quiet --output-dir "$tmp/whole" >"$tmp/whole.log" 2>&1 ||
+  { cat "$tmp/whole.log"; fail "the run without mpirun to step $first failed"; }
+[ ! -d "$tmp/whole/checkpoint_parts" ] || fail "the run without mpirun wrote its checkpoint in parts"
+"${mpi[@]}" -np 2 "$dem" restart "$tmp/whole/checkpoint.bin" --steps "$total" --threads 1 --quiet >"$tmp/whole2.log" 2>&1 ||
+  { cat "$tmp/whole2.log"; echo "FAIL: the restart of a whole checkpoint on 2 ranks failed"; exit 1; }
+check "$tmp/whole" "2 ranks" "one process (a whole checkpoint)"
 [ "$failed" -eq 0 ]
