@@ -3,6 +3,7 @@
 #include "scene/scene_size.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cmath>
 #include <fstream>
@@ -258,7 +259,11 @@ ClosePairs count_close_pairs(std::span<const Vec3> x, std::span<const double> r,
   };
   const auto over = [&]() { return out.contact > contact_cap || out.within > within_cap; };
   // Cell by cell: pairs inside the cell, then with the 13 neighbours after
-  // it; the caps are checked after every particle's row of tests.
+  // it; the caps are checked after every particle's row of tests. The key
+  // of a neighbour, key + key_of(offset) where no coordinate is negative,
+  // grows with the cell's key: each offset keeps a cursor into `order`
+  // that only moves forward (time linear in the particles, no search).
+  std::array<std::size_t, 13> cursor{};
   std::size_t begin = 0;
   while (begin < n) {
     const std::uint64_t key = order[begin].first;
@@ -274,17 +279,21 @@ ClosePairs count_close_pairs(std::span<const Vec3> x, std::span<const double> r,
     const std::int64_t cx = static_cast<std::int64_t>(key >> 42),
                        cy = static_cast<std::int64_t>((key >> 21) & 0x1fffff),
                        cz = static_cast<std::int64_t>(key & 0x1fffff);
+    std::size_t offset = 0;
     for (int dx = -1; dx <= 1; ++dx)
       for (int dy = -1; dy <= 1; ++dy)
         for (int dz = -1; dz <= 1; ++dz) {
           // The 13 offsets after (0, 0, 0) in key order.
           if (dx < 0 || (dx == 0 && (dy < 0 || (dy == 0 && dz <= 0)))) continue;
+          std::size_t& at = cursor[offset++];
           const std::int64_t nx = cx + dx, ny = cy + dy, nz = cz + dz;
           if (ny < 0 || nz < 0 || ny >= (1 << 21) || nz >= (1 << 21)) continue;
           const std::uint64_t other =
               key_of(static_cast<std::uint64_t>(nx), static_cast<std::uint64_t>(ny), static_cast<std::uint64_t>(nz));
-          const auto first = std::lower_bound(order.begin() + static_cast<std::ptrdiff_t>(end), order.end(),
-                                              std::pair<std::uint64_t, std::uint32_t>{other, 0});
+          // (A skipped neighbour's key is below the next one's: the cursor stays valid.)
+          at = std::max(at, end);
+          while (at < n && order[at].first < other) ++at;
+          const auto first = order.begin() + static_cast<std::ptrdiff_t>(at);
           for (auto it = first; it != order.end() && it->first == other; ++it) {
             for (std::size_t a = begin; a < end; ++a) test(order[a].second, it->second);
             if (over()) {
