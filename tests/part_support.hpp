@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -23,6 +24,31 @@ inline bool same_bits(const Vec3& a, const Vec3& b) {
 }
 
 inline bool same_bits(double a, double b) { return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b); }
+
+/// Two states that start parts alike: the same particles (ids, order keys,
+/// positions and velocities, bit for bit), the same list build (positions,
+/// count, cell edges) and the same failed bonds.
+inline void expect_same_start(const GlobalState& state, const GlobalState& expected, const std::string& what) {
+  ASSERT_EQ(state.particles.size(), expected.particles.size()) << what;
+  EXPECT_EQ(state.particles.id, expected.particles.id) << what;
+  EXPECT_EQ(state.particles.order_key, expected.particles.order_key) << what;
+  std::size_t moved = 0;
+  for (std::size_t i = 0; i < state.particles.size(); ++i)
+    moved += !same_bits(state.particles.position[i], expected.particles.position[i]) ||
+             !same_bits(state.particles.velocity[i], expected.particles.velocity[i]) ||
+             !same_bits(state.particles.angular_velocity[i], expected.particles.angular_velocity[i]);
+  EXPECT_EQ(moved, 0u) << what;
+  ASSERT_EQ(state.build_positions.size(), expected.build_positions.size()) << what;
+  for (std::size_t i = 0; i < state.build_positions.size(); ++i)
+    moved += !same_bits(state.build_positions[i], expected.build_positions[i]);
+  EXPECT_EQ(moved, 0u) << what;
+  EXPECT_EQ(state.rebuild_count, expected.rebuild_count) << what;
+  EXPECT_EQ(state.build_edges.has_value(), expected.build_edges.has_value()) << what;
+  if (state.build_edges && expected.build_edges) {
+    EXPECT_TRUE(*state.build_edges == *expected.build_edges) << what;
+  }
+  EXPECT_EQ(state.failed_bonds, expected.failed_bonds) << what;
+}
 
 /// The layouts of `ranks` parts of `state`, as a decomposed run makes them
 /// (bisection, clumps whole, a halo of the interaction range).
