@@ -890,6 +890,9 @@ class ContactProvider final : public ContactProviderBase,
     std::vector<typename Law::State>().swap(state_);
     for (std::vector<Vec3>* v : {&nc_force_, &moment_i_, &moment_j_, &pending_slots_}) std::vector<Vec3>().swap(*v);
     std::vector<double>().swap(released_);
+    // (A checkpoint's pairs still pending in a template: handed over to the parts.)
+    std::vector<std::uint64_t>().swap(pending_keys_);
+    std::vector<typename Law::State>().swap(pending_state_);
   }
   /// Per-pair state, in pair order (empty for stateless laws).
   const std::vector<typename Law::State>& state() const { return state_; }
