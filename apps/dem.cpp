@@ -181,7 +181,7 @@ void print_summary(const BuiltScene& b, const SceneSpec& spec, std::ostream& out
                     ", CG tolerance at most " + format_g(b.implicit.cg_tolerance_max) + ", at most " +
                     std::to_string(b.implicit.max_newton_iterations) + " Newton and " +
                     std::to_string(b.implicit.max_cg_iterations) + " CG iterations, " +
-                    (b.implicit.preconditioner == CgPreconditioner::amg ? "AMG (hypre BoomerAMG)" : "block-Jacobi") +
+                    preconditioner_entry(b.implicit.preconditioner).description +
                     ")"
               : "map (" + integrator_map_name(b.map) + ")")
       << "\n"
@@ -339,11 +339,12 @@ int run(Simulation sim, RunPlan& plan, std::optional<GlobalState> state = std::n
                   << "; every rank must run the same scene with the same options and build\n";
       return kExitBadInput;
     }
-    if (sim.map() == IntegratorMap::implicit && sim.implicit_settings().preconditioner == CgPreconditioner::amg) {
+    if (const char* why = preconditioner_entry(sim.implicit_settings().preconditioner).one_process_only;
+        sim.map() == IntegratorMap::implicit && why) {
       int rank = 0;
       MPI_Comm_rank(MPI_COMM_WORLD, &rank);
       if (rank == 0)
-        std::cerr << "error: [run] " << kAmgOneProcessOnly << "\n";
+        std::cerr << "error: [run] " << why << "\n";
       return kExitBadInput;
     }
     std::optional<Domain> made;

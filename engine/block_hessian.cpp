@@ -61,8 +61,12 @@ void BlockHessian::assemble(const ParticleStore& s, const ForceField& forces, st
       if (scratch_.size() < m) scratch_.resize(m);
       hs->element_hessians(s, std::span<Mat12>(scratch_.data(), m), blocks);
       b.coupling.resize(m);
+      b.nonzero.resize(m);
       parallel_for_ranges(m, [&](std::size_t begin, std::size_t end) {
-        for (std::size_t k = begin; k < end; ++k) b.coupling[k] = scratch_[k].block<6, 6>(0, 6);
+        for (std::size_t k = begin; k < end; ++k) {
+          b.coupling[k] = scratch_[k].block<6, 6>(0, 6);
+          b.nonzero[k] = (b.coupling[k].array() != 0.0).any();  // NaN counts as nonzero
+        }
       });
       parallel_for_ranges(n, [&](std::size_t begin, std::size_t end) {
         for (std::size_t i = begin; i < end; ++i)
@@ -85,27 +89,43 @@ void BlockHessian::assemble(const ParticleStore& s, const ForceField& forces, st
       inverse_[i] = diagonal_[i].ldlt().solve(Mat6::Identity());
     }
   });
+  build_rows();
+}
+
+void BlockHessian::build_rows() {
+  const std::size_t n = diagonal_.size();
+  const bool any_fixed = !fixed_.empty();
+  // visit(i, f): f(coupling) for each coupling of particle i's row, in order.
+  const auto visit = [&](std::size_t i, auto&& f) {
+    if (any_fixed && fixed_[i]) return;
+    for (const PairBlocks& b : pairs_)
+      for_each_record_of(b.incidence, i, [&](std::uint32_t k, std::uint32_t e) {
+        const std::uint32_t other = e == 0 ? b.second[k] : b.first[k];
+        if ((any_fixed && fixed_[other]) || !b.nonzero[k]) return;
+        f(Coupling{&b.coupling[k], other, e});
+      });
+  };
+  row_offsets_.assign(n + 1, 0);
+  parallel_for_ranges(n, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      std::uint32_t count = 0;
+      visit(i, [&](const Coupling&) { ++count; });
+      row_offsets_[i + 1] = count;
+    }
+  });
+  for (std::size_t i = 0; i < n; ++i) row_offsets_[i + 1] += row_offsets_[i];
+  rows_.resize(row_offsets_[n]);
+  parallel_for_ranges(n, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      Coupling* out = rows_.data() + row_offsets_[i];
+      visit(i, [&](const Coupling& c) { *out++ = c; });
+    }
+  });
 }
 
 void BlockHessian::multiply(std::span<const Vec6> x, std::span<Vec6> y) const {
-  const std::size_t n = diagonal_.size();
-  const bool any_fixed = !fixed_.empty();
-  parallel_for_ranges(n, [&](std::size_t begin, std::size_t end) {
-    for (std::size_t i = begin; i < end; ++i) {
-      if (any_fixed && fixed_[i]) {
-        y[i] = x[i];
-        continue;
-      }
-      Vec6 sum = diagonal_[i] * x[i];
-      for (const PairBlocks& b : pairs_)
-        for_each_record_of(b.incidence, i, [&](std::uint32_t k, std::uint32_t e) {
-          const std::uint32_t other = e == 0 ? b.second[k] : b.first[k];
-          if (any_fixed && fixed_[other]) return;
-          if (e == 0) sum += b.coupling[k] * x[other];
-          else sum += b.coupling[k].transpose() * x[other];
-        });
-      y[i] = sum;
-    }
+  parallel_for_ranges(diagonal_.size(), [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) y[i] = multiply_row(i, x);
   });
 }
 
@@ -206,46 +226,52 @@ CgResult solve_pcg(const BlockHessian& h, std::span<const Vec6> b, std::span<Vec
                    double tolerance, std::size_t max_iterations, std::span<const std::uint8_t> ghost,
                    const SolverDomain& domain, const Preconditioner* preconditioner) {
   const std::size_t n = h.size();
-  const auto precondition = [&](std::span<const Vec6> r, std::span<Vec6> z) {
-    if (preconditioner != nullptr) preconditioner->apply(r, z);
-    else h.precondition(r, z);
-  };
   const OwnedSums sums{ghost, domain};
-  const auto weighted_norm2 = [&](std::span<const Vec6> r, std::span<const Vec6> w) { return sums.weighted_norm2(r, w); };
-  const auto dot = [&](std::span<const Vec6> a, std::span<const Vec6> b) { return sums.dot(a, b); };
+  const auto owned = [&](std::size_t i) { return ghost.empty() || !ghost[i]; };
   std::vector<Vec6> r(b.begin(), b.end()), z(n), p(n), hp(n);
+  // z = P r and the whole system's r.z, in one pass for block Jacobi.
+  const auto precondition_dot = [&] {
+    if (preconditioner != nullptr) {
+      preconditioner->apply(r, z);
+      return sums.dot(r, z);
+    }
+    return domain.total(exact_sum(n, [&](std::size_t i) {
+      z[i] = h.inverse_diagonal()[i] * r[i];
+      return owned(i) ? r[i].dot(z[i]) : 0.0;
+    }));
+  };
   for (Vec6& x : d.first(n)) x.setZero();
   CgResult out;
-  const double b_norm2 = weighted_norm2(b, w);
+  const double b_norm2 = sums.weighted_norm2(b, w);
   if (!(b_norm2 > 0.0)) {
     out.converged = true;
     return out;
   }
   const double goal2 = tolerance * tolerance * b_norm2;
-  precondition(r, z);
+  double rz = precondition_dot();
   p = z;
-  double rz = dot(r, z);
   double r_norm2 = b_norm2;
   while (out.iterations < max_iterations) {
     if (domain.ghost_values) domain.ghost_values(p);  // ghosts' p: their owners'
-    h.multiply(p, hp);
-    const double php = dot(p, hp);
+    // hp = H p and p.hp in one pass; each term as sums.dot() forms it.
+    const double php = domain.total(exact_sum(n, [&](std::size_t i) {
+      hp[i] = h.multiply_row(i, p);
+      return owned(i) ? p[i].dot(hp[i]) : 0.0;
+    }));
     if (!(php > 0.0)) break;  // H is positive definite; round-off only
     const double alpha = rz / php;
-    parallel_for_ranges(n, [&](std::size_t begin, std::size_t end) {
-      for (std::size_t i = begin; i < end; ++i) {
-        d[i] += alpha * p[i];
-        r[i] -= alpha * hp[i];
-      }
-    });
+    // d += alpha p, r -= alpha hp and |r|_W², in one pass.
+    r_norm2 = domain.total(exact_sum(n, [&](std::size_t i) {
+      d[i] += alpha * p[i];
+      r[i] -= alpha * hp[i];
+      return owned(i) ? r[i].cwiseProduct(r[i]).dot(w[i]) : 0.0;
+    }));
     ++out.iterations;
-    r_norm2 = weighted_norm2(r, w);
     if (r_norm2 <= goal2) {
       out.converged = true;
       break;
     }
-    precondition(r, z);
-    const double rz_next = dot(r, z);
+    const double rz_next = precondition_dot();
     const double beta = rz_next / rz;
     rz = rz_next;
     parallel_for_ranges(n, [&](std::size_t begin, std::size_t end) {

@@ -47,6 +47,14 @@ class Preconditioner {
 
 class BlockHessian {
  public:
+  /// One coupling of a row of H: H_i,other = *block, or its transpose where
+  /// `transposed` (i is the record's second end).
+  struct Coupling {
+    const Mat6* block;
+    std::uint32_t other;
+    std::uint32_t transposed;
+  };
+
   /// H at the current configuration (the providers' last evaluate()):
   /// diag[i] = inertia[i] + the one-body providers' blocks + the own 6x6
   /// blocks of i's records of every pair provider (in incidence order);
@@ -59,6 +67,17 @@ class BlockHessian {
                 std::span<const char> fixed, HessianBlocks blocks);
   /// y = H x; x and y have one entry per particle.
   void multiply(std::span<const Vec6> x, std::span<Vec6> y) const;
+  /// Row i of H x (the i-th entry of multiply()'s y, the same bits).
+  Vec6 multiply_row(std::size_t i, std::span<const Vec6> x) const {
+    if (!fixed_.empty() && fixed_[i]) return x[i];
+    Vec6 sum = diagonal_[i] * x[i];
+    for (std::uint32_t c = row_offsets_[i]; c < row_offsets_[i + 1]; ++c) {
+      const Coupling& cp = rows_[c];
+      if (cp.transposed) sum += cp.block->transpose() * x[cp.other];
+      else sum += *cp.block * x[cp.other];
+    }
+    return sum;
+  }
   /// z = P r with P the inverses of the diagonal blocks (block Jacobi).
   void precondition(std::span<const Vec6> r, std::span<Vec6> z) const;
   /// H as a sparse matrix in compressed rows (CSR), 6 rows per particle
@@ -71,6 +90,15 @@ class BlockHessian {
               std::vector<double>& values) const;
   std::size_t size() const { return diagonal_.size(); }
   const std::vector<Mat6>& diagonal() const { return diagonal_; }
+  /// The inverses of the diagonal blocks (block Jacobi; identity for fixed particles).
+  const std::vector<Mat6>& inverse_diagonal() const { return inverse_; }
+  /// Particle i's couplings in multiply()'s order, without those to fixed
+  /// particles and zero blocks (none for a fixed particle).
+  std::span<const Coupling> row(std::size_t i) const {
+    return std::span<const Coupling>(rows_.data() + row_offsets_[i], row_offsets_[i + 1] - row_offsets_[i]);
+  }
+  /// True if particle i's coordinates are prescribed (its row is the identity).
+  bool fixed(std::size_t i) const { return !fixed_.empty() && fixed_[i]; }
 
  private:
   struct PairBlocks {
@@ -78,10 +106,19 @@ class BlockHessian {
     /// transpose couples the second end to the first); the own blocks are
     /// in diagonal_.
     std::vector<Mat6> coupling;
+    std::vector<char> nonzero;  ///< per record: its coupling block has an entry other than 0
     std::span<const std::uint32_t> first, second;
     Incidence incidence;
   };
+  /// Lays out each particle's row for multiply(): its couplings in the
+  /// order of for_each_record_of over the pair providers in turn, without
+  /// those to fixed particles and those whose block is zero (adding them
+  /// changes no bit of a finite product).
+  void build_rows();
+
   std::vector<PairBlocks> pairs_;
+  std::vector<std::uint32_t> row_offsets_;  ///< particle i's couplings: rows_[row_offsets_[i], row_offsets_[i + 1])
+  std::vector<Coupling> rows_;
   std::vector<Mat12> scratch_;  ///< one provider's element Hessians at a time
   std::vector<Mat6> diagonal_;
   std::vector<Mat6> inverse_;  ///< inverses of the diagonal blocks

@@ -46,6 +46,25 @@ double dot4(const Quat& a, const Quat& b) { return a.coeffs().dot(b.coeffs()); }
 
 }  // namespace
 
+namespace {
+bool always() { return true; }
+constexpr PreconditionerEntry kPreconditioners[] = {
+    {CgPreconditioner::block_jacobi, "block-jacobi", "block-Jacobi", nullptr, always, ""},
+    {CgPreconditioner::amg, "amg", "AMG (hypre BoomerAMG)", kAmgOneProcessOnly, amg_available,
+     "\"amg\" (hypre BoomerAMG) is not in this build (install libhypre-dev and rebuild)"},
+    {CgPreconditioner::two_level, "two-level", "two-level (block Jacobi + rigid aggregates)",
+     kTwoLevelOneProcessOnly, always, ""},
+};
+}  // namespace
+
+std::span<const PreconditionerEntry> preconditioners() { return kPreconditioners; }
+
+const PreconditionerEntry& preconditioner_entry(CgPreconditioner code) {
+  for (const PreconditionerEntry& e : kPreconditioners)
+    if (e.code == code) return e;
+  throw std::invalid_argument("no preconditioner has code " + std::to_string(static_cast<int>(code)));
+}
+
 ExactSum implicit_rotational_energy_excess(const ParticleStore& s, double dt) {
   return exact_sum(s.size(), [&](std::size_t i) {
     if (!s.owns(i)) return 0.0;
@@ -214,12 +233,11 @@ ImplicitStepStats ImplicitStepper::step(ParticleStore& s, ForceField& forces, do
     }
   });
 
-  if (settings_.preconditioner == CgPreconditioner::amg && !amg_) {
-    // hypre's coarsening depends on how the system is divided: one process only.
-    if (s.decomposed)
-      throw std::invalid_argument(kAmgOneProcessOnly);
-    amg_ = std::make_unique<AmgPreconditioner>();
-  }
+  if (const char* why = preconditioner_entry(settings_.preconditioner).one_process_only; why && s.decomposed)
+    throw std::invalid_argument(why);
+  if (settings_.preconditioner == CgPreconditioner::amg && !amg_) amg_ = std::make_unique<AmgPreconditioner>();
+  if (settings_.preconditioner == CgPreconditioner::two_level && !two_level_)
+    two_level_ = std::make_unique<TwoLevelPreconditioner>();
   ImplicitStepStats stats;
   const auto where = [&](std::size_t slot) {
     return slot < n ? std::to_string(s.id[slot]) : std::string("(on another MPI rank)");
@@ -248,10 +266,13 @@ ImplicitStepStats ImplicitStepper::step(ParticleStore& s, ForceField& forces, do
     // AMG's hierarchy is made once a step, from the first iteration's H (a
     // fixed symmetric positive definite preconditioner for the later ones:
     // as many CG iterations, a quarter of the set-ups; docs/model.md §12.5 c).
+    // The two-level coarse matrix likewise (docs/model.md §12.5 c).
     if (amg_ && stats.newton_iterations == 1) amg_->setup(hessian_);
+    if (two_level_ && stats.newton_iterations == 1) two_level_->setup(hessian_, s.position);
+    const Preconditioner* preconditioner = amg_ ? static_cast<const Preconditioner*>(amg_.get()) : two_level_.get();
     const double cg_tolerance = std::min(settings_.cg_tolerance_max, std::sqrt(residual));
     const CgResult cg = solve_pcg(hessian_, rhs_, delta_, weight_, cg_tolerance, settings_.max_cg_iterations,
-                                  s.ghost, domain_, amg_.get());
+                                  s.ghost, domain_, preconditioner);
     stats.cg_iterations += cg.iterations;
     const auto slope_of = [&] {
       return domain_.total(exact_sum(n, [&](std::size_t i) { return s.owns(i) ? g_[i].dot(delta_[i]) : 0.0; }));

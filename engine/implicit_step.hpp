@@ -38,6 +38,7 @@
 #include "engine/amg_preconditioner.hpp"
 #include "engine/block_hessian.hpp"
 #include "engine/force_field.hpp"
+#include "engine/two_level_preconditioner.hpp"
 
 namespace dem {
 
@@ -52,7 +53,23 @@ inline constexpr double kMaxNewtonTolerance = 1e-3;
 enum class CgPreconditioner : std::uint8_t {
   block_jacobi = 0,  ///< the inverses of the 6x6 diagonal blocks (the default; bitwise everywhere, MPI included)
   amg = 1,           ///< one BoomerAMG V-cycle (engine/amg_preconditioner.hpp; one process only)
+  two_level = 2,     ///< block Jacobi + rigid aggregates (engine/two_level_preconditioner.hpp; one process only)
 };
+
+/// What the scene file, `dem run` and checkpoints know of a preconditioner.
+struct PreconditionerEntry {
+  CgPreconditioner code;
+  const char* keyword;      ///< the value of [run] preconditioner
+  const char* description;  ///< for `dem run`'s integrator line
+  /// Why it is refused on a part of an MPI run; nullptr: it runs there.
+  const char* one_process_only;
+  bool (*available)();      ///< false: not in this build
+  const char* unavailable;  ///< what to do then
+};
+/// Every preconditioner, in code order.
+std::span<const PreconditionerEntry> preconditioners();
+/// The entry of `code` (std::invalid_argument for a code not in the table).
+const PreconditionerEntry& preconditioner_entry(CgPreconditioner code);
 
 struct ImplicitSettings {
   double newton_tolerance = 1e-8;        ///< eps_N of the dimensionless residual e_k
@@ -162,6 +179,7 @@ class ImplicitStepper {
   std::vector<Mat6> inertia_;
   BlockHessian hessian_;
   std::unique_ptr<AmgPreconditioner> amg_;  ///< made at the first step with preconditioner amg
+  std::unique_ptr<TwoLevelPreconditioner> two_level_;  ///< made at the first step with preconditioner two_level
 };
 
 /// The part of the scheme's rotational kinetic energy 2 J |w|²

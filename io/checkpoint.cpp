@@ -334,8 +334,9 @@ void decode_run(std::span<const std::byte> bytes, std::uint32_t file_version, Ch
   }
   if (version >= 10) {
     const std::uint8_t p = r.u8("preconditioner");
-    if (p > static_cast<std::uint8_t>(CgPreconditioner::amg))
-      fail("inconsistent: the preconditioner code must be 0 or 1, got " + std::to_string(p));
+    if (p >= preconditioners().size())
+      fail("inconsistent: the preconditioner code must be below " + std::to_string(preconditioners().size()) +
+           ", got " + std::to_string(p));
     s.implicit.preconditioner = static_cast<CgPreconditioner>(p);
   }
   r.expect_end("the 'run' section");

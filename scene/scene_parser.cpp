@@ -68,13 +68,18 @@ void read_run(TableReader& t, RunSpec& run) {
     run.implicit.max_cg_iterations = *v;
   }
   if (const auto p = t.string("preconditioner")) {
-    if (*p == "block-jacobi") run.implicit.preconditioner = CgPreconditioner::block_jacobi;
-    else if (*p == "amg" && amg_available()) run.implicit.preconditioner = CgPreconditioner::amg;
+    const PreconditionerEntry* found = nullptr;
+    std::vector<std::string> names;
+    for (const PreconditionerEntry& e : preconditioners()) {
+      names.push_back(e.keyword);
+      if (*p == e.keyword) found = &e;
+    }
+    if (found == nullptr)
+      t.fail(t.find("preconditioner"), "preconditioner", "expected " + quoted_list(names) + ", got \"" + *p + "\"");
+    else if (!found->available())
+      t.fail(t.find("preconditioner"), "preconditioner", std::string(found->unavailable) + "; use \"block-jacobi\"");
     else
-      t.fail(t.find("preconditioner"), "preconditioner",
-             *p == "amg" ? std::string("\"amg\" (hypre BoomerAMG) is not in this build (install libhypre-dev and "
-                                       "rebuild); use \"block-jacobi\"")
-                         : "expected \"block-jacobi\" or \"amg\", got \"" + *p + "\"");
+      run.implicit.preconditioner = found->code;
   }
   if (const auto b = t.string("hessian_blocks")) {
     if (*b == "projected") run.implicit.hessian_blocks = HessianBlocks::projected;

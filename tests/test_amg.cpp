@@ -21,62 +21,20 @@
 #include "engine/block_hessian.hpp"
 #include "io/checkpoint.hpp"
 #include "scene/scene_builder.hpp"
+#include "bending_support.hpp"
 #include "scene_support.hpp"
 
 using namespace dem;
 
 namespace {
 
-constexpr double kDt = 4e-3;
-
-struct Problem {
-  Simulation sim;
-  BlockHessian h;
-  std::vector<Vec6> b, w;
-};
-
-std::string bending_text() {
-  return dem::testing::read_file_text(std::filesystem::path(DEM_SOURCE_DIR) /
-                                      "scenes/three_point_bending_low_quasi_static.toml");
-}
-
-std::string amg_bending_text() {
-  return dem::testing::replaced(bending_text(), "integrator = \"implicit\"",
-                                "integrator = \"implicit\"\npreconditioner = \"amg\"");
-}
-
-Simulation simulation_of(const std::string& text) {
-  return make_simulation(build_scene(parse_scene_text(text, "bending.toml", ".")));
-}
-
-Problem bending_problem() {
-  Problem p{simulation_of(bending_text()), {}, {}, {}};
-  for (int k = 0; k < 50; ++k) p.sim.step();  // loaded: 0.2 mm of punch travel
-  const ParticleStore& s = p.sim.particles();
-  const std::size_t n = s.size();
-  std::vector<Mat6> inertia(n, Mat6::Zero());
-  std::vector<char> fixed(n, 0);
-  p.b.resize(n);
-  p.w.resize(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    const double mt = s.mass[i] / (kDt * kDt), mr = s.inertia[i] / (kDt * kDt);
-    inertia[i].diagonal() << mt, mt, mt, mr, mr, mr;
-    fixed[i] = s.is_kinematic(i) ? 1 : 0;
-    p.w[i] << 1 / mt, 1 / mt, 1 / mt, 1 / mr, 1 / mr, 1 / mr;
-    for (int a = 0; a < 6; ++a) p.b[i][a] = fixed[i] ? 0.0 : std::sin(1.0 + 7.0 * i + a) * (a < 3 ? 1e-3 : 1e-6);
-  }
-  p.h.assemble(s, p.sim.forces(), inertia, fixed, HessianBlocks::gauss_newton);
-  return p;
-}
-
-double weighted_distance(const std::vector<Vec6>& a, const std::vector<Vec6>& b, const std::vector<Vec6>& w) {
-  double num = 0.0, den = 0.0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    num += (a[i] - b[i]).cwiseProduct(a[i] - b[i]).dot(w[i].cwiseInverse());
-    den += b[i].cwiseProduct(b[i]).dot(w[i].cwiseInverse());
-  }
-  return std::sqrt(num / den);
-}
+using dem::testing::bending_problem;
+using dem::testing::bending_simulation;
+using dem::testing::bending_text;
+using dem::testing::run_steps;
+using dem::testing::RunCounts;
+using dem::testing::weighted_distance;
+using Problem = dem::testing::BendingProblem;
 
 }  // namespace
 
@@ -138,27 +96,11 @@ TEST(Amg, SameBitsForOneAndTwoThreads) {
   EXPECT_TRUE(runs[0] == runs[1]);
 }
 
-/// Newton and CG iterations of `steps` implicit steps of `text`.
-struct RunCounts {
-  std::size_t newton = 0, cg = 0;
-};
-RunCounts run_steps(Simulation& sim, int steps) {
-  RunCounts c;
-  for (int k = 0; k < steps; ++k) {
-    sim.step();
-    for (const ImplicitStepStats& a : sim.last_implicit_attempts()) {
-      c.newton += a.newton_iterations;
-      c.cg += a.cg_iterations;
-    }
-  }
-  return c;
-}
-
 TEST(Amg, ImplicitStepsFollowBlockJacobiInFewerCgIterations) {
   if (!amg_available()) GTEST_SKIP() << "this build has no hypre";
   const int steps = 60;  // 0.24 mm of punch travel
-  Simulation bj = simulation_of(bending_text());
-  Simulation amg = simulation_of(amg_bending_text());
+  Simulation bj = bending_simulation(bending_text());
+  Simulation amg = bending_simulation(bending_text("amg"));
   ASSERT_EQ(amg.implicit_settings().preconditioner, CgPreconditioner::amg);
   const RunCounts c_bj = run_steps(bj, steps), c_amg = run_steps(amg, steps);
   const ParticleStore &a = bj.particles(), &b = amg.particles();
@@ -187,7 +129,7 @@ TEST(Amg, ImplicitRunIsTheSameForOneAndTwoThreadsAndAcrossACheckpoint) {
   dem::testing::StateSnapshot first;
   for (const std::size_t threads : {1, 2}) {
     ThreadLimit limit(threads);
-    Simulation sim = simulation_of(amg_bending_text());
+    Simulation sim = bending_simulation(bending_text("amg"));
     for (int k = 0; k < cut; ++k) sim.step();
     Simulation resumed = simulation_from(decode_checkpoint(encode_checkpoint(capture_simulation(sim))));
     EXPECT_EQ(resumed.implicit_settings().preconditioner, CgPreconditioner::amg);

@@ -204,8 +204,10 @@ TEST(SceneMaterials, ImplicitKeysAreReadCheckedAndOnlyWithTheImplicitIntegrator)
   else
     EXPECT_NE(error_of(with(run, implicit_run + "\npreconditioner = \"amg\"")).find("not in this build"),
               std::string::npos);
+  EXPECT_EQ(parse(with(run, implicit_run + "\npreconditioner = \"two-level\"")).run.implicit.preconditioner,
+            CgPreconditioner::two_level);
   EXPECT_NE(error_of(with(run, implicit_run + "\npreconditioner = \"jacobi\"")).find(
-                "preconditioner: expected \"block-jacobi\" or \"amg\", got \"jacobi\""),
+                "preconditioner: expected \"block-jacobi\", \"amg\" or \"two-level\", got \"jacobi\""),
             std::string::npos);
   EXPECT_NE(error_of(with(run, run + "\npreconditioner = \"amg\"")).find("only applies with integrator"),
             std::string::npos);

@@ -16,6 +16,10 @@ def rerun_or_exit(script, prog, exc, package_hint):
     if (os.environ.get(_REEXEC_GUARD) is None and os.path.exists(SYSTEM_PYTHON)
             and os.path.realpath(sys.executable) != os.path.realpath(SYSTEM_PYTHON)):
         os.environ[_REEXEC_GUARD] = "1"
-        os.execv(SYSTEM_PYTHON, [SYSTEM_PYTHON, os.path.abspath(script)] + sys.argv[1:])
+        # The program that is running, which need not be `script`: a tool
+        # that imports another (compare_bending.py imports plot_fracture)
+        # must rerun itself, not the module it imported.
+        program = sys.argv[0] if sys.argv and os.path.isfile(sys.argv[0]) else script
+        os.execv(SYSTEM_PYTHON, [SYSTEM_PYTHON, os.path.abspath(program)] + sys.argv[1:])
     sys.exit("%s: cannot import %s (%s); install the Debian package %s"
              % (prog, exc.name, exc, package_hint))

@@ -64,6 +64,14 @@ if [ -n "$implicit" ]; then
     expect "AMG without hypre" 1 "not in this build" -- \
       "${mpi[@]}" -np 2 "$dem" run "$tmp/amg.toml" --steps 2 --quiet --threads 1 --output-dir "$tmp/amg2"
   fi
+  # The two-level preconditioner's aggregates are runs of a process's
+  # particles: one process only, as AMG.
+  sed 's/^integrator = "implicit"$/&\npreconditioner = "two-level"/' "$implicit" > "$tmp/two_level.toml"
+  expect "two-level on 2 ranks" 1 'preconditioner = "two-level" runs in one process only' -- \
+    "${mpi[@]}" -np 2 "$dem" run "$tmp/two_level.toml" --steps 2 --quiet --threads 1 --output-dir "$tmp/tl2"
+  [ ! -e "$tmp/tl2/energy.csv" ] || { echo "FAIL: the refused two-level run wrote energy.csv"; failed=$((failed + 1)); }
+  expect "two-level on 1 rank" 0 "done:" -- \
+    "${mpi[@]}" -np 1 "$dem" run "$tmp/two_level.toml" --steps 2 --quiet --threads 1 --output-dir "$tmp/tl1"
 fi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

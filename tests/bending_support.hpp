@@ -1,0 +1,88 @@
+#pragma once
+// The low-resolution quasi-static bending beam as the preconditioner tests
+// use it (test_amg.cpp, test_two_level.cpp): scenes/three_point_bending_low_
+// quasi_static.toml with block Jacobi and implicit steps of 4 ms (164 times
+// the explicit limit), or another preconditioner; and its Hessian after 50
+// steps (0.2 mm of punch travel) with a right-hand side b and CG weights w.
+#include <cmath>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "app_support.hpp"
+#include "engine/block_hessian.hpp"
+#include "scene/scene_builder.hpp"
+#include "scene_support.hpp"
+
+namespace dem::testing {
+
+inline constexpr double kBendingDt = 4e-3;
+
+/// The scene's text with `preconditioner` and a step of kBendingDt.
+inline std::string bending_text(const std::string& preconditioner = "block-jacobi") {
+  const std::string shipped =
+      read_file_text(std::filesystem::path(DEM_SOURCE_DIR) / "scenes/three_point_bending_low_quasi_static.toml");
+  return replaced(replaced(shipped, "preconditioner = \"two-level\"", "preconditioner = \"" + preconditioner + "\""),
+                  "time_step = 8e-3", "time_step = 4e-3");
+}
+
+inline Simulation bending_simulation(const std::string& text) {
+  return make_simulation(build_scene(parse_scene_text(text, "bending.toml", ".")));
+}
+
+struct BendingProblem {
+  Simulation sim;
+  BlockHessian h;
+  std::vector<Mat6> inertia;
+  std::vector<char> fixed;
+  std::vector<Vec6> b, w;
+};
+
+inline BendingProblem bending_problem() {
+  BendingProblem p{bending_simulation(bending_text()), {}, {}, {}, {}, {}};
+  for (int k = 0; k < 50; ++k) p.sim.step();  // loaded: 0.2 mm of punch travel
+  const ParticleStore& s = p.sim.particles();
+  const std::size_t n = s.size();
+  const double dt = kBendingDt;
+  p.inertia.assign(n, Mat6::Zero());
+  p.fixed.assign(n, 0);
+  p.b.resize(n);
+  p.w.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double mt = s.mass[i] / (dt * dt), mr = s.inertia[i] / (dt * dt);
+    p.inertia[i].diagonal() << mt, mt, mt, mr, mr, mr;
+    p.fixed[i] = s.is_kinematic(i) ? 1 : 0;
+    p.w[i] << 1 / mt, 1 / mt, 1 / mt, 1 / mr, 1 / mr, 1 / mr;
+    for (int a = 0; a < 6; ++a) p.b[i][a] = p.fixed[i] ? 0.0 : std::sin(1.0 + 7.0 * i + a) * (a < 3 ? 1e-3 : 1e-6);
+  }
+  p.h.assemble(s, p.sim.forces(), p.inertia, p.fixed, HessianBlocks::gauss_newton);
+  return p;
+}
+
+/// |a - b|_W^-1 / |b|_W^-1 (relative, in the inverse CG weights).
+inline double weighted_distance(const std::vector<Vec6>& a, const std::vector<Vec6>& b, const std::vector<Vec6>& w) {
+  double num = 0.0, den = 0.0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    num += (a[i] - b[i]).cwiseProduct(a[i] - b[i]).dot(w[i].cwiseInverse());
+    den += b[i].cwiseProduct(b[i]).dot(w[i].cwiseInverse());
+  }
+  return std::sqrt(num / den);
+}
+
+/// Newton and CG iterations of `steps` implicit steps.
+struct RunCounts {
+  std::size_t newton = 0, cg = 0;
+};
+inline RunCounts run_steps(Simulation& sim, int steps) {
+  RunCounts c;
+  for (int k = 0; k < steps; ++k) {
+    sim.step();
+    for (const ImplicitStepStats& a : sim.last_implicit_attempts()) {
+      c.newton += a.newton_iterations;
+      c.cg += a.cg_iterations;
+    }
+  }
+  return c;
+}
+
+}  // namespace dem::testing
