@@ -182,6 +182,9 @@ void print_summary(const BuiltScene& b, const SceneSpec& spec, std::ostream& out
                     std::to_string(b.implicit.max_newton_iterations) + " Newton and " +
                     std::to_string(b.implicit.max_cg_iterations) + " CG iterations, " +
                     preconditioner_entry(b.implicit.preconditioner).description +
+                    (b.implicit.hessian_update == HessianUpdate::when_slow
+                         ? ", Hessian kept while each Newton iteration halves the residual"
+                         : "") +
                     ")"
               : "map (" + integrator_map_name(b.map) + ")")
       << "\n"

@@ -5,7 +5,9 @@
 #   - implicitly: scenes/three_point_bending{_low,}_quasi_static.toml at each
 #     step of IMPLICIT_STEPS (default "8e-3 4e-3" s), the event control on,
 #     with each CG preconditioner of PRECONDITIONER (default "two-level", the
-#     scenes' own; "block-jacobi two-level amg" for all three);
+#     scenes' own; "block-jacobi two-level amg" for all three) and
+#     HESSIAN_UPDATE ([run] hessian_update: default the scenes' own,
+#     "when-slow"; "every-iteration" for Newton's method);
 #   - explicitly: the same scene with integrator = "rrp25", the "auto" step
 #     (0.2 of the limit) and [damping] viscous = ALPHA (default 100 1/s,
 #     docs/model.md §11.10), to EXPLICIT_T_END (default: the scene's end,
@@ -22,7 +24,7 @@
 #
 # Builds the engine with scripts/setup.sh if build/apps/dem is missing. Runs
 # from any directory. Environment: RESOLUTIONS ("low middle"), THREADS (2),
-# IMPLICIT_STEPS ("8e-3 4e-3"), PRECONDITIONER ("two-level"), ALPHA (100), EXPLICIT_T_END (the scene's
+# IMPLICIT_STEPS ("8e-3 4e-3"), PRECONDITIONER ("two-level"), HESSIAN_UPDATE (the scenes'), ALPHA (100), EXPLICIT_T_END (the scene's
 # end), SMOOTH (2e-3), OUT (./quasi_static_bending), DEM_BUILD_DIR (build),
 # TOLERANCE (unset: none; else every run's peak force and time in two must be
 # within it of the explicit run's, relative, or the script exits 2: the
@@ -35,6 +37,7 @@ resolutions=${RESOLUTIONS:-"low middle"}
 threads=${THREADS:-2}
 implicit_steps=${IMPLICIT_STEPS:-"8e-3 4e-3"}
 preconditioners=${PRECONDITIONER:-two-level}
+hessian_update=${HESSIAN_UPDATE:-}
 alpha=${ALPHA:-100}
 explicit_t_end=${EXPLICIT_T_END:-}
 smooth=${SMOOTH:-2e-3}
@@ -75,7 +78,7 @@ for resolution in $resolutions; do
   runs=()
   explicit="$work/$resolution-explicit.toml"
   sed -e 's|^integrator = .*|integrator = "rrp25"|' -e 's|^time_step = .*|time_step = "auto"\ntime_step_fraction = 0.2|' \
-      -e '/^newton_tolerance/d' -e '/^event_tolerance/d' -e '/^preconditioner/d' -e 's|^energy_every = .*|energy_every = 41|' -e 's|^vtk_every = .*|vtk_every = 0|' "$scene" >"$explicit"
+      -e '/^newton_tolerance/d' -e '/^event_tolerance/d' -e '/^preconditioner/d' -e '/^hessian_update/d' -e 's|^energy_every = .*|energy_every = 41|' -e 's|^vtk_every = .*|vtk_every = 0|' "$scene" >"$explicit"
   printf '\n[damping]\nviscous = %s\n' "$alpha" >>"$explicit"
   end_args=()
   [ -n "$explicit_t_end" ] && end_args=(--t-end "$explicit_t_end")
@@ -87,8 +90,9 @@ for resolution in $resolutions; do
       local_name="$resolution-implicit-$dt-$pc"
       implicit="$work/$local_name.toml"
       sed -e "s|^time_step = .*|time_step = $dt|" -e 's|^vtk_every = .*|vtk_every = 0|' -e '/^preconditioner = /d' \
-          -e "s|^integrator = \"implicit\"\$|&\npreconditioner = \"$pc\"|" "$scene" >"$implicit"
-      label="implicit+$pc"
+          -e "s|^integrator = \"implicit\"\$|&\npreconditioner = \"$pc\"|" \
+          ${hessian_update:+-e "s|^hessian_update = .*|hessian_update = \"$hessian_update\"|"} "$scene" >"$implicit"
+      label="implicit+$pc${hessian_update:++$hessian_update}"
       if run_one "$local_name" "$implicit" "$resolution" "$label" "$dt" "$scene_end"; then
         runs+=("$work/$local_name=$label $dt s")
       fi

@@ -262,7 +262,14 @@ ImplicitStepStats ImplicitStepper::step(ParticleStore& s, ForceField& forces, do
     if (domain_.maximum(turned < n ? 1.0 : 0.0) > 0.0)
       throw ImplicitSolveError("particle id " + where(turned) +
                                " turned by pi or more in one implicit step: use a smaller time step");
-    hessian_.assemble(s, forces, inertia_, fixed, settings_.hessian_blocks);
+    // H anew, unless hessian_update = "when-slow" keeps the step's first
+    // while each iteration halves the residual (§12.5 b).
+    const std::size_t k = stats.residuals.size();
+    const bool slow = k >= 2 && stats.residuals[k - 1] > kHessianReuseReduction * stats.residuals[k - 2];
+    if (settings_.hessian_update == HessianUpdate::every_iteration || stats.newton_iterations == 1 || slow) {
+      hessian_.assemble(s, forces, inertia_, fixed, settings_.hessian_blocks);
+      ++stats.hessian_assemblies;
+    }
     // AMG's hierarchy is made once a step, from the first iteration's H (a
     // fixed symmetric positive definite preconditioner for the later ones:
     // as many CG iterations, a quarter of the set-ups; docs/model.md §12.5 c).

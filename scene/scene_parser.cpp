@@ -45,7 +45,7 @@ void read_run(TableReader& t, RunSpec& run) {
   const bool implicit = run.map == IntegratorMap::implicit;
   // The implicit integrator's settings (docs/model.md §12.5); only with it.
   for (const char* key : {"newton_tolerance", "cg_tolerance_max", "max_newton_iterations", "max_cg_iterations",
-                          "preconditioner", "hessian_blocks", "event_tolerance"})
+                          "preconditioner", "hessian_blocks", "hessian_update", "event_tolerance"})
     if (!implicit && t.has(key))
       t.fail(t.find(key), key, "only applies with integrator = \"implicit\"");
   if (const auto v = t.number("newton_tolerance", "positive")) {
@@ -88,6 +88,13 @@ void read_run(TableReader& t, RunSpec& run) {
     else
       t.fail(t.find("hessian_blocks"), "hessian_blocks",
              "expected \"projected\", \"gauss-newton\" or \"exact\", got \"" + *b + "\"");
+  }
+  if (const auto u = t.string("hessian_update")) {
+    if (*u == "every-iteration") run.implicit.hessian_update = HessianUpdate::every_iteration;
+    else if (*u == "when-slow") run.implicit.hessian_update = HessianUpdate::when_slow;
+    else
+      t.fail(t.find("hessian_update"), "hessian_update",
+             "expected \"every-iteration\" or \"when-slow\", got \"" + *u + "\"");
   }
   if (const auto v = t.number("event_tolerance", "nonnegative")) {
     // (A bond past its strength by half or more is no longer a located event.)

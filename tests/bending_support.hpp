@@ -18,12 +18,15 @@ namespace dem::testing {
 
 inline constexpr double kBendingDt = 4e-3;
 
-/// The scene's text with `preconditioner` and a step of kBendingDt.
-inline std::string bending_text(const std::string& preconditioner = "block-jacobi") {
-  const std::string shipped =
+/// The scene's text with `preconditioner`, `hessian_update` and a step of
+/// kBendingDt.
+inline std::string bending_text(const std::string& preconditioner = "block-jacobi",
+                                const std::string& hessian_update = "every-iteration") {
+  std::string text =
       read_file_text(std::filesystem::path(DEM_SOURCE_DIR) / "scenes/three_point_bending_low_quasi_static.toml");
-  return replaced(replaced(shipped, "preconditioner = \"two-level\"", "preconditioner = \"" + preconditioner + "\""),
-                  "time_step = 8e-3", "time_step = 4e-3");
+  text = replaced(text, "preconditioner = \"two-level\"", "preconditioner = \"" + preconditioner + "\"");
+  text = replaced(text, "hessian_update = \"when-slow\"", "hessian_update = \"" + hessian_update + "\"");
+  return replaced(text, "time_step = 8e-3", "time_step = 4e-3");
 }
 
 inline Simulation bending_simulation(const std::string& text) {
@@ -71,7 +74,7 @@ inline double weighted_distance(const std::vector<Vec6>& a, const std::vector<Ve
 
 /// Newton and CG iterations of `steps` implicit steps.
 struct RunCounts {
-  std::size_t newton = 0, cg = 0;
+  std::size_t newton = 0, cg = 0, assemblies = 0;
 };
 inline RunCounts run_steps(Simulation& sim, int steps) {
   RunCounts c;
@@ -80,6 +83,7 @@ inline RunCounts run_steps(Simulation& sim, int steps) {
     for (const ImplicitStepStats& a : sim.last_implicit_attempts()) {
       c.newton += a.newton_iterations;
       c.cg += a.cg_iterations;
+      c.assemblies += a.hessian_assemblies;
     }
   }
   return c;

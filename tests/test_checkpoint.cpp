@@ -533,8 +533,8 @@ TEST_F(Checkpoint, HeaderLayout) {
   const auto& b = bytes();
   ASSERT_GT(b.size(), checkpoint_header_size);
   EXPECT_EQ(std::memcmp(b.data(), "DEMCKPT\0", 8), 0);
-  EXPECT_EQ(peek<std::uint32_t>(b, 8), 10u);
-  EXPECT_EQ(checkpoint_format_version, 10u);
+  EXPECT_EQ(peek<std::uint32_t>(b, 8), 12u);
+  EXPECT_EQ(checkpoint_format_version, 12u);
   EXPECT_EQ(peek<std::uint32_t>(b, 12), 0u);
   EXPECT_EQ(peek<std::uint64_t>(b, 16), b.size() - checkpoint_header_size);
   EXPECT_EQ(peek<std::uint32_t>(b, 24), reference_crc32(std::span(b).subspan(checkpoint_header_size)));
@@ -750,15 +750,15 @@ TEST_F(Checkpoint, VersionOneIsRefusedNamingItsVersion) {
   poke<std::uint32_t>(copy, 8, 1);  // nothing else recomputed
   const std::string message = decode_error(copy);
   EXPECT_NE(message.find("version 1"), std::string::npos) << message;
-  EXPECT_EQ(message, "checkpoint format version 1 is not supported; this build reads versions 2 to 11");
+  EXPECT_EQ(message, "checkpoint format version 1 is not supported; this build reads versions 2 to 13");
 }
 
 TEST_F(Checkpoint, FutureVersionIsRefused) {
-  for (std::uint32_t version : {0u, 12u, 0xFFFFFFFFu}) {
+  for (std::uint32_t version : {0u, 14u, 0xFFFFFFFFu}) {
     std::vector<std::byte> copy = bytes();
     poke<std::uint32_t>(copy, 8, version);
     EXPECT_EQ(decode_error(copy), "checkpoint format version " + std::to_string(version) +
-                                      " is not supported; this build reads versions 2 to 11");
+                                      " is not supported; this build reads versions 2 to 13");
   }
   // Versions 7 and 9 are indexes of parts (run/checkpoint_parts.hpp): a
   // whole checkpoint labelled so is not one.
@@ -1353,12 +1353,27 @@ TEST_F(Checkpoint, PreconditionerRoundTrips) {
   c.implicit.preconditioner = CgPreconditioner::amg;
   std::vector<std::byte> bytes = encode_checkpoint(c);
   EXPECT_EQ(decode_checkpoint(bytes).implicit.preconditioner, CgPreconditioner::amg);
-  // The code is the last byte of the "run" section.
+  // The code is the last byte but one of the "run" section.
   const SectionAt run = find_section(bytes, "run");
   c.implicit.preconditioner = CgPreconditioner::two_level;
   EXPECT_EQ(decode_checkpoint(encode_checkpoint(c)).implicit.preconditioner, CgPreconditioner::two_level);
-  poke<std::uint8_t>(bytes, run.body_at + run.length - 1, 3);
+  poke<std::uint8_t>(bytes, run.body_at + run.length - 2, 3);
   reseal(bytes);
   EXPECT_NE(decode_error(bytes).find("the preconditioner code must be below 3, got 3"), std::string::npos)
+      << decode_error(bytes);
+}
+
+// Version 12: hessian_update survives a checkpoint (a restart goes on with
+// the run's), and a code no run writes is refused.
+TEST_F(Checkpoint, HessianUpdateRoundTrips) {
+  CheckpointState c = state();
+  EXPECT_EQ(decode_checkpoint(encode_checkpoint(c)).implicit.hessian_update, HessianUpdate::every_iteration);
+  c.implicit.hessian_update = HessianUpdate::when_slow;
+  std::vector<std::byte> bytes = encode_checkpoint(c);
+  EXPECT_EQ(decode_checkpoint(bytes).implicit.hessian_update, HessianUpdate::when_slow);
+  const SectionAt run = find_section(bytes, "run");  // the code is the run section's last byte
+  poke<std::uint8_t>(bytes, run.body_at + run.length - 1, 2);
+  reseal(bytes);
+  EXPECT_NE(decode_error(bytes).find("the Hessian update code must be 0 or 1, got 2"), std::string::npos)
       << decode_error(bytes);
 }

@@ -171,6 +171,14 @@ TEST(SceneMaterials, ImplicitKeysAreReadCheckedAndOnlyWithTheImplicitIntegrator)
   const Simulation sim = make_simulation(build_scene(spec));
   EXPECT_EQ(sim.implicit_settings().max_cg_iterations, 300u);
   EXPECT_EQ(sim.implicit_settings().hessian_blocks, HessianBlocks::gauss_newton);  // the default
+  EXPECT_EQ(sim.implicit_settings().hessian_update, HessianUpdate::every_iteration);  // the default
+  EXPECT_EQ(parse(with(run, implicit_run + "\nhessian_update = \"when-slow\"")).run.implicit.hessian_update,
+            HessianUpdate::when_slow);
+  EXPECT_NE(error_of(with(run, implicit_run + "\nhessian_update = \"sometimes\"")).find(
+                "hessian_update: expected \"every-iteration\" or \"when-slow\", got \"sometimes\""),
+            std::string::npos);
+  EXPECT_NE(error_of(with(run, run + "\nhessian_update = \"when-slow\"")).find("only applies with integrator"),
+            std::string::npos);
   EXPECT_EQ(parse(with(run, implicit_run + "\nhessian_blocks = \"projected\"")).run.implicit.hessian_blocks,
             HessianBlocks::projected);
   EXPECT_EQ(parse(with(run, implicit_run + "\nhessian_blocks = \"exact\"")).run.implicit.hessian_blocks,

@@ -11,8 +11,9 @@
 // and with [run] preconditioner = "two-level" the implicit steps of the beam
 // follow the block-Jacobi steps within the Newton tolerance in fewer CG
 // iterations, with the same bits for 1 and 2 threads and across a
-// checkpoint. Also: BlockHessian::multiply equals the sum of the element
-// blocks laid out densely here.
+// checkpoint (with hessian_update = "when-slow", the shipped scene's). Also:
+// BlockHessian::multiply equals the sum of the element blocks laid out
+// densely here, and "when-slow" follows Newton with fewer assemblies.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -199,10 +200,11 @@ TEST(TwoLevel, ImplicitRunIsTheSameForOneAndTwoThreadsAndAcrossACheckpoint) {
   dem::testing::StateSnapshot first;
   for (const std::size_t threads : {1, 2}) {
     ThreadLimit limit(threads);
-    Simulation sim = bending_simulation(bending_text("two-level"));
+    Simulation sim = bending_simulation(bending_text("two-level", "when-slow"));
     for (int k = 0; k < cut; ++k) sim.step();
     Simulation resumed = simulation_from(decode_checkpoint(encode_checkpoint(capture_simulation(sim))));
     EXPECT_EQ(resumed.implicit_settings().preconditioner, CgPreconditioner::two_level);
+    EXPECT_EQ(resumed.implicit_settings().hessian_update, HessianUpdate::when_slow);
     for (int k = cut; k < steps; ++k) {
       sim.step();
       resumed.step();
@@ -212,4 +214,25 @@ TEST(TwoLevel, ImplicitRunIsTheSameForOneAndTwoThreadsAndAcrossACheckpoint) {
     EXPECT_TRUE(s == first) << threads << " threads";
     EXPECT_TRUE(dem::testing::snapshot(resumed) == s) << threads << " threads, resumed at step " << cut;
   }
+}
+
+// hessian_update = "when-slow" (docs/model.md §12.5 b): the steps follow
+// Newton's (a Hessian at every iteration) within the Newton tolerance, with
+// fewer assemblies than Newton iterations.
+TEST(HessianUpdate, WhenSlowFollowsNewtonWithFewerAssemblies) {
+  const int steps = 60;
+  Simulation newton = bending_simulation(bending_text("two-level"));
+  Simulation modified = bending_simulation(bending_text("two-level", "when-slow"));
+  ASSERT_EQ(modified.implicit_settings().hessian_update, HessianUpdate::when_slow);
+  const RunCounts c_n = run_steps(newton, steps), c_m = run_steps(modified, steps);
+  const ParticleStore &a = newton.particles(), &b = modified.particles();
+  double worst = 0.0;
+  for (std::size_t i = 0; i < a.size(); ++i) worst = std::max(worst, (a.position[i] - b.position[i]).norm() / a.radius[i]);
+  std::printf("%d steps: Newton %zu iterations, %zu assemblies; when-slow %zu iterations, %zu assemblies; largest "
+              "position difference %.3e radii\n",
+              steps, c_n.newton, c_n.assemblies, c_m.newton, c_m.assemblies, worst);
+  EXPECT_EQ(c_n.assemblies, c_n.newton);
+  EXPECT_LT(c_m.assemblies, c_m.newton);
+  EXPECT_GE(c_m.assemblies, static_cast<std::size_t>(steps) / 2);  // at least one a step that iterates
+  EXPECT_LT(worst, steps * 1e-6);
 }
