@@ -97,19 +97,30 @@ void TwoLevelPreconditioner::setup(const BlockHessian& h, std::span<const Vec3> 
 void TwoLevelPreconditioner::apply(std::span<const Vec6> r, std::span<Vec6> z) const {
   const BlockHessian& h = *h_;
   const std::size_t count = aggregates();
-  // Pᵀ r, aggregate by aggregate in member order.
+  // Pᵀ r, aggregate by aggregate in member order: T_iᵀ r_i = (r_x, r_phi +
+  // d_i x r_x), rigid_map's transpose written out.
   parallel_for_ranges(count, [&](std::size_t begin, std::size_t end) {
     for (std::size_t a = begin; a < end; ++a) {
-      Vec6 sum = Vec6::Zero();
-      for (std::uint32_t m = first_[a]; m < first_[a + 1]; ++m) sum += rigid_map(members_[m]).transpose() * r[members_[m]];
-      coarse_rhs_.segment<6>(static_cast<Eigen::Index>(6 * a)) = sum;
+      Vec3 force = Vec3::Zero(), moment = Vec3::Zero();
+      for (std::uint32_t m = first_[a]; m < first_[a + 1]; ++m) {
+        const std::uint32_t i = members_[m];
+        force += r[i].head<3>();
+        moment += r[i].tail<3>() + offset_[i].cross(r[i].head<3>());
+      }
+      coarse_rhs_.segment<3>(static_cast<Eigen::Index>(6 * a)) = force;
+      coarse_rhs_.segment<3>(static_cast<Eigen::Index>(6 * a + 3)) = moment;
     }
   });
   const Eigen::VectorXd y = coarse_.solve(coarse_rhs_);
+  // z_i = D_i^-1 r_i + T_i y_a, T_i y = (U + Theta x d_i, Theta).
   parallel_for_ranges(h.size(), [&](std::size_t begin, std::size_t end) {
     for (std::size_t i = begin; i < end; ++i) {
       z[i] = h.inverse_diagonal()[i] * r[i];
-      if (aggregate_of_[i] >= 0) z[i] += rigid_map(i) * y.segment<6>(static_cast<Eigen::Index>(6 * aggregate_of_[i]));
+      if (aggregate_of_[i] < 0) continue;
+      const auto a = static_cast<Eigen::Index>(6 * aggregate_of_[i]);
+      const Vec3 theta = y.segment<3>(a + 3);
+      z[i].head<3>() += y.segment<3>(a) + theta.cross(offset_[i]);
+      z[i].tail<3>() += theta;
     }
   });
 }

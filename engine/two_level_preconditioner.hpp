@@ -27,6 +27,7 @@
 /// MPI parts.
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <vector>
 
@@ -53,9 +54,12 @@ class TwoLevelPreconditioner final : public Preconditioner {
   /// (one per particle, the configuration h was assembled at). Throws
   /// std::runtime_error if the coarse matrix is not positive definite.
   void setup(const BlockHessian& h, std::span<const Vec3> position);
-  /// z = D^-1 r + P (Pᵀ H P)^-1 Pᵀ r (one entry per particle).
+  /// z = D^-1 r + P (Pᵀ H P)^-1 Pᵀ r (one entry per particle), with D the
+  /// diagonal blocks of the BlockHessian given to setup() as they are now
+  /// (it is read, not copied: it must outlive the calls). After setup().
   void apply(std::span<const Vec6> r, std::span<Vec6> z) const override;
 
+  /// The aggregates of the last setup().
   std::size_t aggregates() const { return first_.empty() ? 0 : first_.size() - 1; }
 
  private:

@@ -9,8 +9,12 @@
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include "app_support.hpp"
+#include "core/parallel.hpp"
 #include "engine/block_hessian.hpp"
+#include "io/checkpoint.hpp"
 #include "scene/scene_builder.hpp"
 #include "scene_support.hpp"
 
@@ -87,6 +91,57 @@ inline RunCounts run_steps(Simulation& sim, int steps) {
     }
   }
   return c;
+}
+
+/// The largest distance between the same particles of two runs, in radii.
+inline double largest_position_difference(const Simulation& a, const Simulation& b) {
+  const ParticleStore &s = a.particles(), &t = b.particles();
+  double worst = 0.0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    EXPECT_EQ(s.id[i], t.id[i]);
+    worst = std::max(worst, (s.position[i] - t.position[i]).norm() / s.radius[i]);
+  }
+  return worst;
+}
+
+/// CG on the bending problem with the preconditioner that `set_up(h)`
+/// returns (set up on h) gives the same bits on 1 and 2 threads.
+template <class SetUp>
+void expect_same_solution_for_one_and_two_threads(SetUp&& set_up) {
+  std::vector<std::vector<Vec6>> runs;
+  for (const std::size_t threads : {1, 2}) {
+    ThreadLimit limit(threads);
+    BendingProblem p = bending_problem();
+    std::vector<Vec6> d(p.h.size());
+    const auto pre = set_up(p);
+    (void)solve_pcg(p.h, p.b, d, p.w, 1e-8, 20000, {}, {}, pre.get());
+    runs.push_back(d);
+  }
+  EXPECT_TRUE(runs[0] == runs[1]);
+}
+
+/// 16 steps of `text` on 1 and 2 threads, and resumed from a checkpoint at
+/// step 9, give the same bits; `check(resumed)` looks at the resumed run's
+/// settings.
+template <class Check>
+void expect_same_run_for_threads_and_checkpoint(const std::string& text, Check&& check) {
+  const int steps = 16, cut = 9;
+  StateSnapshot first;
+  for (const std::size_t threads : {1, 2}) {
+    ThreadLimit limit(threads);
+    Simulation sim = bending_simulation(text);
+    for (int k = 0; k < cut; ++k) sim.step();
+    Simulation resumed = simulation_from(decode_checkpoint(encode_checkpoint(capture_simulation(sim))));
+    check(resumed);
+    for (int k = cut; k < steps; ++k) {
+      sim.step();
+      resumed.step();
+    }
+    const StateSnapshot s = snapshot(sim);
+    if (threads == 1) first = s;
+    EXPECT_TRUE(s == first) << threads << " threads";
+    EXPECT_TRUE(snapshot(resumed) == s) << threads << " threads, resumed at step " << cut;
+  }
 }
 
 }  // namespace dem::testing

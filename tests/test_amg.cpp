@@ -13,6 +13,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <memory>
 #include <vector>
 
 #include "app_support.hpp"
@@ -26,17 +27,8 @@
 
 using namespace dem;
 
-namespace {
-
-using dem::testing::bending_problem;
-using dem::testing::bending_simulation;
-using dem::testing::bending_text;
-using dem::testing::run_steps;
-using dem::testing::RunCounts;
-using dem::testing::weighted_distance;
-using Problem = dem::testing::BendingProblem;
-
-}  // namespace
+using namespace dem::testing;
+using Problem = BendingProblem;
 
 TEST(Amg, CsrFormMultipliesAsTheBlocks) {
   Problem p = bending_problem();
@@ -83,17 +75,11 @@ TEST(Amg, ConvergesToTheBlockJacobiSolutionInFewerIterations) {
 
 TEST(Amg, SameBitsForOneAndTwoThreads) {
   if (!amg_available()) GTEST_SKIP() << "this build has no hypre";
-  std::vector<std::vector<Vec6>> runs;
-  for (const std::size_t threads : {1, 2}) {
-    ThreadLimit limit(threads);
-    Problem p = bending_problem();
-    std::vector<Vec6> d(p.h.size());
-    AmgPreconditioner amg;
-    amg.setup(p.h);
-    (void)solve_pcg(p.h, p.b, d, p.w, 1e-8, 20000, {}, {}, &amg);
-    runs.push_back(d);
-  }
-  EXPECT_TRUE(runs[0] == runs[1]);
+  dem::testing::expect_same_solution_for_one_and_two_threads([](const Problem& p) {
+    auto amg = std::make_unique<AmgPreconditioner>();
+    amg->setup(p.h);
+    return amg;
+  });
 }
 
 TEST(Amg, ImplicitStepsFollowBlockJacobiInFewerCgIterations) {
@@ -103,12 +89,7 @@ TEST(Amg, ImplicitStepsFollowBlockJacobiInFewerCgIterations) {
   Simulation amg = bending_simulation(bending_text("amg"));
   ASSERT_EQ(amg.implicit_settings().preconditioner, CgPreconditioner::amg);
   const RunCounts c_bj = run_steps(bj, steps), c_amg = run_steps(amg, steps);
-  const ParticleStore &a = bj.particles(), &b = amg.particles();
-  double worst = 0.0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    ASSERT_EQ(a.id[i], b.id[i]);
-    worst = std::max(worst, (a.position[i] - b.position[i]).norm() / a.radius[i]);
-  }
+  const double worst = dem::testing::largest_position_difference(bj, amg);
   const EnergyReport e_bj = bj.energy_report(), e_amg = amg.energy_report();
   const double elastic = e_bj.bending + e_bj.axial + e_bj.shear + e_bj.contact;
   std::printf("%d steps: block Jacobi %zu Newton, %zu CG; AMG %zu Newton, %zu CG; largest position difference "
@@ -125,21 +106,7 @@ TEST(Amg, ImplicitStepsFollowBlockJacobiInFewerCgIterations) {
 
 TEST(Amg, ImplicitRunIsTheSameForOneAndTwoThreadsAndAcrossACheckpoint) {
   if (!amg_available()) GTEST_SKIP() << "this build has no hypre";
-  const int steps = 16, cut = 9;
-  dem::testing::StateSnapshot first;
-  for (const std::size_t threads : {1, 2}) {
-    ThreadLimit limit(threads);
-    Simulation sim = bending_simulation(bending_text("amg"));
-    for (int k = 0; k < cut; ++k) sim.step();
-    Simulation resumed = simulation_from(decode_checkpoint(encode_checkpoint(capture_simulation(sim))));
+  dem::testing::expect_same_run_for_threads_and_checkpoint(bending_text("amg"), [](const Simulation& resumed) {
     EXPECT_EQ(resumed.implicit_settings().preconditioner, CgPreconditioner::amg);
-    for (int k = cut; k < steps; ++k) {
-      sim.step();
-      resumed.step();
-    }
-    const dem::testing::StateSnapshot s = dem::testing::snapshot(sim);
-    if (threads == 1) first = s;
-    EXPECT_TRUE(s == first) << threads << " threads";
-    EXPECT_TRUE(dem::testing::snapshot(resumed) == s) << threads << " threads, resumed at step " << cut;
-  }
+  });
 }

@@ -19,6 +19,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <vector>
 
 #include <Eigen/Dense>
@@ -34,17 +35,8 @@
 
 using namespace dem;
 
-namespace {
-
-using dem::testing::bending_problem;
-using dem::testing::bending_simulation;
-using dem::testing::bending_text;
-using dem::testing::run_steps;
-using dem::testing::RunCounts;
-using dem::testing::weighted_distance;
-using Problem = dem::testing::BendingProblem;
-
-}  // namespace
+using namespace dem::testing;
+using Problem = BendingProblem;
 
 TEST(BlockHessian, MultiplyIsTheSumOfTheElementBlocks) {
   Problem p = bending_problem();
@@ -158,19 +150,12 @@ TEST(TwoLevel, ConvergesToTheBlockJacobiSolutionInAThirdOfTheIterations) {
 }
 
 TEST(TwoLevel, SameBitsForOneAndTwoThreads) {
-  std::vector<std::vector<Vec6>> runs;
-  for (const std::size_t threads : {1, 2}) {
-    ThreadLimit limit(threads);
-    Problem p = bending_problem();
-    std::vector<Vec6> d(p.h.size());
-    TwoLevelPreconditioner pre;
-    pre.setup(p.h, p.sim.particles().position);
-    (void)solve_pcg(p.h, p.b, d, p.w, 1e-8, 20000, {}, {}, &pre);
-    runs.push_back(d);
-  }
-  EXPECT_TRUE(runs[0] == runs[1]);
+  dem::testing::expect_same_solution_for_one_and_two_threads([](const Problem& p) {
+    auto pre = std::make_unique<TwoLevelPreconditioner>();
+    pre->setup(p.h, p.sim.particles().position);
+    return pre;
+  });
 }
-
 
 TEST(TwoLevel, ImplicitStepsFollowBlockJacobiInFewerCgIterations) {
   const int steps = 60;  // 0.24 mm of punch travel
@@ -178,12 +163,7 @@ TEST(TwoLevel, ImplicitStepsFollowBlockJacobiInFewerCgIterations) {
   Simulation tl = bending_simulation(bending_text("two-level"));
   ASSERT_EQ(tl.implicit_settings().preconditioner, CgPreconditioner::two_level);
   const RunCounts c_bj = run_steps(bj, steps), c_tl = run_steps(tl, steps);
-  const ParticleStore &a = bj.particles(), &b = tl.particles();
-  double worst = 0.0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    ASSERT_EQ(a.id[i], b.id[i]);
-    worst = std::max(worst, (a.position[i] - b.position[i]).norm() / a.radius[i]);
-  }
+  const double worst = dem::testing::largest_position_difference(bj, tl);
   const EnergyReport e_bj = bj.energy_report();
   const double elastic = e_bj.bending + e_bj.axial + e_bj.shear + e_bj.contact;
   std::printf("%d steps: block Jacobi %zu Newton, %zu CG; two-level %zu Newton, %zu CG; largest position "
@@ -196,24 +176,11 @@ TEST(TwoLevel, ImplicitStepsFollowBlockJacobiInFewerCgIterations) {
 }
 
 TEST(TwoLevel, ImplicitRunIsTheSameForOneAndTwoThreadsAndAcrossACheckpoint) {
-  const int steps = 16, cut = 9;
-  dem::testing::StateSnapshot first;
-  for (const std::size_t threads : {1, 2}) {
-    ThreadLimit limit(threads);
-    Simulation sim = bending_simulation(bending_text("two-level", "when-slow"));
-    for (int k = 0; k < cut; ++k) sim.step();
-    Simulation resumed = simulation_from(decode_checkpoint(encode_checkpoint(capture_simulation(sim))));
-    EXPECT_EQ(resumed.implicit_settings().preconditioner, CgPreconditioner::two_level);
-    EXPECT_EQ(resumed.implicit_settings().hessian_update, HessianUpdate::when_slow);
-    for (int k = cut; k < steps; ++k) {
-      sim.step();
-      resumed.step();
-    }
-    const dem::testing::StateSnapshot s = dem::testing::snapshot(sim);
-    if (threads == 1) first = s;
-    EXPECT_TRUE(s == first) << threads << " threads";
-    EXPECT_TRUE(dem::testing::snapshot(resumed) == s) << threads << " threads, resumed at step " << cut;
-  }
+  dem::testing::expect_same_run_for_threads_and_checkpoint(
+      bending_text("two-level", "when-slow"), [](const Simulation& resumed) {
+        EXPECT_EQ(resumed.implicit_settings().preconditioner, CgPreconditioner::two_level);
+        EXPECT_EQ(resumed.implicit_settings().hessian_update, HessianUpdate::when_slow);
+      });
 }
 
 // hessian_update = "when-slow" (docs/model.md §12.5 b): the steps follow
@@ -225,9 +192,7 @@ TEST(HessianUpdate, WhenSlowFollowsNewtonWithFewerAssemblies) {
   Simulation modified = bending_simulation(bending_text("two-level", "when-slow"));
   ASSERT_EQ(modified.implicit_settings().hessian_update, HessianUpdate::when_slow);
   const RunCounts c_n = run_steps(newton, steps), c_m = run_steps(modified, steps);
-  const ParticleStore &a = newton.particles(), &b = modified.particles();
-  double worst = 0.0;
-  for (std::size_t i = 0; i < a.size(); ++i) worst = std::max(worst, (a.position[i] - b.position[i]).norm() / a.radius[i]);
+  const double worst = dem::testing::largest_position_difference(newton, modified);
   std::printf("%d steps: Newton %zu iterations, %zu assemblies; when-slow %zu iterations, %zu assemblies; largest "
               "position difference %.3e radii\n",
               steps, c_n.newton, c_n.assemblies, c_m.newton, c_m.assemblies, worst);
