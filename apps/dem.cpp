@@ -177,7 +177,9 @@ void print_summary(const BuiltScene& b, const SceneSpec& spec, std::ostream& out
   }
   out << "  integrator: "
       << (b.map == IntegratorMap::implicit
-              ? "implicit (docs/model.md §12: Newton tolerance " + format_g(b.implicit.newton_tolerance) +
+              ? std::string(b.implicit.scheme == ImplicitScheme::midpoint ? "implicit midpoint rule (docs/model.md §12.9"
+                                                                          : "implicit backward Euler (docs/model.md §12") +
+                    ": Newton tolerance " + format_g(b.implicit.newton_tolerance) +
                     ", CG tolerance at most " + format_g(b.implicit.cg_tolerance_max) + ", at most " +
                     std::to_string(b.implicit.max_newton_iterations) + " Newton and " +
                     std::to_string(b.implicit.max_cg_iterations) + " CG iterations, " +

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numbers>
 #include <optional>
 #include <string>
 
@@ -43,6 +44,14 @@ Quat retract(const Quat& q, const Vec3& phi) {
 }
 
 double dot4(const Quat& a, const Quat& b) { return a.coeffs().dot(b.coeffs()); }
+
+/// The rotation vector theta (|theta| <= pi) of the unit quaternion p:
+/// p = ±(cos(|theta|/2), sin(|theta|/2) theta/|theta|).
+Vec3 rotation_vector(Quat p) {
+  if (p.w() < 0.0) p.coeffs() = -p.coeffs();
+  const double sin_half = p.vec().norm();
+  return sin_half > 0.0 ? Vec3((2.0 * std::atan2(sin_half, p.w()) / sin_half) * p.vec()) : Vec3::Zero();
+}
 
 }  // namespace
 
@@ -126,7 +135,18 @@ void ImplicitStepper::predict(const ParticleStore& s, double dt) {
   x_hat_.resize(n);
   q_hat_.resize(n);
   std::size_t bad = n;  // the first owned slot turning too fast (a ghost's owner reports it)
+  const bool midpoint = settings_.scheme == ImplicitScheme::midpoint;
   for (std::size_t i = 0; i < n; ++i) {
+    if (midpoint) {  // (12.9) the turn at Omega_n over the half step, on the sphere
+      const Vec3 turn = dt * s.angular_velocity[i];
+      if (!(turn.norm() < std::numbers::pi)) {
+        if (bad == n && s.owns(i)) bad = i;
+        continue;
+      }
+      x_hat_[i] = s.position[i] + dt * s.velocity[i];
+      q_hat_[i] = retract(s.attitude[i], turn);
+      continue;
+    }
     const std::optional<StepBack> back = step_back(s.angular_velocity[i], dt);
     if (!back) {
       if (bad == n && s.owns(i)) bad = i;
@@ -215,7 +235,47 @@ void ImplicitStepper::inertia_blocks(const ParticleStore& s, double inv_dt2) {
   });
 }
 
-ImplicitStepStats ImplicitStepper::step(ParticleStore& s, ForceField& forces, double dt, std::span<const char> fixed) {
+ImplicitStepStats ImplicitStepper::step(ParticleStore& s, ForceField& forces, double dt, std::span<const char> fixed,
+                                        const std::function<void()>& at_midpoint) {
+  if (settings_.scheme == ImplicitScheme::backward_euler) return solve(s, forces, dt, fixed);
+  // The implicit midpoint rule (docs/model.md §12.9): backward Euler over
+  // dt/2 from (x_n, v_n) lands on the midpoint, whose chord velocity is the
+  // mean of v_n and v_{n+1}; the step is then extrapolated to dt.
+  v_start_ = s.velocity;
+  omega_start_ = s.angular_velocity;
+  ImplicitStepStats stats = solve(s, forces, 0.5 * dt, fixed);
+  if (at_midpoint) at_midpoint();
+  extrapolate(s, dt, fixed);
+  compute(s, forces);
+  return stats;
+}
+
+void ImplicitStepper::extrapolate(ParticleStore& s, double dt, std::span<const char> fixed) {
+  const double four_over_dt = 4.0 / dt;
+  parallel_for_ranges(s.size(), [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      if (!fixed.empty() && fixed[i]) {  // prescribed velocities stay as they are
+        const Quat p = s.attitude[i] * q_start_[i].conjugate();  // the half step's turn
+        s.attitude[i] = (p * s.attitude[i]).normalized();        // p² q_n
+        s.position[i] = x_start_[i] + dt * s.velocity[i];
+        continue;
+      }
+      const Vec3 dx = s.position[i] - x_start_[i];
+      s.position[i] = x_start_[i] + 2.0 * dx;
+      s.velocity[i] = four_over_dt * dx - v_start_[i];
+      // Attitudes from the moment at the midpoint, as the converged half
+      // step balances it: tau = -(2 J/h²) vec(q̂ q̄_mid) (12.9; extrapolating
+      // the half step's turn instead would be first order, since it differs
+      // from h Omega_n + h² tau/J by O(h³)). Formed from the state alone, so
+      // ghosts get their owners' bits.
+      const Vec3 omega = omega_start_[i] - (2.0 * four_over_dt) * (q_hat_[i] * s.attitude[i].conjugate()).vec();
+      s.angular_velocity[i] = omega;
+      s.attitude[i] = retract(q_start_[i], (0.5 * dt) * (omega_start_[i] + omega));
+    }
+  });
+}
+
+ImplicitStepStats ImplicitStepper::solve(ParticleStore& s, ForceField& forces, double dt, std::span<const char> fixed) {
   const std::size_t n = s.size();
   const double inv_dt2 = 1.0 / (dt * dt);
   x_start_ = s.position;
@@ -224,12 +284,19 @@ ImplicitStepStats ImplicitStepper::step(ParticleStore& s, ForceField& forces, do
   rhs_.resize(n);
   weight_.resize(n);
   inertia_.resize(n);
-  // Predictions (12.2) and the initial guess x = x̂, q = q̂/|q̂| (12.5, item 2).
+  // Predictions (12.2) and the initial guess x = x̂, q = q̂/|q̂| (12.5, item
+  // 2); a retry adds f² times the last solve's correction.
   predict(s, dt);
+  const bool retry = retry_fraction_ > 0.0 && x_correction_.size() == n;
+  const double f2 = retry_fraction_ * retry_fraction_;
+  retry_fraction_ = 0.0;
   parallel_for_ranges(n, [&](std::size_t begin, std::size_t end) {
     for (std::size_t i = begin; i < end; ++i) {
       s.position[i] = x_hat_[i];
       s.attitude[i] = q_hat_[i].normalized();
+      if (!retry || (!fixed.empty() && fixed[i])) continue;
+      s.position[i] += f2 * x_correction_[i];
+      s.attitude[i] = retract(s.attitude[i], f2 * phi_correction_[i]);
     }
   });
 
@@ -322,10 +389,15 @@ ImplicitStepStats ImplicitStepper::step(ParticleStore& s, ForceField& forces, do
     }
     phi = phi_new;
   }
-  // Chord velocities (12.5 item 4), kept as u and Omega (12.1).
+  // Chord velocities (12.5 item 4), kept as u and Omega (12.1), and the
+  // solve's corrections to its prediction (retry_last_step).
   const double inv_dt = 1.0 / dt;
+  x_correction_.resize(n);
+  phi_correction_.resize(n);
   parallel_for_ranges(n, [&](std::size_t begin, std::size_t end) {
     for (std::size_t i = begin; i < end; ++i) {
+      x_correction_[i] = s.position[i] - x_hat_[i];
+      phi_correction_[i] = rotation_vector(s.attitude[i] * q_hat_[i].normalized().conjugate());
       if (!fixed.empty() && fixed[i]) continue;  // prescribed velocities stay as they are
       s.velocity[i] = (s.position[i] - x_start_[i]) * inv_dt;
       s.angular_velocity[i] = (-2.0 * inv_dt) * (q_start_[i] * s.attitude[i].conjugate()).vec();

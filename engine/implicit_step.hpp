@@ -22,11 +22,17 @@
 /// bit for bit, and a run may switch between the explicit maps and this
 /// integrator at any step.
 ///
+/// With ImplicitSettings::scheme = midpoint the step is the implicit
+/// midpoint rule (docs/model.md §12.9): the same Newton iteration over half
+/// the step, then extrapolated; velocity and angular_velocity are then the
+/// velocities at t_n, not chords.
+///
 /// Units: those of the scene. Errors: ImplicitSolveError when Newton fails;
 /// std::invalid_argument for the AMG preconditioner on a part of an MPI run.
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <stdexcept>
@@ -54,6 +60,18 @@ enum class CgPreconditioner : std::uint8_t {
   block_jacobi = 0,  ///< the inverses of the 6x6 diagonal blocks (the default; bitwise everywhere, MPI included)
   amg = 1,           ///< one BoomerAMG V-cycle (engine/amg_preconditioner.hpp; one process only)
   two_level = 2,     ///< block Jacobi + rigid aggregates (engine/two_level_preconditioner.hpp; one process only)
+};
+
+/// The implicit step's time discretisation (ImplicitSettings::scheme;
+/// codes as in checkpoints).
+enum class ImplicitScheme : std::uint8_t {
+  /// iBDEM's backward Euler (docs/model.md §12.2): first order, damps a mode
+  /// of angular frequency omega by 1/sqrt(1 + omega² Dt²) a step (§12.6).
+  backward_euler = 0,
+  /// The implicit midpoint rule (docs/model.md §12.9): a backward-Euler step
+  /// of Dt/2 to the midpoint, then extrapolated to Dt. Second order; keeps
+  /// the amplitude of every linear mode (the energy of a linear system).
+  midpoint = 1,
 };
 
 /// When the Newton iteration assembles the Hessian (ImplicitSettings::
@@ -101,6 +119,9 @@ struct ImplicitSettings {
   /// Newton tolerance, fewer assemblies).
   /// Scene key [run] hessian_update.
   HessianUpdate hessian_update = HessianUpdate::every_iteration;
+  /// Backward Euler (iBDEM, the default) or the implicit midpoint rule
+  /// (docs/model.md §12.9). Scene key [run] implicit_scheme.
+  ImplicitScheme scheme = ImplicitScheme::backward_euler;
   /// Block Jacobi or algebraic multigrid (hypre BoomerAMG, where the build
   /// has it: amg_available()). AMG is set up again after every assembly of
   /// the Hessian and keeps no state between steps. Scene key [run]
@@ -149,7 +170,25 @@ class ImplicitStepper {
   /// current). Never re-orders the particles; rebuilds the contact lists
   /// when an iterate has moved far enough. Throws ImplicitSolveError naming
   /// the residual and the particle where it is largest.
-  ImplicitStepStats step(ParticleStore& particles, ForceField& forces, double dt, std::span<const char> fixed);
+  ///
+  /// With scheme = midpoint (docs/model.md §12.9) the velocities on entry
+  /// and return are the midpoint rule's v_n and Omega_n, the Newton
+  /// iteration solves the half step to the midpoint, `at_midpoint` (if
+  /// given) is called there with the store at the midpoint and its forces
+  /// current, and the step is then extrapolated to x_{n+1}, q_{n+1} and the
+  /// forces evaluated there. The statistics are those of the half step's
+  /// Newton iteration.
+  ImplicitStepStats step(ParticleStore& particles, ForceField& forces, double dt, std::span<const char> fixed,
+                         const std::function<void()>& at_midpoint = {});
+
+  /// Makes the next step() a retry of the last one from the same state
+  /// (the event control's, docs/model.md §12.8) at `fraction` (in (0, 1)) of
+  /// its size: its Newton iteration starts from the prediction plus
+  /// fraction² times the correction the last step's solve made to its
+  /// prediction (x - x̂, and the turn from q̂/|q̂| to q), which is exact for
+  /// a constant acceleration and follows a quasi-static load path (§12.5
+  /// item 2). Used by the next step() only.
+  void retry_last_step(double fraction) { retry_fraction_ = fraction; }
 
   const ImplicitSettings& settings() const { return settings_; }
   /// Makes the steps of one MPI rank's part of a decomposed system
@@ -161,7 +200,9 @@ class ImplicitStepper {
   // The pieces of a step, public for tests and diagnostics.
 
   /// x̂ and q̂ of every particle from the store's x_n, q_n, u and Omega
-  /// (12.2); throws ImplicitSolveError for a particle turning by pi or more.
+  /// (12.2; with scheme = midpoint q̂ = exp(S(dt Omega)) q_n, 12.9, for the
+  /// half step dt); throws ImplicitSolveError for a particle turning by pi
+  /// or more.
   void predict(const ParticleStore& particles, double dt);
   /// Phi at the store's configuration (its forces' records current, the
   /// last evaluate() at this configuration), after predict() (energy).
@@ -171,6 +212,16 @@ class ImplicitStepper {
   std::span<const Vec6> gradient(const ParticleStore& particles, double dt, std::span<const char> fixed);
 
  private:
+  /// The Newton iteration of one backward-Euler step of dt (12.5 items 1-4).
+  ImplicitStepStats solve(ParticleStore& particles, ForceField& forces, double dt, std::span<const char> fixed);
+  /// The midpoint rule's completion from the half step's end (12.9), dt
+  /// the whole step: x_{n+1} = 2 x_mid - x_n, v_{n+1} = 4 (x_mid - x_n)/dt -
+  /// v_n; Omega_{n+1} = Omega_n + dt tau/J with the midpoint's moment
+  /// tau = -(2 J/h²) vec(q̂ q̄_mid), q_{n+1} = exp(S(dt (Omega_n +
+  /// Omega_{n+1})/2)) q_n. Particles with `fixed` set keep their velocities
+  /// and move by dt v, turning by twice the half step's turn.
+  void extrapolate(ParticleStore& particles, double dt, std::span<const char> fixed);
+
   /// Phi, and in `magnitude` the sum of the magnitudes of its terms (the
   /// scale of its round-off).
   double incremental_potential(const ParticleStore& particles, const ForceField& forces, double dt,
@@ -193,6 +244,10 @@ class ImplicitStepper {
   SolverDomain domain_;
   std::vector<Vec3> x_hat_, x_start_, x_iter_;
   std::vector<Quat> q_hat_, q_start_, q_iter_;
+  std::vector<Vec3> v_start_, omega_start_;  ///< the midpoint rule's v_n, Omega_n
+  /// The last solve's x - x̂ and turn from q̂/|q̂| to q (retry_last_step).
+  std::vector<Vec3> x_correction_, phi_correction_;
+  double retry_fraction_ = 0.0;
   std::vector<Vec6> g_, delta_, rhs_, weight_;
   std::vector<Mat6> inertia_;
   BlockHessian hessian_;
@@ -200,8 +255,8 @@ class ImplicitStepper {
   std::unique_ptr<TwoLevelPreconditioner> two_level_;  ///< made at the first step with preconditioner two_level
 };
 
-/// The part of the scheme's rotational kinetic energy 2 J |w|²
-/// (docs/model.md §12.1) beyond ½ J |Omega|²: sum_i 2 J_i s_i²,
+/// The part of backward Euler's rotational kinetic energy 2 J |w|²
+/// (docs/model.md §12.1) beyond ½ J |Omega|² (the midpoint rule has none): sum_i 2 J_i s_i²,
 /// s_i = (1 - sqrt(1 - y))/Dt, y = |Omega_i Dt/2|² (energy; the exact sum over
 /// the owned particles).
 ExactSum implicit_rotational_energy_excess(const ParticleStore& particles, double dt);

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cmath>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -467,9 +468,16 @@ double Simulation::accepted_implicit_step(double dt, double t_start) {
     saved_angular_velocity_ = particles_.angular_velocity;
   }
   bool shortened = false;
+  // W_boundary: the forces on kinematic particles at the end of a
+  // backward-Euler step, at the midpoint of a midpoint step (§12.9).
+  const bool midpoint = implicit_.settings().scheme == ImplicitScheme::midpoint;
+  double midpoint_power = 0.0;
+  const std::function<void()> at_midpoint = [&] {
+    if (has_kinematic_) midpoint_power = global_value(kinematic_power());
+  };
   for (std::size_t rejected = 0;; ++rejected) {
     if (has_kinematic_) hold_kinematic(false);
-    ImplicitStepStats stats = implicit_.step(particles_, forces_, dt, kinematic_);
+    ImplicitStepStats stats = implicit_.step(particles_, forces_, dt, kinematic_, at_midpoint);
     stats.time_step = dt;
     EventVerdict verdict;
     if (events) {
@@ -486,6 +494,7 @@ double Simulation::accepted_implicit_step(double dt, double t_start) {
     particles_.attitude = saved_attitude_;
     particles_.velocity = saved_velocity_;
     particles_.angular_velocity = saved_angular_velocity_;
+    implicit_.retry_last_step(verdict.retry_step / dt);
     dt = verdict.retry_step;
     shortened = true;
   }
@@ -496,7 +505,7 @@ double Simulation::accepted_implicit_step(double dt, double t_start) {
   clock_.last_step = dt;
   if (has_kinematic_) {
     hold_kinematic(false);
-    ledger_.boundary += dt * global_value(kinematic_power());
+    ledger_.boundary += dt * (midpoint ? midpoint_power : global_value(kinematic_power()));
   }
   friction_filter(dt);
   // Ghosts' velocities as their owners left them: the next prediction
@@ -719,8 +728,9 @@ EnergyReport Simulation::energy_report() const {
   r.filter_work = ledger_.filter;
   r.boundary_work = ledger_.boundary;
   forces_.add_bond_counts(particles_, r);
-  // The implicit scheme's kinetic energy is 2 J |w|² (docs/model.md §12.1).
-  if (map_ == IntegratorMap::implicit)
+  // Backward Euler's kinetic energy is 2 J |w|² (docs/model.md §12.1); the
+  // midpoint rule's ½ J |Omega|² (§12.9).
+  if (map_ == IntegratorMap::implicit && implicit_.settings().scheme == ImplicitScheme::backward_euler)
     r.add("E_kin_rot", implicit_rotational_energy_excess(particles_, clock_.last_step > 0.0 ? clock_.last_step : h_));
   for (const Clump& c : clumps_) {
     const RigidBody& b = c.body;

@@ -112,6 +112,7 @@ void encode_run(ByteWriter& r, const CheckpointState& s) {
   r.f64(s.implicit_clock.last_step);
   r.u8(static_cast<std::uint8_t>(s.implicit.preconditioner));
   r.u8(static_cast<std::uint8_t>(s.implicit.hessian_update));
+  r.u8(static_cast<std::uint8_t>(s.implicit.scheme));
 }
 
 /// The "parts" section of an index (versions 7 and 9).
@@ -255,6 +256,7 @@ void validate_run(const CheckpointState& s) {
 void decode_run(std::span<const std::byte> bytes, std::uint32_t file_version, CheckpointState& s) {
   // An index of parts has the "run" section of the whole format before it.
   const std::uint32_t version = file_version == checkpoint_index_version     ? checkpoint_format_version
+                                : file_version == checkpoint_index_version_13 ? 12u
                                 : file_version == checkpoint_index_version_11 ? 10u
                                 : file_version == checkpoint_index_version_9 ? 8u
                                 : file_version == checkpoint_index_version_7 ? 6u
@@ -347,6 +349,12 @@ void decode_run(std::span<const std::byte> bytes, std::uint32_t file_version, Ch
       fail("inconsistent: the Hessian update code must be 0 or 1, got " + std::to_string(u));
     s.implicit.hessian_update = static_cast<HessianUpdate>(u);
   }
+  if (version >= 14) {
+    const std::uint8_t m = r.u8("implicit scheme");
+    if (m > static_cast<std::uint8_t>(ImplicitScheme::midpoint))
+      fail("inconsistent: the implicit scheme code must be 0 or 1, got " + std::to_string(m));
+    s.implicit.scheme = static_cast<ImplicitScheme>(m);
+  }
   r.expect_end("the 'run' section");
   validate_run(s);
 }
@@ -402,7 +410,8 @@ void decode_parts(std::span<const std::byte> bytes, CheckpointParts& p) {
 void decode_payload(std::span<const std::byte> payload, std::uint32_t version, CheckpointState& s) {
   ByteReader r(payload);
   const std::uint32_t sections = r.u32("section count");
-  if (version == checkpoint_index_version || version == checkpoint_index_version_11 ||
+  if (version == checkpoint_index_version || version == checkpoint_index_version_13 ||
+      version == checkpoint_index_version_11 ||
       version == checkpoint_index_version_9 || version == checkpoint_index_version_7) {
     if (sections != 2) fail("inconsistent: an index of parts has " + std::to_string(sections) + " sections, not 2");
     std::string tag;

@@ -45,7 +45,9 @@
 ///                  next_step, f64 last_step (engine/fracture_events.hpp
 ///                  ImplicitClock), then (version 10) u8 preconditioner
 ///                  (0 block Jacobi, 1 AMG, 2 two-level), then (version
-///                  12) u8 hessian_update (0 every iteration, 1 when slow)
+///                  12) u8 hessian_update (0 every iteration, 1 when slow),
+///                  then (version 14) u8 implicit_scheme (0 backward
+///                  Euler, 1 midpoint rule)
 ///     "particles"  the particle store by its field list
 ///                  (ParticleStore::for_each_field, core/field_io.hpp:
 ///                  every field named and typed)
@@ -58,9 +60,9 @@
 ///                  for laws that keep it), "provider:walls",
 ///                  "provider:gravity"
 ///
-/// A version-13 file is the index of a checkpoint written in parts by the
+/// A version-15 file is the index of a checkpoint written in parts by the
 /// ranks of an MPI run (io/checkpoint_parts.hpp): the "run" section as in
-/// version 12, then one section
+/// version 14, then one section
 ///
 ///     "parts"      u64 particle count, u64 bond count, u64 bond digest
 ///                  (engine/partition.hpp bond_digest: the bonds' id
@@ -74,10 +76,13 @@
 /// particles, their clumps and their providers' histories are in the part
 /// files, and the providers' static records come from the scene text.
 ///
-/// A version-11 file is such an index with the "run" section of version 10,
+/// A version-13 file is such an index with the "run" section of version 12,
+/// a version-11 file one with the "run" section of version 10,
 /// a version-9 file one with that of version 8, a version-7 file one with
-/// that of version 6. A version-10 file is a whole checkpoint without the
-/// version-12 field (read as hessian_update "every-iteration", as it ran).
+/// that of version 6. A version-12 file is a whole checkpoint without the
+/// version-14 field (read as implicit_scheme "backward-euler", as it ran), a
+/// version-10 file one without the version-12 field either (read as
+/// hessian_update "every-iteration", as it ran).
 /// A version-6 file is the same without the version-8 fields: it is read
 /// with the default Hessian blocks and without the event control (which
 /// its build did not have). A version-5 file is the same without the version-6 fields: its energy
@@ -222,12 +227,14 @@ class CheckpointError : public StateError {
 };
 
 /// Current format version of a whole checkpoint, written by encode_checkpoint.
-inline constexpr std::uint32_t checkpoint_format_version = 12;
+inline constexpr std::uint32_t checkpoint_format_version = 14;
 /// Format version of the index of a checkpoint in parts.
-inline constexpr std::uint32_t checkpoint_index_version = 13;
-/// The earlier versions of an index of parts: version 11's "run" section is
-/// that of version 10, version 9's that of version 8, version 7's that of
-/// version 6 (the whole format skips the index's numbers).
+inline constexpr std::uint32_t checkpoint_index_version = 15;
+/// The earlier versions of an index of parts: version 13's "run" section is
+/// that of version 12, version 11's that of version 10, version 9's that of
+/// version 8, version 7's that of version 6 (the whole format skips the
+/// index's numbers).
+inline constexpr std::uint32_t checkpoint_index_version_13 = 13;
 inline constexpr std::uint32_t checkpoint_index_version_11 = 11;
 inline constexpr std::uint32_t checkpoint_index_version_9 = 9;
 inline constexpr std::uint32_t checkpoint_index_version_7 = 7;

@@ -45,7 +45,7 @@ void read_run(TableReader& t, RunSpec& run) {
   const bool implicit = run.map == IntegratorMap::implicit;
   // The implicit integrator's settings (docs/model.md §12.5); only with it.
   for (const char* key : {"newton_tolerance", "cg_tolerance_max", "max_newton_iterations", "max_cg_iterations",
-                          "preconditioner", "hessian_blocks", "hessian_update", "event_tolerance"})
+                          "preconditioner", "hessian_blocks", "hessian_update", "event_tolerance", "implicit_scheme"})
     if (!implicit && t.has(key))
       t.fail(t.find(key), key, "only applies with integrator = \"implicit\"");
   if (const auto v = t.number("newton_tolerance", "positive")) {
@@ -95,6 +95,13 @@ void read_run(TableReader& t, RunSpec& run) {
     else
       t.fail(t.find("hessian_update"), "hessian_update",
              "expected \"every-iteration\" or \"when-slow\", got \"" + *u + "\"");
+  }
+  if (const auto m = t.string("implicit_scheme")) {
+    if (*m == "backward-euler") run.implicit.scheme = ImplicitScheme::backward_euler;
+    else if (*m == "midpoint") run.implicit.scheme = ImplicitScheme::midpoint;
+    else
+      t.fail(t.find("implicit_scheme"), "implicit_scheme",
+             "expected \"backward-euler\" or \"midpoint\", got \"" + *m + "\"");
   }
   if (const auto v = t.number("event_tolerance", "nonnegative")) {
     // (A bond past its strength by half or more is no longer a located event.)

@@ -533,8 +533,8 @@ TEST_F(Checkpoint, HeaderLayout) {
   const auto& b = bytes();
   ASSERT_GT(b.size(), checkpoint_header_size);
   EXPECT_EQ(std::memcmp(b.data(), "DEMCKPT\0", 8), 0);
-  EXPECT_EQ(peek<std::uint32_t>(b, 8), 12u);
-  EXPECT_EQ(checkpoint_format_version, 12u);
+  EXPECT_EQ(peek<std::uint32_t>(b, 8), 14u);
+  EXPECT_EQ(checkpoint_format_version, 14u);
   EXPECT_EQ(peek<std::uint32_t>(b, 12), 0u);
   EXPECT_EQ(peek<std::uint64_t>(b, 16), b.size() - checkpoint_header_size);
   EXPECT_EQ(peek<std::uint32_t>(b, 24), reference_crc32(std::span(b).subspan(checkpoint_header_size)));
@@ -750,19 +750,19 @@ TEST_F(Checkpoint, VersionOneIsRefusedNamingItsVersion) {
   poke<std::uint32_t>(copy, 8, 1);  // nothing else recomputed
   const std::string message = decode_error(copy);
   EXPECT_NE(message.find("version 1"), std::string::npos) << message;
-  EXPECT_EQ(message, "checkpoint format version 1 is not supported; this build reads versions 2 to 13");
+  EXPECT_EQ(message, "checkpoint format version 1 is not supported; this build reads versions 2 to 15");
 }
 
 TEST_F(Checkpoint, FutureVersionIsRefused) {
-  for (std::uint32_t version : {0u, 14u, 0xFFFFFFFFu}) {
+  for (std::uint32_t version : {0u, 16u, 0xFFFFFFFFu}) {
     std::vector<std::byte> copy = bytes();
     poke<std::uint32_t>(copy, 8, version);
     EXPECT_EQ(decode_error(copy), "checkpoint format version " + std::to_string(version) +
-                                      " is not supported; this build reads versions 2 to 13");
+                                      " is not supported; this build reads versions 2 to 15");
   }
   // Versions 7 and 9 are indexes of parts (run/checkpoint_parts.hpp): a
   // whole checkpoint labelled so is not one.
-  for (std::uint32_t index : {7u, 9u}) {
+  for (std::uint32_t index : {7u, 9u, 11u, 13u, 15u}) {
     std::vector<std::byte> copy = bytes();
     poke<std::uint32_t>(copy, 8, index);
     EXPECT_NE(decode_error(copy).find("an index of parts has"), std::string::npos) << decode_error(copy);
@@ -1353,11 +1353,11 @@ TEST_F(Checkpoint, PreconditionerRoundTrips) {
   c.implicit.preconditioner = CgPreconditioner::amg;
   std::vector<std::byte> bytes = encode_checkpoint(c);
   EXPECT_EQ(decode_checkpoint(bytes).implicit.preconditioner, CgPreconditioner::amg);
-  // The code is the last byte but one of the "run" section.
+  // The code is the last byte but two of the "run" section.
   const SectionAt run = find_section(bytes, "run");
   c.implicit.preconditioner = CgPreconditioner::two_level;
   EXPECT_EQ(decode_checkpoint(encode_checkpoint(c)).implicit.preconditioner, CgPreconditioner::two_level);
-  poke<std::uint8_t>(bytes, run.body_at + run.length - 2, 3);
+  poke<std::uint8_t>(bytes, run.body_at + run.length - 3, 3);
   reseal(bytes);
   EXPECT_NE(decode_error(bytes).find("the preconditioner code must be below 3, got 3"), std::string::npos)
       << decode_error(bytes);
@@ -1371,9 +1371,24 @@ TEST_F(Checkpoint, HessianUpdateRoundTrips) {
   c.implicit.hessian_update = HessianUpdate::when_slow;
   std::vector<std::byte> bytes = encode_checkpoint(c);
   EXPECT_EQ(decode_checkpoint(bytes).implicit.hessian_update, HessianUpdate::when_slow);
+  const SectionAt run = find_section(bytes, "run");  // the code is the run section's last byte but one
+  poke<std::uint8_t>(bytes, run.body_at + run.length - 2, 2);
+  reseal(bytes);
+  EXPECT_NE(decode_error(bytes).find("the Hessian update code must be 0 or 1, got 2"), std::string::npos)
+      << decode_error(bytes);
+}
+
+// Version 14: the implicit scheme survives a checkpoint (a restart goes on
+// with the run's), and a code no run writes is refused.
+TEST_F(Checkpoint, ImplicitSchemeRoundTrips) {
+  CheckpointState c = state();
+  EXPECT_EQ(decode_checkpoint(encode_checkpoint(c)).implicit.scheme, ImplicitScheme::backward_euler);
+  c.implicit.scheme = ImplicitScheme::midpoint;
+  std::vector<std::byte> bytes = encode_checkpoint(c);
+  EXPECT_EQ(decode_checkpoint(bytes).implicit.scheme, ImplicitScheme::midpoint);
   const SectionAt run = find_section(bytes, "run");  // the code is the run section's last byte
   poke<std::uint8_t>(bytes, run.body_at + run.length - 1, 2);
   reseal(bytes);
-  EXPECT_NE(decode_error(bytes).find("the Hessian update code must be 0 or 1, got 2"), std::string::npos)
+  EXPECT_NE(decode_error(bytes).find("the implicit scheme code must be 0 or 1, got 2"), std::string::npos)
       << decode_error(bytes);
 }

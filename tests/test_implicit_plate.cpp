@@ -3,7 +3,8 @@
 //  - as Dt -> 0 it converges to the explicit run (map 25 at a small step)
 //    with order 1 (unbreakable bonds, through the impact);
 //  - bitwise the same at 1, 2 and 3 threads and across a checkpoint at an
-//    odd step, failures included, at 10 times the explicit step.
+//    odd step, failures included, at 10 times the explicit step;
+//  - both for the midpoint rule (docs/model.md §12.9) too, with order 2.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -20,6 +21,14 @@ using namespace dem;
 using namespace dem::plate_test;
 
 namespace {
+
+/// The scene with [run] implicit_scheme = "midpoint" (docs/model.md §12.9).
+std::string midpoint(std::string text) {
+  const std::string key = "integrator = \"implicit\"\n";
+  const std::size_t at = text.find(key);
+  EXPECT_NE(at, std::string::npos);
+  return text.insert(at + key.size(), "implicit_scheme = \"midpoint\"\n");
+}
 
 std::vector<Vec3> run_to(const std::string& text, double t_end) {
   Simulation sim = simulation_of(text);
@@ -46,6 +55,37 @@ TEST(ImplicitPlate, ConvergesToTheExplicitRunWithOrderOne) {
   const double slope = loglog_slope(dts, errors);
   std::printf("slope %.3f\n", slope);
   EXPECT_NEAR(slope, 1.0, 0.2);
+}
+
+// The midpoint rule through the same impact: order 2 (penalty contact has a
+// kink in its stiffness where a contact opens or closes, which costs a
+// little of it).
+TEST(ImplicitPlate, MidpointConvergesToTheExplicitRunWithOrderTwo) {
+  const double t_end = 3e-5, strong = INFINITY;
+  const std::vector<Vec3> reference = run_to(plate_scene(5, 2.5e-8, t_end, "rrp25", strong), t_end);
+  std::vector<double> dts, errors;
+  for (const double dt : {1e-6, 5e-7, 2.5e-7}) {
+    const std::vector<Vec3> x = run_to(midpoint(plate_scene(5, dt, t_end, "implicit", strong)), t_end);
+    double worst = 0.0;
+    for (std::size_t i = 0; i < x.size(); ++i) worst = std::max(worst, (x[i] - reference[i]).norm());
+    std::printf("midpoint Dt = %g: largest |x - x_explicit| = %.4e m\n", dt, worst);
+    dts.push_back(dt);
+    errors.push_back(worst);
+  }
+  const double slope = loglog_slope(dts, errors);
+  std::printf("slope %.3f\n", slope);
+  EXPECT_NEAR(slope, 2.0, 0.3);
+}
+
+TEST(ImplicitPlate, MidpointBitwiseForAnyThreadCountAndAcrossARestartAtAnOddStep) {
+  const std::size_t steps = 32;
+  const std::vector<PlateRun> results =
+      runs_at_three_thread_counts_and_a_restart(midpoint(plate_scene(7, 2.5e-6, 1e-4, "implicit")), steps, 17);
+  ASSERT_EQ(results.size(), 4u);
+  std::printf("midpoint: failures in %zu steps at 10 times the explicit step: %zu\n", steps,
+              results[0].failures.size());
+  ASSERT_GT(results[0].failures.size(), 10u);
+  expect_same_ends(results);
 }
 
 TEST(ImplicitPlate, BitwiseForAnyThreadCountAndAcrossARestartAtAnOddStep) {

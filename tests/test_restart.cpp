@@ -235,14 +235,14 @@ std::uint32_t crc32_reference(std::span<const std::byte> bytes) {
 /// The same checkpoint in format version 2: the "run" section without its
 /// five version-3 fields (40 bytes).
 std::vector<std::byte> as_version_2(std::vector<std::byte> b) {
-  // The "run" section of version 12 ends with the 40 bytes of version 3's
+  // The "run" section of version 14 ends with the 40 bytes of version 3's
   // fields, the 40 of version 4's (the ledger and a zero group count), the
   // 48 of version 5's (the implicit settings and the clock origin), the
   // 25 of version 6's (the energy check), the 25 of version 8's (Hessian
   // blocks, event tolerance, the event control's steps), the 1 of
-  // version 10's (the preconditioner) and the 1 of version 12's (the
-  // Hessian update).
-  constexpr std::size_t kDrop = 180;
+  // version 10's (the preconditioner), the 1 of version 12's (the
+  // Hessian update) and the 1 of version 14's (the implicit scheme).
+  constexpr std::size_t kDrop = 181;
   const std::size_t length_at = checkpoint_header_size + 4 + 8 + 3;  // section count, tag "run"
   std::uint64_t length = 0, payload = 0;
   std::memcpy(&length, b.data() + length_at, 8);

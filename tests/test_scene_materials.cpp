@@ -179,6 +179,16 @@ TEST(SceneMaterials, ImplicitKeysAreReadCheckedAndOnlyWithTheImplicitIntegrator)
             std::string::npos);
   EXPECT_NE(error_of(with(run, run + "\nhessian_update = \"when-slow\"")).find("only applies with integrator"),
             std::string::npos);
+  EXPECT_EQ(sim.implicit_settings().scheme, ImplicitScheme::backward_euler);  // the default
+  EXPECT_EQ(parse(with(run, implicit_run + "\nimplicit_scheme = \"midpoint\"")).run.implicit.scheme,
+            ImplicitScheme::midpoint);
+  EXPECT_EQ(parse(with(run, implicit_run + "\nimplicit_scheme = \"backward-euler\"")).run.implicit.scheme,
+            ImplicitScheme::backward_euler);
+  EXPECT_NE(error_of(with(run, implicit_run + "\nimplicit_scheme = \"newmark\"")).find(
+                "implicit_scheme: expected \"backward-euler\" or \"midpoint\", got \"newmark\""),
+            std::string::npos);
+  EXPECT_NE(error_of(with(run, run + "\nimplicit_scheme = \"midpoint\"")).find("only applies with integrator"),
+            std::string::npos);
   EXPECT_EQ(parse(with(run, implicit_run + "\nhessian_blocks = \"projected\"")).run.implicit.hessian_blocks,
             HessianBlocks::projected);
   EXPECT_EQ(parse(with(run, implicit_run + "\nhessian_blocks = \"exact\"")).run.implicit.hessian_blocks,
