@@ -21,13 +21,17 @@ Mat6 TwoLevelPreconditioner::rigid_map(std::size_t i) const {
   return t;
 }
 
+std::size_t TwoLevelPreconditioner::aggregate_size(std::size_t free_particles) {
+  return std::max(kAggregateSize, (free_particles + kMostAggregates - 1) / kMostAggregates);
+}
+
 void TwoLevelPreconditioner::setup(const BlockHessian& h, std::span<const Vec3> position) {
   h_ = &h;
   const std::size_t n = h.size();
   members_.clear();
   for (std::size_t i = 0; i < n; ++i)
     if (!h.fixed(i)) members_.push_back(static_cast<std::uint32_t>(i));
-  const std::size_t size = kAggregateSize;
+  const std::size_t size = aggregate_size(members_.size());
   const std::size_t count = (members_.size() + size - 1) / size;
   first_.assign(count + 1, 0);
   for (std::size_t a = 0; a <= count; ++a) first_[a] = static_cast<std::uint32_t>(std::min(a * size, members_.size()));

@@ -47,8 +47,17 @@ inline constexpr const char* kTwoLevelOneProcessOnly =
 
 class TwoLevelPreconditioner final : public Preconditioner {
  public:
-  /// Particles an aggregate (kAggregateSize, or all n if fewer).
+  /// Particles an aggregate below kMostAggregates x kAggregateSize free
+  /// particles (the last aggregate may hold fewer).
   static constexpr std::size_t kAggregateSize = 16;
+  /// The most aggregates: 6 x 2048 coarse unknowns. Eigen's simplicial
+  /// Cholesky of the coarse matrix costs 0.9 s at 2048 aggregates on the
+  /// large plate (220,523 particles), 7.3 s at 4096 and over 20 minutes at
+  /// 13,783 (runs of 16); docs/model.md §12.5 c.
+  static constexpr std::size_t kMostAggregates = 2048;
+  /// Particles an aggregate for `free_particles` particles that are not
+  /// fixed: max(kAggregateSize, ceil(free_particles / kMostAggregates)).
+  static std::size_t aggregate_size(std::size_t free_particles);
 
   /// The aggregates and coarse matrix of `h` at the positions `position`
   /// (one per particle, the configuration h was assembled at). Throws

@@ -16,6 +16,7 @@
 // densely here, and "when-slow" follows Newton with fewer assemblies.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -87,6 +88,23 @@ TEST(BlockHessian, MultiplyIsTheSumOfTheElementBlocks) {
   for (std::size_t i = 0; i < n; ++i) ASSERT_TRUE(p.h.multiply_row(i, p.b) == y[i]) << "row " << i;
 }
 
+TEST(TwoLevel, AggregatesGrowSoThatThereAreAtMost2048) {
+  using T = TwoLevelPreconditioner;
+  EXPECT_EQ(T::aggregate_size(1), T::kAggregateSize);
+  EXPECT_EQ(T::aggregate_size(T::kAggregateSize * T::kMostAggregates), T::kAggregateSize);
+  EXPECT_EQ(T::aggregate_size(T::kAggregateSize * T::kMostAggregates + 1), T::kAggregateSize + 1);
+  EXPECT_EQ(T::aggregate_size(220523), 108u);  // the large plate: 2042 aggregates
+  for (std::size_t n = 1; n < 2000000; n = n * 3 + 7) {
+    const std::size_t size = T::aggregate_size(n);
+    const std::size_t count = (n + size - 1) / size;
+    EXPECT_LE(count, T::kMostAggregates) << n;
+    // The smallest size that keeps the count in bounds (or 16).
+    if (size > T::kAggregateSize) {
+      EXPECT_GT((n + size - 2) / (size - 1), T::kMostAggregates) << n;
+    }
+  }
+}
+
 TEST(TwoLevel, CoarseCorrectionIsTheGalerkinProjectionOntoRigidMotionsOfTheAggregates) {
   Problem p = bending_problem();
   const ParticleStore& s = p.sim.particles();
@@ -96,9 +114,12 @@ TEST(TwoLevel, CoarseCorrectionIsTheGalerkinProjectionOntoRigidMotionsOfTheAggre
   // The aggregates: runs of kAggregateSize particles that are not fixed, in
   // slot order; y: a rigid motion (U, Theta) of each, P y their particles'.
   std::vector<std::vector<std::size_t>> aggregates;
+  const std::size_t size =
+      TwoLevelPreconditioner::aggregate_size(static_cast<std::size_t>(std::count(p.fixed.begin(), p.fixed.end(), 0)));
+  ASSERT_EQ(size, TwoLevelPreconditioner::kAggregateSize);
   for (std::size_t i = 0; i < n; ++i) {
     if (p.fixed[i]) continue;
-    if (aggregates.empty() || aggregates.back().size() == TwoLevelPreconditioner::kAggregateSize)
+    if (aggregates.empty() || aggregates.back().size() == size)
       aggregates.emplace_back();
     aggregates.back().push_back(i);
   }
