@@ -269,7 +269,7 @@ void print_part_holdings(const Domain& domain, int ranks) {
 /// ranks of a node still need beyond what each holds after the build is
 /// over MemAvailable there; every rank still sets the whole scene up, so
 /// 4 ranks on one node need about 4 times its set-up. Collective.
-bool ranks_fit_memory(const BuiltScene& b, const SceneSpec& spec, const Options& o) {
+bool ranks_fit_memory(const SceneSizes& sizes, const OutputSpec& output, const Options& o, const char* what) {
   int ranks = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
   if (ranks <= 1) return true;
@@ -280,7 +280,7 @@ bool ranks_fit_memory(const BuiltScene& b, const SceneSpec& spec, const Options&
   MPI_Comm_rank(node, &local_rank);
   MPI_Barrier(node);  // every rank of the node has built its scene: MemAvailable counts them
   MPI_Comm_free(&node);
-  const RankMemoryEstimate e = estimate_rank_memory(b.sizes, spec.output, static_cast<std::size_t>(ranks));
+  const RankMemoryEstimate e = estimate_rank_memory(sizes, output, static_cast<std::size_t>(ranks));
   const std::optional<MemoryLimit> option = given_memory_limit(o);
   const bool given = option.has_value();
   const MemoryLimit limit = given ? *option : available_memory();
@@ -293,7 +293,7 @@ bool ranks_fit_memory(const BuiltScene& b, const SceneSpec& spec, const Options&
   int any = 0;
   MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
   if (bad)
-    std::cerr << "error: the run needs about " << format_bytes(e.peak) << " per MPI rank at " << ranks
+    std::cerr << "error: " << what << " needs about " << format_bytes(e.peak) << " per MPI rank at " << ranks
               << " ranks (dem check --ranks " << ranks << "; every rank still sets the whole scene up, "
               << format_bytes(e.setup) << ")"
               << (given ? std::string()
@@ -384,7 +384,7 @@ int run_scene(const Options& o) {
   BuiltScene built = build_scene(spec, build_options(o));
   print_summary(built, spec, std::cout);
 #ifdef DEM_WITH_MPI
-  if (!ranks_fit_memory(built, spec, o)) return kExitBadInput;
+  if (!ranks_fit_memory(built.sizes, spec.output, o, "the run")) return kExitBadInput;
 #endif
   RunPlan plan = scene_run_plan(spec, built, o.scene, text);
   if (!o.output_dir.empty()) plan.output_dir = o.output_dir;
@@ -400,6 +400,68 @@ int run_scene(const Options& o) {
             << std::filesystem::absolute(plan.output_dir).string() << "\n";
   if (clumps > 0) std::cout << clumps << " clumps, integrated by the LGVI\n";
   return run(std::move(sim), plan);
+}
+
+/// The sizes a restart runs with: the checkpoint's particles (and, for a
+/// checkpoint in parts, its bonds), with the bonds and contact pairs its
+/// scene text counts (count_scene: the pairs estimated at the scene's
+/// start); nullopt, with `why`, where the checkpoint keeps no scene text
+/// (dem_torus) or the scene no longer counts (a CSV source moved).
+std::optional<SceneSizes> restart_sizes(const CheckpointState& c, std::string& why) {
+  if (c.scene_text.empty()) {
+    why = "the checkpoint keeps no scene text";
+    return std::nullopt;
+  }
+  try {
+    const SceneSpec spec =
+        parse_scene_text(c.scene_text, c.scene_path, std::filesystem::path(c.scene_path).parent_path());
+    SceneSizes s = count_scene(spec);
+    s.particles = c.parts ? c.parts->particle_count : c.particles.size();
+    if (c.parts) s.bonds = c.parts->bond_count;
+    s.implicit = c.map == IntegratorMap::implicit;
+    return s;
+  } catch (const std::exception& e) {
+    why = std::string("its scene '") + c.scene_path + "' does not count: " + e.what();
+    return std::nullopt;
+  }
+}
+
+/// Whether the restart of `c` writing `output` fits: under mpirun on
+/// several ranks as ranks_fit_memory (collective); in one process its
+/// estimated peak without a scene build (program, state and output
+/// buffers: a restart builds no scene) against --max-memory, or, without
+/// it, what it needs beyond what it holds after reading the checkpoint
+/// against MemAvailable. Prints the estimate; says why on std::cerr when
+/// it does not fit. Where the sizes cannot be had (restart_sizes) it says
+/// so and lets the restart go on.
+bool restart_fits_memory(const CheckpointState& c, const OutputSpec& output, const Options& o) {
+  std::string why;
+  const std::optional<SceneSizes> sizes = restart_sizes(c, why);
+  if (!sizes) {
+    std::cout << "  memory estimate: none (" << why << ")\n";
+    return true;
+  }
+#ifdef DEM_WITH_MPI
+  if (mpi_ranks() > 1) return ranks_fit_memory(*sizes, output, o, "the restart");
+#endif
+  const MemoryEstimate e = estimate_memory(*sizes, output);
+  const std::uint64_t need = e.program + e.state + e.output;
+  const std::optional<MemoryLimit> option = given_memory_limit(o);
+  const MemoryLimit limit = option ? *option : available_memory();
+  const std::uint64_t held = static_cast<std::uint64_t>(std::max(0LL, peak_resident_bytes()));
+  const std::uint64_t more = option ? need : (need > held ? need - held : 0);
+  std::cout << "  memory estimate: " << format_bytes(need) << " at the peak of the restart (state "
+            << format_bytes(e.state) << ", output buffers " << format_bytes(e.output) << ", program "
+            << format_bytes(e.program) << "; " << sizes->particles << " particles, " << sizes->bonds << " bonds, "
+            << sizes->contact_pairs << " contact pairs at the scene's start); limit "
+            << (limit.bytes > 0 ? format_bytes(limit.bytes) + " (" + limit.source + ")" : std::string("none"))
+            << "\n";
+  if (limit.bytes == 0 || more <= limit.bytes) return true;
+  std::cerr << "error: the restart needs about " << format_bytes(need)
+            << (option ? std::string() : " (" + format_bytes(more) + " more than the checkpoint it has read)")
+            << ", over " << format_bytes(limit.bytes) << " (" << limit.source
+            << "); restart on a machine with more memory, or under mpirun on more ranks\n";
+  return false;
 }
 
 int restart(const Options& o) {
@@ -442,6 +504,8 @@ int restart(const Options& o) {
                                 ": give a later --t-end or --steps");
   plan.progress = !o.quiet;
   plan.overwrite = o.overwrite;
+  // Before the output folder is touched: a restart that cannot fit loses nothing.
+  if (!restart_fits_memory(c, plan.output, o)) return kExitBadInput;
   // Continue the run's own files, or start a folder that continues its
   // series (--output-dir NEW); another run's folder is refused.
   // (With MPI ranks only rank 0 looks at the folder; the others take the
@@ -549,7 +613,7 @@ Commands add_commands(CLI::App& app, Options& o) {
         }
       },
       "BYTES");
-  for (CLI::App* c : {run, check, pack})
+  for (CLI::App* c : {run, check, pack, rs})
     c->add_option("--max-memory", o.max_memory,
                   "Refuse a scene whose estimated peak memory is over this: bytes, or with K, M, G or T "
                   "(e.g. 512M, 4G; default: MemAvailable in /proc/meminfo)")

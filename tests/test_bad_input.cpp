@@ -177,6 +177,36 @@ TEST(BadInputMemory, MaxMemoryOptionSetsTheLimit) {
   EXPECT_NE(bad.output.find("--max-memory"), std::string::npos) << bad.output;
 }
 
+// dem restart holds itself to --max-memory (else MemAvailable) before it
+// touches the output folder, with the estimate it prints; its estimate is
+// within 20% of its peak.
+TEST(BadInputMemory, RestartIsHeldToTheMemoryLimit) {
+  const fs::path dir = folder("restart_memory");
+  const fs::path file = write(dir / "torus.toml", replace(read(scene_path("solid_torus.toml")),
+                                                          "particle_diameter = 1e-3", "target_particles = 100000"));
+  const fs::path out = dir / "out";
+  const Result run = sh(dem_app() + " run " + file.string() + " --quiet --steps 4 --output-dir " + out.string());
+  ASSERT_EQ(run.status, 0) << run.output;
+  const std::string energy = read(out / "energy.csv"), checkpoint = read(out / "checkpoint.bin");
+  const std::string restart = dem_app() + " restart " + (out / "checkpoint.bin").string() + " --quiet --steps 8";
+  const Result small = sh(restart + " --max-memory 64M");
+  EXPECT_EQ(small.status, 1) << small.output;
+  const std::string e = error_line(small.output);
+  EXPECT_NE(e.find("error: the restart needs about"), std::string::npos) << small.output;
+  EXPECT_NE(e.find("MiB, over 64 MiB (--max-memory 64M)"), std::string::npos) << small.output;
+  EXPECT_EQ(read(out / "energy.csv"), energy);
+  EXPECT_EQ(read(out / "checkpoint.bin"), checkpoint);
+  const Result enough = sh(restart + " --max-memory 4G");
+  ASSERT_EQ(enough.status, 0) << enough.output;
+  EXPECT_NE(enough.output.find("at the peak of the restart"), std::string::npos) << enough.output;
+  EXPECT_NE(enough.output.find("limit 4 GiB (--max-memory 4G)"), std::string::npos) << enough.output;
+  const double estimate = mib_after(enough.output, "memory estimate:");
+  const double peak = mib_after(enough.output, "peak memory:");
+  ASSERT_TRUE(std::isfinite(estimate)) << enough.output;
+  ASSERT_TRUE(std::isfinite(peak)) << enough.output;
+  EXPECT_LT(std::abs(estimate - peak), 0.2 * peak) << "estimate " << estimate << " MiB, peak " << peak << " MiB";
+}
+
 // Bonds between every pair closer than a huge distance: 2e9 pairs of 64,000
 // particles. Counted on a cell grid up to what the limit has room for, and
 // refused in a second (they used to grow without bound).
