@@ -13,7 +13,7 @@
 # Prints one line per case and "N passed, M failed"; exits 1 on a failure.
 set -uo pipefail
 build=$1 a=$2 b=$3 implicit=${4:-}
-dem="$build/apps/dem"
+dem=${DEM_APP:-$build/apps/dem}
 [ -x "$dem" ] || { echo "FAIL: no $dem" >&2; exit 2; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/mpi_agreement.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT

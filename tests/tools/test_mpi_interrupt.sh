@@ -11,7 +11,7 @@
 # Prints one line per check and "N passed, M failed"; exits 1 on a failure.
 set -uo pipefail
 build=$1 scene=$2
-dem=$(cd "$build/apps" && pwd)/dem
+dem=${DEM_APP:-$(cd "$build/apps" && pwd)/dem}
 [ -x "$dem" ] || { echo "FAIL: no $dem" >&2; exit 2; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/mpi_interrupt.XXXXXX")
 trap 'pkill -KILL -f "^$dem run $scene" 2>/dev/null; rm -rf "$tmp"' EXIT

@@ -9,7 +9,8 @@
 # piece missing and on one with a piece named twice.
 #
 # Usage: tests/tools/test_mpi_layouts.sh BUILD_DIR SCENE STEPS [RANKS...]
-#   BUILD_DIR  a build with -DDEM_WITH_MPI=ON (its apps/dem)
+#   BUILD_DIR  a build with -DDEM_WITH_MPI=ON (its apps/dem), or with
+#              DEM_APP the dem with MPI to run (a default build's apps/dem-mpi)
 #   SCENE      a scene file; STEPS: steps to run (--steps)
 #   RANKS      rank counts to try (default 2 3 4)
 # Environment: REPARTITION (default 0): with N > 0 the decomposed runs also
@@ -32,7 +33,7 @@ build=$1 scene=$2 steps=$3
 shift 3
 ranks=("$@")
 [ ${#ranks[@]} -gt 0 ] || ranks=(2 3 4)
-dem="$build/apps/dem"
+dem=${DEM_APP:-$build/apps/dem}
 [ -x "$dem" ] || { echo "FAIL: no $dem" >&2; exit 2; }
 command -v mpirun >/dev/null || { echo "FAIL: no mpirun (openmpi-bin)" >&2; exit 2; }
 . "$(dirname "$0")/vtk_compare.sh"

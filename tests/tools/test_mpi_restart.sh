@@ -22,7 +22,7 @@ if [ $# -ne 4 ]; then
   exit 2
 fi
 build=$1 scene=$2 first=$3 total=$4
-dem="$build/apps/dem"
+dem=${DEM_APP:-$build/apps/dem}
 [ -x "$dem" ] || { echo "FAIL: no $dem" >&2; exit 2; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/mpi_restart.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
