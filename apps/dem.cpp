@@ -65,6 +65,24 @@ std::optional<MemoryLimit> given_memory_limit(const Options& o) {
   return MemoryLimit{parse_byte_size(o.max_memory), "--max-memory " + o.max_memory};
 }
 
+/// A process's estimated peak `peak` against the memory limit: with
+/// --max-memory the whole peak against it; without it, against
+/// MemAvailable, what `processes` such processes (the ranks of a node)
+/// still need beyond what this one holds now.
+struct MemoryNeed {
+  MemoryLimit limit;
+  bool given = false;       ///< the limit is --max-memory's
+  std::uint64_t more = 0;   ///< the bytes compared with limit.bytes
+  bool over() const { return limit.bytes > 0 && more > limit.bytes; }
+};
+MemoryNeed memory_need(std::uint64_t peak, std::uint64_t processes, const Options& o) {
+  const std::optional<MemoryLimit> option = given_memory_limit(o);
+  MemoryNeed m{option ? *option : available_memory(), option.has_value(), 0};
+  const std::uint64_t held = static_cast<std::uint64_t>(std::max(0LL, peak_resident_bytes()));
+  m.more = m.given ? peak : processes * (peak > held ? peak - held : 0);
+  return m;
+}
+
 /// How build_scene holds the scene to a memory limit: --max-memory, else
 /// MemAvailable.
 BuildOptions build_options(const Options& o) {
@@ -281,24 +299,19 @@ bool ranks_fit_memory(const SceneSizes& sizes, const OutputSpec& output, const O
   MPI_Barrier(node);  // every rank of the node has built its scene: MemAvailable counts them
   MPI_Comm_free(&node);
   const RankMemoryEstimate e = estimate_rank_memory(sizes, output, static_cast<std::size_t>(ranks));
-  const std::optional<MemoryLimit> option = given_memory_limit(o);
-  const bool given = option.has_value();
-  const MemoryLimit limit = given ? *option : available_memory();
-  const std::uint64_t held = static_cast<std::uint64_t>(std::max(0LL, peak_resident_bytes()));
-  const std::uint64_t need =
-      given ? e.peak : static_cast<std::uint64_t>(local) * (e.peak > held ? e.peak - held : 0);
+  const MemoryNeed need = memory_need(e.peak, static_cast<std::uint64_t>(local), o);
   // Decided by each node's first rank (the ranks of a node read the same
   // MemAvailable), which alone says why.
-  const int bad = local_rank == 0 && limit.bytes > 0 && need > limit.bytes ? 1 : 0;
+  const int bad = local_rank == 0 && need.over() ? 1 : 0;
   int any = 0;
   MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
   if (bad)
     std::cerr << "error: " << what << " needs about " << format_bytes(e.peak) << " per MPI rank at " << ranks
               << " ranks (dem check --ranks " << ranks << "; every rank still sets the whole scene up, "
               << format_bytes(e.setup) << ")"
-              << (given ? std::string()
-                        : ", " + std::to_string(local) + " ranks on this node: " + format_bytes(need) + " more")
-              << ", over " << format_bytes(limit.bytes) << " (" << limit.source
+              << (need.given ? std::string()
+                             : ", " + std::to_string(local) + " ranks on this node: " + format_bytes(need.more) + " more")
+              << ", over " << format_bytes(need.limit.bytes) << " (" << need.limit.source
               << "); run fewer ranks a node, or a smaller scene\n";
   return any == 0;
 }
@@ -446,19 +459,17 @@ bool restart_fits_memory(const CheckpointState& c, const OutputSpec& output, con
 #endif
   const MemoryEstimate e = estimate_memory(*sizes, output);
   const std::uint64_t need = e.program + e.state + e.output;
-  const std::optional<MemoryLimit> option = given_memory_limit(o);
-  const MemoryLimit limit = option ? *option : available_memory();
-  const std::uint64_t held = static_cast<std::uint64_t>(std::max(0LL, peak_resident_bytes()));
-  const std::uint64_t more = option ? need : (need > held ? need - held : 0);
+  const MemoryNeed m = memory_need(need, 1, o);
+  const MemoryLimit& limit = m.limit;
   std::cout << "  memory estimate: " << format_bytes(need) << " at the peak of the restart (state "
             << format_bytes(e.state) << ", output buffers " << format_bytes(e.output) << ", program "
             << format_bytes(e.program) << "; " << sizes->particles << " particles, " << sizes->bonds << " bonds, "
             << sizes->contact_pairs << " contact pairs at the scene's start); limit "
             << (limit.bytes > 0 ? format_bytes(limit.bytes) + " (" + limit.source + ")" : std::string("none"))
             << "\n";
-  if (limit.bytes == 0 || more <= limit.bytes) return true;
+  if (!m.over()) return true;
   std::cerr << "error: the restart needs about " << format_bytes(need)
-            << (option ? std::string() : " (" + format_bytes(more) + " more than the checkpoint it has read)")
+            << (m.given ? std::string() : " (" + format_bytes(m.more) + " more than the checkpoint it has read)")
             << ", over " << format_bytes(limit.bytes) << " (" << limit.source
             << "); restart on a machine with more memory, or under mpirun on more ranks\n";
   return false;
