@@ -3,7 +3,7 @@
 # particles on 2 MPI ranks x 1 thread against 1 process x 2 threads, same
 # scene, same steps, same bits (the files are compared too).
 #
-#   bash bench/mpi_overhead.sh            # builds build-mpi if needed
+#   bash bench/mpi_overhead.sh            # on build/apps/dem-mpi (built if needed)
 #   STEPS_SHORT=100 STEPS_LONG=600 DIAMETER=0.5e-3 bash bench/mpi_overhead.sh
 #   SCENE=implicit bash bench/mpi_overhead.sh   # the implicit plate drop
 #     (tests/scenes/plate_drop_implicit.toml, 8123 particles, steps 8..24)
@@ -30,12 +30,7 @@ else
   long=${STEPS_LONG:-600}
 fi
 diameter=${DIAMETER:-0.5e-3}
-build=${BUILD_DIR:-build-mpi}
-if [ ! -x "$build/apps/dem" ]; then
-  bash scripts/install_packages.sh time
-  cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DDEM_WITH_MPI=ON -DDEM_BUILD_BENCH=OFF >/dev/null
-  cmake --build "$build" -j "$(nproc)" --target dem
-fi
+. bench/mpi_dem.sh
 command -v /usr/bin/time >/dev/null || bash scripts/install_packages.sh time
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/mpi_overhead.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
@@ -53,7 +48,7 @@ run() {  # run LABEL STEPS THREADS LAUNCHER...: prints the loop seconds
   local label=$1 steps=$2 threads=$3; shift 3
   : >"$tmp/peaks"  # each process appends its peak (KiB), one line each (time -a -o)
   local t0; t0=$(date +%s.%N)
-  "$@" "$build/apps/dem" run "$scene" --steps "$steps" --threads "$threads" --quiet --overwrite \
+  "$@" "$dem" run "$scene" --steps "$steps" --threads "$threads" --quiet --overwrite \
     --output-dir "$tmp/$label" >"$tmp/$label.log" 2>"$tmp/$label.err" ||
     { cat "$tmp/$label.log" "$tmp/$label.err" >&2; exit 1; }
   awk '{s += $1} END {print s * 1024}' "$tmp/peaks" >"$tmp/$label.mem"

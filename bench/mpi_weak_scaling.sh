@@ -21,12 +21,7 @@ cd "$(dirname "$0")/.."
 per_rank=${PER_RANK:-25000}
 steps=${STEPS:-40}
 ranks_list=${RANKS:-1 2 4 8}
-build=${BUILD_DIR:-build-mpi}
-if [ ! -x "$build/apps/dem" ]; then
-  bash scripts/install_packages.sh time
-  cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DDEM_WITH_MPI=ON -DDEM_BUILD_BENCH=OFF >/dev/null
-  cmake --build "$build" -j "$(nproc)" --target dem
-fi
+. bench/mpi_dem.sh
 command -v /usr/bin/time >/dev/null || bash scripts/install_packages.sh time
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/mpi_weak.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
@@ -39,11 +34,11 @@ for p in $ranks_list; do
   sed -e "s/^particle_diameter = .*/target_particles = $n/" -e 's/^vtk_every = .*/vtk_every = 0/' \
       -e 's/^energy_every = .*/energy_every = 10/' -e 's/^checkpoint_every = .*/checkpoint_every = 0/' \
       scenes/solid_torus.toml >"$scene"
-  estimate=$("$build/apps/dem" check "$scene" --ranks "$p" |
+  estimate=$("$dem" check "$scene" --ranks "$p" |
              sed -n 's/.*memory estimate per MPI rank at [0-9]* ranks: \([0-9.]* [KMGT]*i*B\).*/\1/p')
   t0=$(date +%s.%N)
   : >"$tmp/$p.peaks"  # each rank appends its peak (KiB), one line each (time -a -o)
-  mpirun --oversubscribe --allow-run-as-root --bind-to none -np "$p" /usr/bin/time -a -o "$tmp/$p.peaks" -f %M "$build/apps/dem" run \
+  mpirun --oversubscribe --allow-run-as-root --bind-to none -np "$p" /usr/bin/time -a -o "$tmp/$p.peaks" -f %M "$dem" run \
     "$scene" --steps "$steps" --threads 1 --quiet --output-dir "$tmp/out_$p" >"$tmp/$p.log" 2>"$tmp/$p.err" ||
     { cat "$tmp/$p.log" "$tmp/$p.err" >&2; exit 1; }
   t1=$(date +%s.%N)
