@@ -105,8 +105,8 @@ class BlockHessian {
   /// Couplings ahead of the one multiplied whose block multiply_row()
   /// asks the cache for: a row's blocks lie wherever its records are, so
   /// the hardware prefetcher does not find them.
-  /// (Measured on the large plate, 2 threads: two steps 19.7-21.0 s
-  /// without, 17.2-17.9 s with, the same bits; docs/performance.md.)
+  /// The same bits; about 10% off the large plate's implicit step
+  /// (docs/performance.md, "The large plate's step").
   static constexpr std::uint32_t kPrefetchAhead = 4;
   void prefetch_coupling(std::uint32_t c) const {
     if (c >= rows_.size()) return;
