@@ -279,16 +279,18 @@ std::span<const std::uint64_t> BdemBondProvider::bonded_pairs() const {
   return live_keys_;
 }
 
-void BdemBondProvider::element_hessians(const ParticleStore& s, std::span<Mat12> out, HessianBlocks blocks) const {
+void BdemBondProvider::element_hessians(const ParticleStore& s, std::size_t first, std::span<Mat12> out,
+                                        HessianBlocks blocks) const {
   prepare_attitudes(s);
-  parallel_for_ranges(bonds_.size(), [&](std::size_t begin, std::size_t end) {
-    for (std::size_t b = begin; b < end; ++b) {
+  parallel_for_ranges(out.size(), [&](std::size_t begin, std::size_t end) {
+    for (std::size_t k = begin; k < end; ++k) {
+      const std::size_t b = first + k;
       if (!live_[b]) {
-        out[b].setZero();
+        out[k].setZero();
         continue;
       }
       const std::uint32_t i = bonds_.first[b], j = bonds_.second[b];
-      out[b] = bdem_bond_block(blocks, s.position[i], second_end(s, b), relative(s, i), relative(s, j),
+      out[k] = bdem_bond_block(blocks, s.position[i], second_end(s, b), relative(s, i), relative(s, j),
                                bonds_.rest_direction[b], bonds_.rest_length[b], types_[bonds_.type[b]].stiffness);
     }
   });

@@ -123,7 +123,8 @@ class BdemBondProvider final : public ForceProvider,
   /// docs/model.md §12.4: each live bond's block in the form asked
   /// (bdem_bond_block, bonds/bond_hessian.hpp); zero for a failed bond.
   std::span<const std::uint32_t> record_second_ends() const override { return bonds_.second; }
-  void element_hessians(const ParticleStore& particles, std::span<Mat12> out, HessianBlocks blocks) const override;
+  void element_hessians(const ParticleStore& particles, std::size_t first, std::span<Mat12> out,
+                        HessianBlocks blocks) const override;
   std::vector<ArrayBytes> memory_use() const override;
   void release_work() override {  // (bonds_, types_, index_, live_ stay: make_part copies them)
     incidence_ = BondIncidence{};

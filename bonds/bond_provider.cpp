@@ -113,12 +113,14 @@ void BondProvider::evaluate(const ParticleStore& s) {
   }, 64);
 }
 
-void BondProvider::element_hessians(const ParticleStore& s, std::span<Mat12> out, HessianBlocks blocks) const {
-  parallel_for_ranges(bonds_.size(), [&](std::size_t begin, std::size_t end) {
-    for (std::size_t b = begin; b < end; ++b) {
+void BondProvider::element_hessians(const ParticleStore& s, std::size_t first, std::span<Mat12> out,
+                                    HessianBlocks blocks) const {
+  parallel_for_ranges(out.size(), [&](std::size_t begin, std::size_t end) {
+    for (std::size_t r = begin; r < end; ++r) {
+      const std::size_t b = first + r;
       const std::uint32_t i = bonds_.first[b], j = bonds_.second[b];
       const BondStiffness& k = bonds_.stiffness(b);
-      out[b] = bond_block(blocks, s.position[i], s.position[j], relative_attitude(s, i, identity_reference_),
+      out[r] = bond_block(blocks, s.position[i], s.position[j], relative_attitude(s, i, identity_reference_),
                           relative_attitude(s, j, identity_reference_), bonds_.rest_length[b],
                           bonds_.rest_direction[b], k.bending, k.axial, k.shear);
     }

@@ -63,7 +63,8 @@ class BondProvider final : public ForceProvider, public HessianSource, public De
   /// docs/model.md §12.4: each bond's block in the form asked (bond_block,
   /// bonds/bond_hessian.hpp).
   std::span<const std::uint32_t> record_second_ends() const override { return bonds_.second; }
-  void element_hessians(const ParticleStore& particles, std::span<Mat12> out, HessianBlocks blocks) const override;
+  void element_hessians(const ParticleStore& particles, std::size_t first, std::span<Mat12> out,
+                        HessianBlocks blocks) const override;
   std::vector<ArrayBytes> memory_use() const override;
   void release_work() override {
     incidence_ = BondIncidence{};

@@ -675,12 +675,14 @@ class ContactProvider final : public ContactProviderBase,
   }
 
   std::span<const std::uint32_t> record_second_ends() const override { return search_.list().partner; }
-  void element_hessians(const ParticleStore& s, std::span<Mat12> out, HessianBlocks blocks) const override {
+  void element_hessians(const ParticleStore& s, std::size_t first, std::span<Mat12> out,
+                        HessianBlocks blocks) const override {
     if constexpr (RadialLaw<Law>) {
       const NeighbourList& list = search_.list();
-      parallel_for_ranges(list.pair_count(), [&](std::size_t begin, std::size_t end) {
-        for (std::size_t k = begin; k < end; ++k) {
-          Mat12& h = out[k];
+      parallel_for_ranges(out.size(), [&](std::size_t begin, std::size_t end) {
+        for (std::size_t q = begin; q < end; ++q) {
+          const std::size_t k = first + q;
+          Mat12& h = out[q];
           h.setZero();
           if (!active() || (!excluded_.empty() && excluded_[k])) continue;
           const std::uint32_t i = list.owner[k], j = list.partner[k];

@@ -263,14 +263,17 @@ class HessianSource {
   /// Pair providers: the second end of each record of pair_results(), in
   /// record order (the implicit integrator's couplings).
   virtual std::span<const std::uint32_t> record_second_ends() const { return {}; }
-  /// Pair providers: per record of pair_results(), the Hessian of its
-  /// energy in (delta x_first, phi_first, delta x_second, phi_second) at the
-  /// configuration of the last evaluate(), in the form `blocks` (zero for
-  /// a record that does not act: a failed bond, a pair apart or excluded).
+  /// Pair providers: per record of pair_results() in [first, first +
+  /// out.size()), the Hessian of its energy in (delta x_first, phi_first,
+  /// delta x_second, phi_second) at the configuration of the last
+  /// evaluate(), in the form `blocks` (zero for a record that does not act:
+  /// a failed bond, a pair apart or excluded); out[k] is record first + k.
   /// A law without strains of its own (a contact U(r)) gives its projected
-  /// block for gauss_newton. `out` has one entry per record.
+  /// block for gauss_newton. The range lies within the records (callers
+  /// take them in chunks to bound their scratch: engine/block_hessian.hpp).
   /// Parallel inside; each record writes its own entry.
-  virtual void element_hessians(const ParticleStore&, std::span<Mat12> /*out*/, HessianBlocks /*blocks*/) const {}
+  virtual void element_hessians(const ParticleStore&, std::size_t /*first*/, std::span<Mat12> /*out*/,
+                                HessianBlocks /*blocks*/) const {}
   /// One-body providers (walls, fields): adds the positive semi-definite
   /// Hessian blocks (delta x_i, phi_i) of their energy for the particles in
   /// [begin, end) to diag[i].

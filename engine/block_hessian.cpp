@@ -58,21 +58,28 @@ void BlockHessian::assemble(const ParticleStore& s, const ForceField& forces, st
       if (b.second.size() != m)
         throw std::logic_error("provider '" + p->name() + "' gives " + std::to_string(b.second.size()) +
                                " second ends for " + std::to_string(m) + " records");
-      if (scratch_.size() < m) scratch_.resize(m);
-      hs->element_hessians(s, std::span<Mat12>(scratch_.data(), m), blocks);
       b.coupling.resize(m);
       b.nonzero.resize(m);
-      parallel_for_ranges(m, [&](std::size_t begin, std::size_t end) {
-        for (std::size_t k = begin; k < end; ++k) {
-          b.coupling[k] = scratch_[k].block<6, 6>(0, 6);
-          b.nonzero[k] = (b.coupling[k].array() != 0.0).any();  // NaN counts as nonzero
-        }
-      });
+      own_.resize(m);
+      // The element Hessians a chunk of records at a time, split into the
+      // record's coupling block and its two ends' own blocks.
+      scratch_.resize(std::min(m, kElementChunk));
+      for (std::size_t first = 0; first < m; first += kElementChunk) {
+        const std::size_t count = std::min(kElementChunk, m - first);
+        hs->element_hessians(s, first, std::span<Mat12>(scratch_.data(), count), blocks);
+        parallel_for_ranges(count, [&](std::size_t begin, std::size_t end) {
+          for (std::size_t c = begin; c < end; ++c) {
+            const std::size_t k = first + c;
+            b.coupling[k] = scratch_[c].block<6, 6>(0, 6);
+            b.nonzero[k] = (b.coupling[k].array() != 0.0).any();  // NaN counts as nonzero
+            own_[k][0] = scratch_[c].block<6, 6>(0, 0);
+            own_[k][1] = scratch_[c].block<6, 6>(6, 6);
+          }
+        });
+      }
       parallel_for_ranges(n, [&](std::size_t begin, std::size_t end) {
         for (std::size_t i = begin; i < end; ++i)
-          for_each_record_of(b.incidence, i, [&](std::uint32_t k, std::uint32_t e) {
-            diagonal_[i] += scratch_[k].block<6, 6>(6 * e, 6 * e);
-          });
+          for_each_record_of(b.incidence, i, [&](std::uint32_t k, std::uint32_t e) { diagonal_[i] += own_[k][e]; });
       });
     }
     parallel_for_ranges(n, [&](std::size_t begin, std::size_t end) { hs->add_body_hessians(s, begin, end, diagonal_); });

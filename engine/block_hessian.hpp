@@ -23,6 +23,7 @@
 /// left out: their rows and columns are the identity, their right-hand side
 /// is zero, so their part of the solution is zero.
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -132,7 +133,15 @@ class BlockHessian {
   std::vector<PairBlocks> pairs_;
   std::vector<std::uint32_t> row_offsets_;  ///< particle i's couplings: rows_[row_offsets_[i], row_offsets_[i + 1])
   std::vector<Coupling> rows_;
-  std::vector<Mat12> scratch_;  ///< one provider's element Hessians at a time
+  /// Records whose element Hessians assemble() asks a provider for at a
+  /// time: the 12x12 scratch stays at 150 MB however many records there
+  /// are, where one for every record took 1.3 GB of the large plate's 3.1
+  /// GB peak (docs/performance.md, "The large plate's step").
+  static constexpr std::size_t kElementChunk = std::size_t{1} << 17;
+  std::vector<Mat12> scratch_;  ///< one chunk of one provider's element Hessians
+  /// Per record of the provider being assembled: its first and second
+  /// end's own 6x6 blocks, gathered into diagonal_ in incidence order.
+  std::vector<std::array<Mat6, 2>> own_;
   std::vector<Mat6> diagonal_;
   std::vector<Mat6> inverse_;  ///< inverses of the diagonal blocks
   std::vector<char> fixed_;

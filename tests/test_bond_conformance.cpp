@@ -137,7 +137,7 @@ TEST_P(BondConformance, HessianBlocksAreTheForceDerivative) {
   const HessianSource* hs = sim.forces().capabilities(0).hessian;
   ASSERT_TRUE(hs != nullptr);
   std::vector<Mat12> blocks(hs->record_second_ends().size());
-  hs->element_hessians(sim.particles(), blocks, HessianBlocks::exact);
+  hs->element_hessians(sim.particles(), 0, blocks, HessianBlocks::exact);
   // Bond 0's translation blocks of its first end: d2U/dx_i dx_i and d2U/dx_i dx_j.
   const std::uint32_t i = p.pair_results().first[0], j = hs->record_second_ends()[0];
   const double eps = 1e-8 * kR;

@@ -70,7 +70,7 @@ void check_pair_law(const Law& law, const char* name) {
     p.evaluate(s);
     ASSERT_EQ(p.pair_results().force.size(), 1u);
     std::vector<Mat12> h(1);
-    p.element_hessians(s, h, HessianBlocks::exact);
+    p.element_hessians(s, 0, h, HessianBlocks::exact);
     Eigen::Matrix<double, 6, 6> translation;
     translation << h[0].block<3, 3>(0, 0), h[0].block<3, 3>(0, 6), h[0].block<3, 3>(6, 0), h[0].block<3, 3>(6, 6);
     const Eigen::Matrix<double, 6, 6> fd = second_differences(p, s, 1e-5);
@@ -78,7 +78,7 @@ void check_pair_law(const Law& law, const char* name) {
     EXPECT_EQ((h[0].block<3, 3>(3, 3).norm()), 0.0);  // no rotation terms
     // Projected: positive semi-definite, equal on the normal direction.
     std::vector<Mat12> hp(1);
-    p.element_hessians(s, hp, HessianBlocks::projected);
+    p.element_hessians(s, 0, hp, HessianBlocks::projected);
     EXPECT_GT(Eigen::SelfAdjointEigenSolver<Mat12>(hp[0]).eigenvalues().minCoeff(), -1e-12 * hp[0].norm());
     const Vec3 d = -dir;  // (x_i - x_j)/r
     EXPECT_NEAR(d.dot(hp[0].block<3, 3>(0, 0) * d), d.dot(h[0].block<3, 3>(0, 0) * d), 1e-9 * hp[0].norm());

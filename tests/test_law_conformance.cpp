@@ -213,7 +213,7 @@ TEST_P(LawConformance, HessianBlocksAreTheForceDerivative) {
   ASSERT_TRUE(wall_blocks != nullptr);
   std::vector<Mat12> blocks(pair_blocks->record_second_ends().size());
   ASSERT_EQ(blocks.size(), 1u) << "one pair in the list";
-  pair_blocks->element_hessians(sim.particles(), blocks, HessianBlocks::exact);
+  pair_blocks->element_hessians(sim.particles(), 0, blocks, HessianBlocks::exact);
   std::vector<Mat6> diag(3, Mat6::Zero());
   wall_blocks->add_body_hessians(sim.particles(), 0, 3, diag);
   const std::uint32_t i = pairs.pair_results().first[0];

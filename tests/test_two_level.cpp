@@ -57,7 +57,7 @@ TEST(BlockHessian, MultiplyIsTheSumOfTheElementBlocks) {
     if (!first.empty()) {
       const std::span<const std::uint32_t> second = hs->record_second_ends();
       std::vector<Mat12> e(first.size());
-      hs->element_hessians(s, e, HessianBlocks::gauss_newton);
+      hs->element_hessians(s, 0, e, HessianBlocks::gauss_newton);
       for (std::size_t r = 0; r < first.size(); ++r) {
         const std::size_t ends[2] = {first[r], second[r]};
         for (int a = 0; a < 2; ++a)
