@@ -121,8 +121,9 @@ struct BdemScalarOps {
 };
 }  // namespace lanes
 
-/// The kernel of bonds/bdem_lanes.inc run on one bond, any scalar type S.
-template <class S>
+/// The kernel of bonds/bdem_lanes.inc run on one bond, any scalar type S,
+/// computing `What`.
+template <class S, lanes::BdemLaneResults What = lanes::BdemLaneResults::full>
 [[gnu::always_inline]] inline lanes::BdemLaneOutput<S> bdem_lane_output(
     const Eigen::Matrix<S, 3, 1>& x_i, const Eigen::Matrix<S, 3, 1>& x_j, const Eigen::Quaternion<S>& q_i,
     const Eigen::Quaternion<S>& q_j, const Vec3& d0, double l0, const BdemStiffness& k) {
@@ -138,7 +139,7 @@ template <class S>
                                    S(k.twist)};
   lanes::BdemLaneOutput<S> out;
   lanes::BdemScalarOps<S> ops;
-  lanes::bdem_lanes<true>(in, out, ops);
+  lanes::bdem_lanes<What>(in, out, ops);
   return out;
 }
 
@@ -189,7 +190,8 @@ template <class S>
 std::array<S, 8> bdem_bond_strains_t(const Eigen::Matrix<S, 3, 1>& x_i, const Eigen::Matrix<S, 3, 1>& x_j,
                                      const Eigen::Quaternion<S>& q_i, const Eigen::Quaternion<S>& q_j,
                                      const Vec3& d0, double l0, const BdemStiffness& k) {
-  const lanes::BdemLaneOutput<S> o = bdem_lane_output(x_i, x_j, q_i, q_j, d0, l0, k);
+  const lanes::BdemLaneOutput<S> o =
+      bdem_lane_output<S, lanes::BdemLaneResults::strains>(x_i, x_j, q_i, q_j, d0, l0, k);
   std::array<S, 8> e;
   for (int c = 0; c < 8; ++c) e[c] = o.strain[c];
   return e;

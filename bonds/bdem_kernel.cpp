@@ -61,7 +61,7 @@ inline std::size_t scalar_bond(const BdemKernelArgs& a, std::size_t b) {
   const lanes::BdemLaneInput<double> in = bond_input(a, b);
   lanes::BdemLaneOutput<double> o;
   lanes::BdemScalarOps<double> ops;
-  lanes::bdem_lanes<false>(in, o, ops);
+  lanes::bdem_lanes<lanes::BdemLaneResults::forces>(in, o, ops);
   return finish_bond(a, b, o.force, o.moment_i, o.moment_j, o.axial_force, o.twist_moment, o.shear_force2,
                      o.bending_moment2, o.cos_half_relative);
 }
@@ -125,7 +125,7 @@ std::size_t BdemBondForcesRange(const BdemKernelArgs& a, std::size_t begin, std:
     in.k_twist = hn::Load(d, lane_in[3]);
     BdemLaneOutput<V> out;
     BdemVecOps ops{d, hn::FirstN(d, 0)};
-    bdem_lanes<false>(in, out, ops);
+    bdem_lanes<BdemLaneResults::forces>(in, out, ops);
     for (int c = 0; c < 3; ++c) {
       hn::Store(out.force[c], d, lane_out[c]);
       hn::Store(out.moment_i[c], d, lane_out[3 + c]);
