@@ -3,8 +3,9 @@
 /// The linear algebra of the implicit integrator's Newton step
 /// (docs/model.md §12.4 and §12.5 c): the Hessian H of the incremental
 /// potential in the coordinates (delta x_i, phi_i), kept as one 6x6 diagonal
-/// block per particle plus every pair provider's 12x12 element blocks (never assembled
-/// into one sparse matrix), its product with a vector, and conjugate
+/// block per particle plus one 6x6 coupling block per pair record, from the
+/// pair providers' 12x12 element blocks taken a chunk of records at a time
+/// (never assembled into one sparse matrix), its product with a vector, and conjugate
 /// gradients preconditioned by the inverses of the 6x6 diagonal blocks
 /// (block Jacobi).
 ///
