@@ -1,7 +1,10 @@
-// Micro-benchmarks of the implicit integrator's element Hessian blocks
-// (docs/model.md §12.4): one BDEM bond's 12x12 block in the Gauss-Newton
-// form (the default) and the exact one, on dual numbers, one thread. Items
-// are bonds, so items/s is blocks a second.
+// Micro-benchmarks of the implicit integrator's linear algebra (docs/model.md
+// §12.4, §12.5 c): one BDEM bond's 12x12 element Hessian in the
+// Gauss-Newton form (the default) and the exact one, on dual numbers, one
+// thread (items: blocks); and the block Hessian's product y = H x on the
+// large plate (scenes/plate_drop_large.toml, 220,523 particles, 1.14
+// million bonds) at 1 and 2 threads (items: couplings, the 6x6 blocks
+// multiplied, so items/s is couplings a second).
 #include <benchmark/benchmark.h>
 
 #include <random>
@@ -10,6 +13,9 @@
 #include "bonds/bdem_bond.hpp"
 #include "bonds/bond_hessian.hpp"
 #include "core/hessian_blocks.hpp"
+#include "core/parallel.hpp"
+#include "engine/block_hessian.hpp"
+#include "scene/scene_builder.hpp"
 
 namespace {
 
@@ -44,7 +50,43 @@ void run_blocks(benchmark::State& state, dem::HessianBlocks blocks) {
 void BM_BdemGaussNewtonBlock(benchmark::State& state) { run_blocks(state, dem::HessianBlocks::gauss_newton); }
 void BM_BdemExactBlock(benchmark::State& state) { run_blocks(state, dem::HessianBlocks::exact); }
 
+/// The large plate at rest in its lattice, its Hessian assembled (Gauss-
+/// Newton blocks, inertia m/h² and J/h² at the scene's step of 3.5e-7 s):
+/// built once for every run of BM_HessianProduct.
+struct LargePlate {
+  dem::Simulation sim = dem::make_simulation(
+      dem::build_scene(dem::read_scene_file(DEM_SOURCE_DIR "/scenes/plate_drop_large.toml")));
+  dem::BlockHessian h;
+  LargePlate() {
+    const dem::ParticleStore& s = sim.particles();
+    const double dt = 3.5e-7;
+    std::vector<dem::Mat6> inertia(s.size(), dem::Mat6::Zero());
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      const double mt = s.mass[i] / (dt * dt), mr = s.inertia[i] / (dt * dt);
+      inertia[i].diagonal() << mt, mt, mt, mr, mr, mr;
+    }
+    h.assemble(s, sim.forces(), inertia, {}, dem::HessianBlocks::gauss_newton);
+  }
+};
+
+void BM_HessianProduct(benchmark::State& state) {
+  static LargePlate plate;
+  dem::ThreadLimit limit(static_cast<std::size_t>(state.range(0)));
+  const std::size_t n = plate.h.size();
+  std::vector<dem::Vec6> x(n), y(n);
+  for (std::size_t i = 0; i < n; ++i) x[i] = dem::Vec6::Constant(1.0 + 1e-6 * static_cast<double>(i % 1000));
+  std::int64_t couplings = 0;
+  for (std::size_t i = 0; i < n; ++i) couplings += static_cast<std::int64_t>(plate.h.row(i).size());
+  for (auto _ : state) {
+    plate.h.multiply(x, y);
+    benchmark::DoNotOptimize(y.data());
+  }
+  state.SetItemsProcessed(state.iterations() * couplings);
+  state.counters["couplings"] = static_cast<double>(couplings);
+}
+
 }  // namespace
 
 BENCHMARK(BM_BdemGaussNewtonBlock);
 BENCHMARK(BM_BdemExactBlock);
+BENCHMARK(BM_HessianProduct)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
