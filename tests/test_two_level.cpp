@@ -13,12 +13,14 @@
 // iterations, with the same bits for 1 and 2 threads and across a
 // checkpoint (with hessian_update = "when-slow", the shipped scene's). Also:
 // BlockHessian::multiply equals the sum of the element blocks laid out
-// densely here, and "when-slow" follows Newton with fewer assemblies.
+// densely here, the element blocks asked for in ranges of records equal
+// those of one call, and "when-slow" follows Newton with fewer assemblies.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <vector>
@@ -38,6 +40,38 @@ using namespace dem;
 
 using namespace dem::testing;
 using Problem = BendingProblem;
+
+// BlockHessian::assemble asks for the element Hessians in chunks of
+// records (HessianSource::element_hessians from `first`): every provider's
+// blocks in ranges of 7 records, the last one shorter, are the same bits as
+// in one call over all its records. (The beam's contact pairs are all
+// apart, their blocks zero: the values compared are the bonds'.)
+TEST(BlockHessian, ElementHessiansInRangesAreTheWholeCall) {
+  Problem p = bending_problem();
+  const ParticleStore& s = p.sim.particles();
+  const ForceField& forces = p.sim.forces();
+  std::size_t providers = 0, nonzero = 0;
+  for (std::size_t k = 0; k < forces.providers().size(); ++k) {
+    const HessianSource* hs = forces.capabilities(k).hessian;
+    const std::size_t m = forces.providers()[k]->pair_results().first.size();
+    if (hs == nullptr || m == 0) continue;
+    ++providers;
+    for (const HessianBlocks form : {HessianBlocks::gauss_newton, HessianBlocks::exact}) {
+      std::vector<Mat12> whole(m), ranges(m);
+      hs->element_hessians(s, 0, whole, form);
+      for (std::size_t first = 0; first < m; first += 7)
+        hs->element_hessians(s, first, std::span<Mat12>(ranges.data() + first, std::min<std::size_t>(7, m - first)),
+                             form);
+      for (std::size_t r = 0; r < m; ++r) {
+        ASSERT_EQ(std::memcmp(whole[r].data(), ranges[r].data(), sizeof(Mat12)), 0)
+            << forces.providers()[k]->name() << ", record " << r;
+        if (!whole[r].isZero(0.0)) ++nonzero;
+      }
+    }
+  }
+  EXPECT_EQ(providers, 2u);  // the BDEM bonds and the penalty contacts
+  EXPECT_GT(nonzero, 7u);    // blocks past the first range
+}
 
 TEST(BlockHessian, MultiplyIsTheSumOfTheElementBlocks) {
   Problem p = bending_problem();
